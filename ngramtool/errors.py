@@ -1,0 +1,16 @@
+"""Errors that the command line reports as one clear line instead of a traceback."""
+
+
+class NgramToolError(Exception):
+    """A problem with the user's input or environment: the message says what and how to fix it.
+
+    The CLI prints it as ``error: <message>`` and exits with ``exit_code`` (1: runtime, 2: usage).
+    """
+
+    exit_code = 1
+
+
+class UsageError(NgramToolError):
+    """An invalid option or option combination (exit code 2)."""
+
+    exit_code = 2

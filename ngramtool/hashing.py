@@ -1,0 +1,265 @@
+"""Bit-exact Engram n-gram hashing on the CPU with numpy.
+
+Output layout is token-major: ``rows[t, layer, (n-2)*K + head]``; a window of tokens is one
+contiguous slice. See docs/hash-spec.md for the algorithm and ENGRAM_SPEC.md section 4.
+
+Two code paths compute the same numbers:
+
+* ``_hash_block_fast`` (the hot path) works on blocks of ``BLOCK_TOKENS`` tokens that stay in
+  cache. It multiplies each lag once per layer and XORs shifted views, divides by each prime with
+  numpy's scalar (libdivide) unsigned division, writes head columns into a token-grouped scratch
+  buffer and moves it to the token-major output in 16-byte units. It needs every id in [0, V'),
+  which keeps every mix non-negative (ENGRAM_SPEC.md 3.1), so unsigned arithmetic is exact.
+* ``rows_from_windows`` evaluates the definition on explicit windows with signed floor modulo.
+  It handles the few positions next to a document reset and the demo's negative-id semantics.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from .errors import NgramToolError, UsageError
+from .spec import HashSpec
+
+BLOCK_TOKENS = 16384
+MASKED_ROW = -1
+Boundary = Literal["none", "reset"]
+NegativeIds = Literal["mask", "hash"]
+
+
+def rows_from_windows(windows: np.ndarray, spec: HashSpec, *, offsets: bool = True) -> np.ndarray:
+    """Rows for explicit windows, straight from the definition.
+
+    Args:
+        windows: int64 [M, N]; column k is the canonical id at lag k (k=0 is the current token).
+            Any int64 value is accepted; negative ids hash with floor modulo as in the Engram demo.
+        spec: the hash configuration.
+        offsets: add each layer's column offsets (table rows) or not (per-head hash ids).
+
+    Returns:
+        [M, L, C] array of ``spec.row_dtype``.
+    """
+    windows = np.asarray(windows, dtype=np.int64)
+    out = np.empty((windows.shape[0], spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
+    with np.errstate(over="ignore"):
+        for li in range(spec.num_layers):
+            acc = windows[:, 0] * spec.multipliers[li, 0]
+            for n in range(2, spec.max_ngram + 1):
+                acc = acc ^ (windows[:, n - 1] * spec.multipliers[li, n - 1])
+                for h in range(spec.heads):
+                    col = spec.column(n, h)
+                    hashed = np.mod(acc, spec.primes[li, n - 2, h])
+                    if offsets:
+                        hashed = hashed + spec.offsets[li, col]
+                    out[:, li, col] = hashed
+    return out
+
+
+class _FastKernel:
+    """Preallocated buffers and constants for ``BLOCK_TOKENS``-sized blocks of one spec."""
+
+    def __init__(self, spec: HashSpec, offsets: bool) -> None:
+        self.spec = spec
+        n, block = spec.max_ngram, BLOCK_TOKENS
+        self.dtype = spec.row_dtype
+        width = spec.num_layers * spec.num_columns
+        # Group columns into 16-byte units so the transpose to token-major moves few, wide items.
+        self.group = next(g for g in (16 // self.dtype.itemsize, 2, 1) if width % g == 0)
+        self.unit = np.dtype(f"V{self.group * self.dtype.itemsize}")
+        self.scratch = np.empty((width // self.group, block, self.group), dtype=self.dtype)
+        self.prod = np.empty((n, block + n - 1), dtype=np.uint64)
+        self.acc = np.empty(block, dtype=np.uint64)
+        self.tmp = np.empty(block, dtype=np.uint64)
+        self.mult = spec.multipliers.astype(np.uint64)
+        self.primes = spec.primes.astype(np.uint64)
+        self.offsets = spec.offsets.astype(np.uint64) if offsets else None
+
+    def run(self, ext: np.ndarray, out: np.ndarray) -> None:
+        """Hash ``ext`` (uint64 [B+N-1], the N-1 context ids then B ids) into ``out`` [B, L, C]."""
+        spec, n = self.spec, self.spec.max_ngram
+        b = ext.shape[0] - (n - 1)
+        acc, tmp = self.acc[:b], self.tmp[:b]
+        cols = spec.num_columns
+        for li in range(spec.num_layers):
+            for k in range(n):
+                np.multiply(ext, self.mult[li, k], out=self.prod[k, : b + n - 1])
+            np.copyto(acc, self.prod[0, n - 1 : n - 1 + b])
+            for order in range(2, n + 1):
+                lag = order - 1
+                np.bitwise_xor(acc, self.prod[lag, n - 1 - lag : n - 1 - lag + b], out=acc)
+                for h in range(spec.heads):
+                    j = li * cols + spec.column(order, h)
+                    p = self.primes[li, order - 2, h]
+                    np.floor_divide(acc, p, out=tmp)
+                    np.multiply(tmp, p, out=tmp)
+                    np.subtract(acc, tmp, out=tmp)
+                    dest = self.scratch[j // self.group, :b, j % self.group]
+                    if self.offsets is None:
+                        np.copyto(dest, tmp, casting="unsafe")
+                    else:
+                        np.add(tmp, self.offsets[li, j - li * cols], out=dest, casting="unsafe")
+        grouped = self.scratch[:, :b, :].view(self.unit)[..., 0]
+        np.copyto(out.reshape(b, -1).view(self.unit), grouped.T)
+
+
+class NgramHasher:
+    """Streaming hasher: feed chunks of canonical ids, get their rows; any chunking gives the same rows.
+
+    The last N-1 ids of each chunk are carried into the next one.
+
+    Args:
+        spec: the hash configuration.
+        boundary: ``"none"`` pads only at the start of the stream (the Engram reference);
+            ``"reset"`` pads the window at every document start given to :meth:`__call__`.
+        offsets: add per-layer column offsets (table rows, the default) or return hash ids.
+        negative_ids: ``"mask"`` (default): a negative id is a masked token whose rows are all -1
+            and which other windows see as the pad id; ``"hash"``: hash negative ids with floor
+            modulo, as the Engram demo does.
+    """
+
+    def __init__(
+        self,
+        spec: HashSpec,
+        *,
+        boundary: Boundary = "none",
+        offsets: bool = True,
+        negative_ids: NegativeIds = "mask",
+    ) -> None:
+        if boundary not in ("none", "reset"):
+            raise UsageError(f"boundary must be 'none' or 'reset' (got {boundary!r})")
+        if negative_ids not in ("mask", "hash"):
+            raise UsageError(f"negative_ids must be 'mask' or 'hash' (got {negative_ids!r})")
+        self.spec = spec
+        self.boundary = boundary
+        self.offsets = offsets
+        self.negative_ids = negative_ids
+        self._context = np.full(spec.max_ngram - 1, spec.pad_id, dtype=np.int64)
+        self._kernel = _FastKernel(spec, offsets) if negative_ids == "mask" else None
+        self._position = 0
+
+    def __call__(self, ids: np.ndarray, doc_starts: np.ndarray | None = None) -> np.ndarray:
+        """Rows [T, L, C] for the next ``T`` canonical ids of the stream.
+
+        ``doc_starts`` are positions within this chunk (0 <= s < T, ascending) where a document
+        starts; they matter only with ``boundary="reset"``.
+        """
+        ids = _as_id_vector(ids)
+        starts = _check_doc_starts(doc_starts, ids.shape[0])
+        spec, n = self.spec, self.spec.max_ngram
+        clean = self._validated(ids)
+        ext = np.concatenate([self._context, clean])
+        out = np.empty((ids.shape[0], spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
+        if self._kernel is not None:
+            ext_u = ext.astype(np.uint64)
+            for lo in range(0, ids.shape[0], BLOCK_TOKENS):
+                hi = min(lo + BLOCK_TOKENS, ids.shape[0])
+                self._kernel.run(ext_u[lo : hi + n - 1], out[lo:hi])
+        else:
+            out[:] = rows_from_windows(_windows(ext, n), spec, offsets=self.offsets)
+        if self.boundary == "reset" and starts.size:
+            self._reset_windows(ext, starts, out)
+            last = int(starts[-1])
+            if ids.shape[0] - last < n - 1:  # the carried context must not reach before that start
+                ext[: last + n - 1] = spec.pad_id
+        if self.negative_ids == "mask":
+            out[ids < 0] = MASKED_ROW
+        self._context = ext[ext.shape[0] - (n - 1) :].copy()
+        self._position += ids.shape[0]
+        return out
+
+    def _validated(self, ids: np.ndarray) -> np.ndarray:
+        """ids as int64 with masked ids replaced by the pad id; out-of-range ids are an error."""
+        if ids.size == 0:
+            return ids.astype(np.int64)
+        top = int(ids.max())
+        if top >= self.spec.vocab_size:
+            where = self._position + int(np.argmax(ids >= self.spec.vocab_size))
+            raise NgramToolError(
+                f"token id {top} at position {where} is not a canonical id: ids must be below "
+                f"vocab_size={self.spec.vocab_size}. Map raw ids through the compressed vocabulary "
+                "first, or set the spec's vocab_size to the real V'."
+            )
+        clean = ids.astype(np.int64)
+        if self.negative_ids == "mask":
+            clean[clean < 0] = self.spec.pad_id
+        return clean
+
+    def _reset_windows(self, ext: np.ndarray, starts: np.ndarray, out: np.ndarray) -> None:
+        """Recompute the first N-1 positions of each document with pad before its start."""
+        n, t_total = self.spec.max_ngram, out.shape[0]
+        ends = np.append(starts[1:], t_total)
+        positions = np.concatenate(
+            [np.arange(s, min(s + n - 1, e)) for s, e in zip(starts.tolist(), ends.tolist())]
+        )
+        if positions.size == 0:
+            return
+        doc_start = starts[np.searchsorted(starts, positions, side="right") - 1]
+        lags = np.arange(n)
+        windows = ext[positions[:, None] + (n - 1) - lags[None, :]]
+        windows[positions[:, None] - lags[None, :] < doc_start[:, None]] = self.spec.pad_id
+        out[positions] = rows_from_windows(windows, self.spec, offsets=self.offsets)
+
+
+def _windows(ext: np.ndarray, n: int) -> np.ndarray:
+    """[T, N] lag windows from the N-1 context ids followed by T ids."""
+    t_total = ext.shape[0] - (n - 1)
+    return np.stack([ext[n - 1 - k : n - 1 - k + t_total] for k in range(n)], axis=1)
+
+
+def _as_id_vector(ids: object) -> np.ndarray:
+    array = np.asarray(ids)
+    if array.ndim != 1:
+        raise UsageError(f"expected a 1-D array of token ids, got shape {array.shape}")
+    if array.size and not np.issubdtype(array.dtype, np.integer):
+        raise UsageError(f"token ids must be integers, got dtype {array.dtype}")
+    return array
+
+
+def _check_doc_starts(doc_starts: object, length: int) -> np.ndarray:
+    if doc_starts is None:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.asarray(doc_starts, dtype=np.int64).reshape(-1)
+    if starts.size and (starts[0] < 0 or starts[-1] >= length or np.any(np.diff(starts) <= 0)):
+        raise UsageError(
+            f"doc_starts must be strictly ascending positions in [0, {length}), got {starts.tolist()[:8]}"
+        )
+    return starts
+
+
+def hash_ngrams(
+    canonical_ids: np.ndarray,
+    spec: HashSpec,
+    *,
+    offsets: bool = True,
+    doc_starts: np.ndarray | None = None,
+    negative_ids: NegativeIds = "mask",
+) -> np.ndarray:
+    """Engram n-gram rows for one stream (or a batch of streams) of canonical ids.
+
+    Args:
+        canonical_ids: integer ids in [0, V'), shape [T] (one stream) or [B, T] (each row its own
+            stream, as in the Engram demo). Negative ids are masked (see ``negative_ids``).
+        spec: the hash configuration.
+        offsets: True (default) gives table rows (hash + per-layer column offset, TileKernels'
+            output); False gives the per-head hash ids (the Engram demo's output).
+        doc_starts: positions where documents start; when given, every window is padded at its
+            document's start (boundary policy ``reset``). None: pad only at the stream start.
+        negative_ids: ``"mask"`` or ``"hash"``, see :class:`NgramHasher`.
+
+    Returns:
+        ``[T, L, (N-1)*K]`` (or ``[B, T, L, (N-1)*K]``) of ``spec.row_dtype``; column
+        ``(n-2)*K + head``.
+    """
+    array = np.asarray(canonical_ids)
+    boundary: Boundary = "none" if doc_starts is None else "reset"
+    if array.ndim == 2:
+        if doc_starts is not None:
+            raise UsageError("doc_starts applies to a 1-D stream, not a [B, T] batch")
+        out = np.empty(array.shape + (spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
+        for b, row in enumerate(array):
+            out[b] = NgramHasher(spec, offsets=offsets, negative_ids=negative_ids)(row)
+        return out
+    hasher = NgramHasher(spec, boundary=boundary, offsets=offsets, negative_ids=negative_ids)
+    return hasher(array, doc_starts)

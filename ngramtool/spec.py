@@ -1,0 +1,187 @@
+"""HashSpec: the user's hash configuration and the constants derived from it exactly as Engram does.
+
+See docs/hash-spec.md. Derivation follows ENGRAM_SPEC.md section 3:
+multipliers from numpy's PCG64 (3.1), globally distinct primes (3.2), per-layer offsets (3.3).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from .errors import UsageError
+from .primes import next_prime
+
+# Bump when the meaning of a spec changes (the fingerprint covers it).
+HASH_VERSION = 1
+INT32_LIMIT = 2**31
+INT64_MAX = 2**63 - 1
+# ENGRAM_SPEC.md 3.1: each layer's generator is seeded with seed + LAYER_SEED_STRIDE * layer_id.
+LAYER_SEED_STRIDE = 10007
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True)
+class HashSpec:
+    """An Engram n-gram hash configuration.
+
+    Args:
+        max_ngram: N, the largest n-gram order; orders 2..N are hashed.
+        heads: K, hash heads per order (Engram's ``n_head_per_ngram``).
+        layer_ids: the transformer layers that carry an Engram memory, in order.
+        table_sizes: the base table size per order 2..N (Engram's ``engram_vocab_size``);
+            each head's real size is the next unused prime above it.
+        seed: the global seed of the multiplier generator.
+        pad_id: the canonical id used for window positions before a stream or document start.
+        vocab_size: V', the number of canonical ids; every input id must be below it.
+    """
+
+    max_ngram: int = 3
+    heads: int = 8
+    layer_ids: tuple[int, ...] = (1, 15)
+    table_sizes: tuple[int, ...] = (646400, 646400)
+    seed: int = 0
+    pad_id: int = 2
+    vocab_size: int = 98627
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "layer_ids", tuple(int(x) for x in self.layer_ids))
+        object.__setattr__(self, "table_sizes", tuple(int(x) for x in self.table_sizes))
+        self._validate()
+
+    def _validate(self) -> None:
+        if self.max_ngram < 2:
+            raise UsageError(f"max_ngram must be at least 2 (got {self.max_ngram}): Engram hashes orders 2..N")
+        if self.heads < 1:
+            raise UsageError(f"heads must be at least 1 (got {self.heads})")
+        if not self.layer_ids:
+            raise UsageError("layer_ids is empty: give at least one layer, e.g. --layers 1,15")
+        if min(self.layer_ids) < 0:
+            raise UsageError(f"layer ids must be >= 0 (got {list(self.layer_ids)})")
+        if len(set(self.layer_ids)) != len(self.layer_ids):
+            raise UsageError(f"layer ids must be distinct (got {list(self.layer_ids)})")
+        if len(self.table_sizes) != self.max_ngram - 1:
+            raise UsageError(
+                f"table_sizes needs one base size per order 2..{self.max_ngram} "
+                f"({self.max_ngram - 1} values), got {len(self.table_sizes)}: {list(self.table_sizes)}"
+            )
+        if min(self.table_sizes) < 2:
+            raise UsageError(f"every table size must be at least 2 (got {list(self.table_sizes)})")
+        if self.vocab_size < 1:
+            raise UsageError(f"vocab_size must be at least 1 (got {self.vocab_size})")
+        if not 0 <= self.pad_id < self.vocab_size:
+            raise UsageError(
+                f"pad_id {self.pad_id} is not a canonical id: it must lie in [0, {self.vocab_size})"
+            )
+        if self.seed < 0:
+            raise UsageError(f"seed must be >= 0 (got {self.seed})")
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def num_layers(self) -> int:
+        """L, the number of Engram layers."""
+        return len(self.layer_ids)
+
+    @property
+    def num_columns(self) -> int:
+        """C = (N-1)*K, the row indices per token and layer."""
+        return (self.max_ngram - 1) * self.heads
+
+    def column(self, order: int, head: int) -> int:
+        """The column of (order n, head h) in a layer's rows: (n-2)*K + h."""
+        return (order - 2) * self.heads + head
+
+    # ------------------------------------------------------------ derivation
+    @cached_property
+    def half_bound(self) -> int:
+        """max(1, floor(floor((2^63-1)/V') / 2)): multipliers are 2*r+1 with r below this."""
+        return max(1, (INT64_MAX // self.vocab_size) // 2)
+
+    @cached_property
+    def multipliers(self) -> np.ndarray:
+        """int64 [L, N]: odd multipliers per layer and lag (ENGRAM_SPEC.md 3.1)."""
+        rows = []
+        for layer_id in self.layer_ids:
+            rng = np.random.default_rng(self.seed + LAYER_SEED_STRIDE * layer_id)
+            r = rng.integers(0, self.half_bound, size=self.max_ngram, dtype=np.int64)
+            rows.append(r * 2 + 1)
+        return _frozen(np.array(rows, dtype=np.int64))
+
+    @cached_property
+    def primes(self) -> np.ndarray:
+        """int64 [L, N-1, K]: distinct prime table sizes per layer, order, head (3.2)."""
+        seen: set[int] = set()
+        out = np.zeros((self.num_layers, self.max_ngram - 1, self.heads), dtype=np.int64)
+        for li in range(self.num_layers):
+            for oi, base in enumerate(self.table_sizes):
+                current = base - 1
+                for h in range(self.heads):
+                    current = next_prime(current, seen)
+                    seen.add(current)
+                    out[li, oi, h] = current
+        return _frozen(out)
+
+    @cached_property
+    def offsets(self) -> np.ndarray:
+        """int64 [L, (N-1)K]: exclusive prefix sums of each layer's primes (3.3)."""
+        flat = self.primes.reshape(self.num_layers, -1)
+        out = np.zeros_like(flat)
+        out[:, 1:] = np.cumsum(flat, axis=1)[:, :-1]
+        return _frozen(out)
+
+    @cached_property
+    def rows_per_layer(self) -> np.ndarray:
+        """int64 [L]: rows in each layer's single table (the sum of its primes)."""
+        return _frozen(self.primes.reshape(self.num_layers, -1).sum(axis=1))
+
+    @property
+    def row_dtype(self) -> np.dtype:
+        """int32 when every layer's table has fewer than 2^31 rows, else int64."""
+        return np.dtype(np.int32 if int(self.rows_per_layer.max()) < INT32_LIMIT else np.int64)
+
+    # ------------------------------------------------------------ identity
+    def to_dict(self) -> dict[str, Any]:
+        """The user-facing fields as plain JSON types."""
+        d = asdict(self)
+        d["layer_ids"] = list(self.layer_ids)
+        d["table_sizes"] = list(self.table_sizes)
+        return d
+
+    def to_json(self) -> str:
+        """Canonical JSON of :meth:`to_dict` (sorted keys)."""
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HashSpec:
+        """Inverse of :meth:`to_dict`; unknown keys are an error."""
+        known = {"max_ngram", "heads", "layer_ids", "table_sizes", "seed", "pad_id", "vocab_size"}
+        unknown = set(data) - known
+        if unknown:
+            raise UsageError(f"unknown HashSpec field(s): {sorted(unknown)}; known: {sorted(known)}")
+        return cls(**data)
+
+    @classmethod
+    def from_json(cls, text: str) -> HashSpec:
+        """Inverse of :meth:`to_json`."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"a HashSpec must be a JSON object: {exc}") from None
+        if not isinstance(data, dict):
+            raise UsageError("a HashSpec must be a JSON object")
+        return cls.from_dict(data)
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 of the hash version and the canonical JSON: equal fingerprints, equal rows."""
+        payload = f"ngramtool-hashspec-v{HASH_VERSION}:{self.to_json()}"
+        return hashlib.sha256(payload.encode()).hexdigest()

@@ -1,0 +1,173 @@
+"""The Engram compressed vocabulary: raw token ids -> canonical ids (ENGRAM_SPEC.md section 2).
+
+Ids are scanned in ascending order; each id's merge key is its normalized text (or a fallback,
+see :func:`ngramtool.normalize.token_key`), and a new key gets the next canonical id. The result
+is a lookup table ``lut[raw_id] = canonical_id`` (int64; -1 for ids that have no token).
+
+Building a table for a 100k-200k vocabulary takes seconds, so it is cached on disk under
+``$NGRAMTOOL_CACHE_DIR`` (default ``~/.cache/ngramtool``), keyed by the tokenizer fingerprint and
+the normalization version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import NgramToolError
+from .normalize import NORMALIZATION_VERSION, token_key
+from .tokenizers import Tokenizer
+
+UNASSIGNED = -1
+
+
+@dataclass(frozen=True)
+class CompressedVocab:
+    """A raw -> canonical id map.
+
+    Attributes:
+        lut: int64 [V]; ``lut[raw] = canonical id``, -1 where the raw id has no token.
+        keys: the merge key of each canonical id (index = canonical id).
+        compressed: False for the identity map (``--no-compress``).
+        tokenizer_fingerprint: the fingerprint of the tokenizer it was built from.
+    """
+
+    lut: np.ndarray
+    keys: tuple[str, ...]
+    compressed: bool
+    tokenizer_fingerprint: str
+
+    @property
+    def raw_size(self) -> int:
+        """V: the raw id space (the tokenizer's n_vocab)."""
+        return int(self.lut.shape[0])
+
+    @property
+    def size(self) -> int:
+        """V': the number of canonical ids."""
+        return len(self.keys)
+
+    @property
+    def assigned(self) -> int:
+        """Raw ids that have a token."""
+        return int(np.count_nonzero(self.lut != UNASSIGNED))
+
+    @property
+    def reduction(self) -> float:
+        """1 - V'/assigned raw ids."""
+        return 1.0 - self.size / self.assigned if self.assigned else 0.0
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 of the table as little-endian int64: equal fingerprints, equal mapping."""
+        return hashlib.sha256(self.lut.astype("<i8").tobytes()).hexdigest()
+
+    def canonicalize(self, raw_ids: np.ndarray, *, first_position: int = 0) -> np.ndarray:
+        """Map raw ids to canonical ids (int64); negative raw ids stay negative (masked).
+
+        Raises NgramToolError naming the position (counted from ``first_position``) of the first
+        id that is outside the tokenizer's id space or has no token.
+        """
+        raw = np.asarray(raw_ids)
+        if raw.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        raw64 = raw.astype(np.int64, copy=False)
+        too_big = raw64 >= self.raw_size
+        if too_big.any():
+            pos = int(np.argmax(too_big))
+            raise NgramToolError(
+                f"token id {int(raw64[pos])} at position {first_position + pos} is outside the "
+                f"tokenizer's {self.raw_size} ids: the tokens do not come from this tokenizer"
+            )
+        out = self.lut[np.maximum(raw64, 0)]
+        negative = raw64 < 0
+        out[negative] = raw64[negative]
+        holes = (out == UNASSIGNED) & ~negative
+        if holes.any():
+            pos = int(np.argmax(holes))
+            raise NgramToolError(
+                f"token id {int(raw64[pos])} at position {first_position + pos} has no token in "
+                "this tokenizer (an unassigned id)"
+            )
+        return out
+
+    def merge_groups(self, top: int) -> list[tuple[int, list[int]]]:
+        """The ``top`` largest groups of raw ids sharing a canonical id: (canonical id, raw ids)."""
+        counts = Counter(self.lut[self.lut != UNASSIGNED].tolist())
+        groups = []
+        for canonical, _ in counts.most_common(top):
+            groups.append((canonical, np.flatnonzero(self.lut == canonical).tolist()))
+        return groups
+
+
+def build_vocab(tokenizer: Tokenizer, *, compress: bool = True, cache: bool = True) -> CompressedVocab:
+    """The compressed (or identity) vocabulary of ``tokenizer``, from the disk cache when present."""
+    if not compress:
+        keys = tuple(str(i) for i in range(tokenizer.n_vocab))
+        return CompressedVocab(np.arange(tokenizer.n_vocab, dtype=np.int64), keys, False, tokenizer.fingerprint)
+    path = _cache_path(tokenizer) if cache else None
+    if path is not None and path.is_file():
+        loaded = _load_cached(path, tokenizer)
+        if loaded is not None:
+            return loaded
+    lut = np.full(tokenizer.n_vocab, UNASSIGNED, dtype=np.int64)
+    canonical_of: dict[str, int] = {}
+    for entry in tokenizer.vocabulary():
+        key = token_key(entry.decoded, entry.raw_token)
+        lut[entry.token_id] = canonical_of.setdefault(key, len(canonical_of))
+    vocab = CompressedVocab(lut, tuple(canonical_of), True, tokenizer.fingerprint)
+    if path is not None:
+        _store_cached(path, vocab)
+    return vocab
+
+
+def cache_dir() -> Path:
+    """Where built vocabularies are cached."""
+    root = os.environ.get("NGRAMTOOL_CACHE_DIR")
+    return Path(root) if root else Path.home() / ".cache" / "ngramtool"
+
+
+def _cache_path(tokenizer: Tokenizer) -> Path:
+    key = hashlib.sha256(f"{tokenizer.fingerprint}:norm-v{NORMALIZATION_VERSION}".encode()).hexdigest()
+    return cache_dir() / "vocab" / f"{key[:32]}.npz"
+
+
+def _load_cached(path: Path, tokenizer: Tokenizer) -> CompressedVocab | None:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            lut = data["lut"].astype(np.int64)
+            keys = tuple(json.loads(bytes(data["keys"]).decode("utf-8")))
+    except (OSError, ValueError, KeyError):
+        return None  # an unreadable cache entry is rebuilt
+    if lut.shape[0] != tokenizer.n_vocab or int(lut.max(initial=-1)) + 1 != len(keys):
+        return None
+    return CompressedVocab(lut, keys, True, tokenizer.fingerprint)
+
+
+def _store_cached(path: Path, vocab: CompressedVocab) -> None:
+    """Write atomically; a cache that cannot be written is skipped, not an error."""
+    keys = np.frombuffer(json.dumps(list(vocab.keys), ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            np.savez(handle, lut=vocab.lut, keys=keys)
+        os.replace(tmp, path)
+    except OSError:
+        return
+
+
+def vocab_from_lut(lut: np.ndarray, tokenizer_fingerprint: str = "") -> CompressedVocab:
+    """A vocabulary from a saved lookup table (``ngramtool vocab --export``); keys are unknown."""
+    lut = np.asarray(lut, dtype=np.int64)
+    if lut.ndim != 1 or lut.size == 0:
+        raise NgramToolError("a lookup table must be a non-empty 1-D integer array")
+    size = int(lut.max()) + 1
+    return CompressedVocab(lut, tuple(f"#{i}" for i in range(size)), True, tokenizer_fingerprint)
