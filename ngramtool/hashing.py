@@ -29,32 +29,42 @@ Boundary = Literal["none", "reset"]
 NegativeIds = Literal["mask", "hash"]
 
 
-def rows_from_windows(windows: np.ndarray, spec: HashSpec, *, offsets: bool = True) -> np.ndarray:
-    """Rows for explicit windows, straight from the definition.
+def ngram_mixes(windows: np.ndarray, spec: HashSpec) -> np.ndarray:
+    """The multiply-XOR mix of every order: int64 [M, L, N-1], entry n-2 for order n.
 
     Args:
         windows: int64 [M, N]; column k is the canonical id at lag k (k=0 is the current token).
-            Any int64 value is accepted; negative ids hash with floor modulo as in the Engram demo.
+            Any int64 value is accepted; products wrap as int64, as in the Engram demo.
+        spec: the hash configuration.
+    """
+    windows = np.asarray(windows, dtype=np.int64)
+    mixes = np.empty((windows.shape[0], spec.num_layers, spec.max_ngram - 1), dtype=np.int64)
+    with np.errstate(over="ignore"):
+        for li in range(spec.num_layers):
+            acc = windows[:, 0] * spec.multipliers[li, 0]
+            for n in range(2, spec.max_ngram + 1):
+                acc = acc ^ (windows[:, n - 1] * spec.multipliers[li, n - 1])
+                mixes[:, li, n - 2] = acc
+    return mixes
+
+
+def rows_from_windows(windows: np.ndarray, spec: HashSpec, *, offsets: bool = True) -> np.ndarray:
+    """Rows for explicit windows, straight from the definition (signed floor modulo).
+
+    Args:
+        windows: int64 [M, N] lag windows, see :func:`ngram_mixes`.
         spec: the hash configuration.
         offsets: add each layer's column offsets (table rows) or not (per-head hash ids).
 
     Returns:
         [M, L, C] array of ``spec.row_dtype``.
     """
-    windows = np.asarray(windows, dtype=np.int64)
-    out = np.empty((windows.shape[0], spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
-    with np.errstate(over="ignore"):
-        for li in range(spec.num_layers):
-            acc = windows[:, 0] * spec.multipliers[li, 0]
-            for n in range(2, spec.max_ngram + 1):
-                acc = acc ^ (windows[:, n - 1] * spec.multipliers[li, n - 1])
-                for h in range(spec.heads):
-                    col = spec.column(n, h)
-                    hashed = np.mod(acc, spec.primes[li, n - 2, h])
-                    if offsets:
-                        hashed = hashed + spec.offsets[li, col]
-                    out[:, li, col] = hashed
-    return out
+    mixes = ngram_mixes(windows, spec)
+    primes = spec.primes.reshape(1, spec.num_layers, spec.max_ngram - 1, spec.heads)
+    hashed = np.mod(mixes[..., None], primes).reshape(mixes.shape[0], spec.num_layers, spec.num_columns)
+    if offsets:
+        hashed = hashed + spec.offsets[None]
+    return hashed.astype(spec.row_dtype)
 
 
 class _FastKernel:
@@ -157,7 +167,7 @@ class NgramHasher:
                 hi = min(lo + BLOCK_TOKENS, ids.shape[0])
                 self._kernel.run(ext_u[lo : hi + n - 1], out[lo:hi])
         else:
-            out[:] = rows_from_windows(_windows(ext, n), spec, offsets=self.offsets)
+            out[:] = rows_from_windows(lag_windows(ext, n), spec, offsets=self.offsets)
         if self.boundary == "reset" and starts.size:
             self._reset_windows(ext, starts, out)
             last = int(starts[-1])
@@ -202,7 +212,7 @@ class NgramHasher:
         out[positions] = rows_from_windows(windows, self.spec, offsets=self.offsets)
 
 
-def _windows(ext: np.ndarray, n: int) -> np.ndarray:
+def lag_windows(ext: np.ndarray, n: int) -> np.ndarray:
     """[T, N] lag windows from the N-1 context ids followed by T ids."""
     t_total = ext.shape[0] - (n - 1)
     return np.stack([ext[n - 1 - k : n - 1 - k + t_total] for k in range(n)], axis=1)

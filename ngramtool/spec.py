@@ -60,7 +60,9 @@ class HashSpec:
 
     def _validate(self) -> None:
         if self.max_ngram < 2:
-            raise UsageError(f"max_ngram must be at least 2 (got {self.max_ngram}): Engram hashes orders 2..N")
+            raise UsageError(
+                f"max_ngram must be at least 2 (got {self.max_ngram}): Engram hashes orders 2..N"
+            )
         if self.heads < 1:
             raise UsageError(f"heads must be at least 1 (got {self.heads})")
         if not self.layer_ids:

@@ -123,7 +123,7 @@ class ByteTokenizer:
 class TiktokenTokenizer:
     """A ``tiktoken.Encoding`` with its data fingerprint."""
 
-    def __init__(self, encoding, name: str) -> None:  # noqa: ANN001 - tiktoken.Encoding
+    def __init__(self, encoding, name: str) -> None:
         self._enc = encoding
         self.name = name
         self.n_vocab = encoding.n_vocab
@@ -152,7 +152,7 @@ class TiktokenTokenizer:
         return self._enc.decode_single_token_bytes(token_id)
 
 
-def _tiktoken_fingerprint(encoding) -> str:  # noqa: ANN001
+def _tiktoken_fingerprint(encoding) -> str:
     digest = hashlib.sha256(b"ngramtool-tiktoken-v1\n")
     digest.update(encoding._pat_str.encode() + b"\n")
     for token, rank in sorted(encoding._mergeable_ranks.items(), key=lambda kv: kv[1]):
@@ -171,7 +171,7 @@ class _MissingDataFile(Exception):
         self.blobpath = blobpath
 
 
-def _construct_offline(constructor_name: str, file_bytes: bytes | None):  # noqa: ANN202
+def _construct_offline(constructor_name: str, file_bytes: bytes | None):
     """Run tiktoken's constructor for a known encoding without any download.
 
     ``file_bytes`` (already verified) replaces the rank file; None reads tiktoken's cache only.

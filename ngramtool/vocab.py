@@ -110,8 +110,7 @@ class CompressedVocab:
 def build_vocab(tokenizer: Tokenizer, *, compress: bool = True, cache: bool = True) -> CompressedVocab:
     """The compressed (or identity) vocabulary of ``tokenizer``, from the disk cache when present."""
     if not compress:
-        keys = tuple(str(i) for i in range(tokenizer.n_vocab))
-        return CompressedVocab(np.arange(tokenizer.n_vocab, dtype=np.int64), keys, False, tokenizer.fingerprint)
+        return identity_vocab(tokenizer.n_vocab, tokenizer.fingerprint)
     path = _cache_path(tokenizer) if cache else None
     if path is not None and path.is_file():
         loaded = _load_cached(path, tokenizer)
@@ -164,10 +163,9 @@ def _store_cached(path: Path, vocab: CompressedVocab) -> None:
         return
 
 
-def vocab_from_lut(lut: np.ndarray, tokenizer_fingerprint: str = "") -> CompressedVocab:
-    """A vocabulary from a saved lookup table (``ngramtool vocab --export``); keys are unknown."""
-    lut = np.asarray(lut, dtype=np.int64)
-    if lut.ndim != 1 or lut.size == 0:
-        raise NgramToolError("a lookup table must be a non-empty 1-D integer array")
-    size = int(lut.max()) + 1
-    return CompressedVocab(lut, tuple(f"#{i}" for i in range(size)), True, tokenizer_fingerprint)
+def identity_vocab(size: int, tokenizer_fingerprint: str = "") -> CompressedVocab:
+    """The identity map over ``size`` ids (``--no-compress``, or pre-tokenized ids with --vocab-size)."""
+    if size < 1:
+        raise NgramToolError(f"a vocabulary needs at least one id (got {size})")
+    keys = tuple(str(i) for i in range(size))
+    return CompressedVocab(np.arange(size, dtype=np.int64), keys, False, tokenizer_fingerprint)

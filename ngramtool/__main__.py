@@ -1,0 +1,5 @@
+"""``python -m ngramtool`` runs the command line."""
+
+from .cli.app import main
+
+main()

@@ -1,0 +1,219 @@
+"""Options, resolution helpers and output helpers shared by the commands.
+
+The CLI holds no algorithm: it parses, calls the library and renders.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from ..errors import UsageError
+from ..spec import HashSpec
+from ..tokenizers import Tokenizer, load_tokenizer
+from ..vocab import CompressedVocab, build_vocab
+
+stdout = Console(highlight=False, soft_wrap=True)
+stderr = Console(stderr=True, highlight=False)
+
+# ------------------------------------------------------------------------------ option types
+TokenizerOpt = Annotated[
+    str,
+    typer.Option(
+        "--tokenizer",
+        "-t",
+        help="tiktoken name (cl100k_base works offline), path to a *.tiktoken file, "
+        "path to an HF tokenizer.json, or 'bytes'.",
+    ),
+]
+NoCompressOpt = Annotated[
+    bool, typer.Option("--no-compress", help="Skip Engram vocabulary compression (identity map).")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary on stderr.")]
+JsonKeyOpt = Annotated[
+    str | None, typer.Option("--json-key", help="Read JSONL: one document per line, text under KEY.")
+]
+DocSepOpt = Annotated[
+    str | None, typer.Option("--doc-sep", help="Plain text: this literal string separates documents.")
+]
+ErrorsOpt = Annotated[
+    str, typer.Option("--errors", help="Invalid UTF-8: 'strict' (stop, name the offset) or 'replace'.")
+]
+MaxNgramOpt = Annotated[int, typer.Option("--max-ngram", "-n", help="N: hash orders 2..N.")]
+HeadsOpt = Annotated[int, typer.Option("--heads", "-k", help="K: hash heads per order.")]
+LayersOpt = Annotated[str, typer.Option("--layers", help="Engram layer ids, comma-separated.")]
+TableOpt = Annotated[
+    str, typer.Option("--table", help="Base table size per order 2..N (one value applies to all).")
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Global seed of the multipliers.")]
+PadOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--pad-id", help="RAW pad id (mapped through the vocabulary); default: the tokenizer's pad/eot."
+    ),
+]
+SpecFileOpt = Annotated[
+    Path | None, typer.Option("--spec", help="Load the hash spec from a JSON file (ngramtool spec save).")
+]
+
+
+def parse_int_list(text: str, option: str) -> list[int]:
+    """'1,15' -> [1, 15]; a clear usage error otherwise."""
+    try:
+        values = [int(float(part)) if "e" in part.lower() else int(part) for part in text.split(",") if part]
+    except ValueError:
+        raise UsageError(f"{option} takes comma-separated integers, got {text!r}") from None
+    if not values:
+        raise UsageError(f"{option} needs at least one value")
+    return values
+
+
+@dataclass(frozen=True)
+class SpecOptions:
+    """The hash-spec options as given on the command line."""
+
+    max_ngram: int = 3
+    heads: int = 8
+    layers: str = "1,15"
+    table: str = "646400"
+    seed: int = 0
+    pad_id: int | None = None
+    spec_file: Path | None = None
+
+    def build(
+        self, vocab: CompressedVocab | None, tokenizer: Tokenizer | None, vocab_size: int | None = None
+    ) -> HashSpec:
+        """The HashSpec: from --spec, or from the options with V' and the pad from the vocabulary."""
+        if self.spec_file is not None:
+            return load_spec_file(self.spec_file, vocab)
+        tables = parse_int_list(self.table, "--table")
+        if len(tables) == 1:
+            tables = tables * max(self.max_ngram - 1, 1)
+        size = vocab.size if vocab is not None else vocab_size
+        if size is None:
+            raise UsageError("the vocabulary size is unknown: name a --tokenizer or pass --vocab-size")
+        return HashSpec(
+            max_ngram=self.max_ngram,
+            heads=self.heads,
+            layer_ids=tuple(parse_int_list(self.layers, "--layers")),
+            table_sizes=tuple(tables),
+            seed=self.seed,
+            pad_id=self._canonical_pad(vocab, tokenizer),
+            vocab_size=size,
+        )
+
+    def _canonical_pad(self, vocab: CompressedVocab | None, tokenizer: Tokenizer | None) -> int:
+        raw = self.pad_id
+        if raw is None and tokenizer is not None:
+            raw = tokenizer.pad_token_id
+        if raw is None:
+            return 0
+        if vocab is None:
+            return raw
+        if not 0 <= raw < vocab.raw_size or int(vocab.lut[raw]) < 0:
+            raise UsageError(f"--pad-id {raw} is not a token id of this tokenizer")
+        return int(vocab.lut[raw])
+
+
+def load_spec_file(path: Path, vocab: CompressedVocab | None) -> HashSpec:
+    """A HashSpec from JSON; its vocab_size must match the vocabulary in use."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read --spec {path}: {exc.strerror}") from None
+    spec = HashSpec.from_json(text)
+    if vocab is not None and spec.vocab_size != vocab.size:
+        raise UsageError(
+            f"--spec {path} was made for V'={spec.vocab_size} but this vocabulary has "
+            f"V'={vocab.size}; use the tokenizer it was made for"
+        )
+    return spec
+
+
+def resolve_vocab(tokenizer_name: str, no_compress: bool) -> tuple[Tokenizer, CompressedVocab]:
+    """Load the tokenizer and its (cached) compressed vocabulary."""
+    tokenizer = load_tokenizer(tokenizer_name)
+    with status(f"building the compressed vocabulary of {tokenizer.name}", not no_compress):
+        vocab = build_vocab(tokenizer, compress=not no_compress)
+    return tokenizer, vocab
+
+
+def tokenizer_record(tokenizer: Tokenizer) -> dict[str, Any]:
+    """The manifest/JSON description of a tokenizer."""
+    return {"name": tokenizer.name, "fingerprint": tokenizer.fingerprint, "n_vocab": tokenizer.n_vocab}
+
+
+def vocab_record(vocab: CompressedVocab) -> dict[str, Any]:
+    """The manifest/JSON description of a vocabulary."""
+    return {
+        "compressed": vocab.compressed,
+        "size": vocab.size,
+        "raw_size": vocab.raw_size,
+        "fingerprint": vocab.fingerprint,
+    }
+
+
+# ------------------------------------------------------------------------------------ output
+def show_progress(quiet: bool) -> bool:
+    """Progress bars only on a terminal, and never with --quiet."""
+    return not quiet and stderr.is_terminal
+
+
+@contextmanager
+def status(message: str, enabled: bool = True) -> Iterator[None]:
+    """A spinner on stderr while something slow happens (only on a terminal)."""
+    if enabled and stderr.is_terminal:
+        with stderr.status(message):
+            yield
+    else:
+        yield
+
+
+def byte_progress(enabled: bool, total: int | None) -> Progress:
+    """A progress bar over input bytes, with tokens/s in the description."""
+    return Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        DownloadColumn() if total else MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=stderr,
+        disable=not enabled,
+        transient=True,
+    )
+
+
+def input_size(inputs: list[str]) -> int | None:
+    """Total bytes of the input files, or None when stdin is among them."""
+    if "-" in inputs:
+        return None
+    total = 0
+    for name in inputs:
+        path = Path(name)
+        if path.is_file():
+            total += path.stat().st_size
+    return total
+
+
+def print_json(data: Any) -> None:
+    """JSON on stdout, one document."""
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.flush()

@@ -1,0 +1,104 @@
+"""``ngramtool explain``: show how each token's row numbers are computed."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ..explain import explain_text
+from .common import (
+    HeadsOpt,
+    JsonOpt,
+    LayersOpt,
+    MaxNgramOpt,
+    NoCompressOpt,
+    PadOpt,
+    SeedOpt,
+    SpecFileOpt,
+    SpecOptions,
+    TableOpt,
+    TokenizerOpt,
+    print_json,
+    resolve_vocab,
+    stdout,
+)
+
+HELP = """Explain how the rows of a short text are born: raw id -> canonical id -> window -> XOR mix
+-> mix mod prime -> + column offset = row.
+
+[bold]Examples[/]
+
+  ngramtool explain "the horse"
+  ngramtool explain "Only Alexander the Great" --tokenizer tokenizer.json --layer 1
+  ngramtool explain "hello world" --heads 2 --table 1009 --json
+"""
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("explain", help=HELP)(explain_command)
+
+
+def explain_command(
+    text: Annotated[str, typer.Argument(help="The text to explain (keep it short).")],
+    tokenizer: TokenizerOpt = "cl100k_base",
+    no_compress: NoCompressOpt = False,
+    max_ngram: MaxNgramOpt = 3,
+    heads: HeadsOpt = 8,
+    layers: LayersOpt = "1,15",
+    table: TableOpt = "646400",
+    seed: SeedOpt = 0,
+    pad_id: PadOpt = None,
+    spec_file: SpecFileOpt = None,
+    layer: Annotated[int | None, typer.Option("--layer", help="Show only this Engram layer id.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Explain the rows of TEXT."""
+    tok, vocab = resolve_vocab(tokenizer, no_compress)
+    spec = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file).build(vocab, tok)
+    records = explain_text(text, tok, vocab, spec)
+    if layer is not None:
+        for record in records:
+            record["ngrams"] = [g for g in record["ngrams"] if g["layer"] == layer]
+    if as_json:
+        print_json({"spec": spec.to_dict(), "tokens": records})
+        return
+    stdout.print(
+        f"{len(records)} token(s); N={spec.max_ngram}, K={spec.heads} heads per order, layers "
+        f"{list(spec.layer_ids)}, V'={spec.vocab_size}, canonical pad {spec.pad_id}"
+    )
+    for record in records:
+        title = (
+            f"token {record['position']}: {record['text']!r}  raw {record['raw_id']} -> "
+            f"canonical {record['canonical_id']} (key {record['key']!r})"
+        )
+        grid = Table(title=title, title_justify="left", show_lines=False)
+        for name in (
+            "layer",
+            "n",
+            "window",
+            "mix (int64)",
+            "head",
+            "prime",
+            "mix mod prime",
+            "+ offset",
+            "= row",
+        ):
+            grid.add_column(name, justify="right" if name not in ("window",) else "left")
+        for gram in record["ngrams"]:
+            for head in gram["heads"]:
+                first = head["head"] == 0
+                grid.add_row(
+                    str(gram["layer"]) if first else "",
+                    str(gram["order"]) if first else "",
+                    str(gram["window"]) if first else "",
+                    str(gram["mix"]) if first else "",
+                    str(head["head"]),
+                    str(head["prime"]),
+                    str(head["hash"]),
+                    str(head["offset"]),
+                    str(head["row"]),
+                )
+        stdout.print(grid)

@@ -1,0 +1,191 @@
+"""``ngramtool hash``: text or token files -> an index directory of Engram rows."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import UsageError
+from ..formats.index import IndexMeta, IndexWriter
+from ..hashing import NgramHasher
+from ..pipeline import hash_chunks, iter_npy_token_chunks, iter_token_chunks
+from ..vocab import identity_vocab
+from .common import (
+    DocSepOpt,
+    ErrorsOpt,
+    HeadsOpt,
+    JsonKeyOpt,
+    JsonOpt,
+    LayersOpt,
+    MaxNgramOpt,
+    NoCompressOpt,
+    PadOpt,
+    QuietOpt,
+    SeedOpt,
+    SpecFileOpt,
+    SpecOptions,
+    TableOpt,
+    byte_progress,
+    input_size,
+    print_json,
+    resolve_vocab,
+    show_progress,
+    stderr,
+    tokenizer_record,
+    vocab_record,
+)
+
+DEFAULT_TOKENIZER = "cl100k_base"
+
+HELP = """Tokenize, canonicalize and hash text into an index directory a trainer can memory-map.
+
+The index holds manifest.json, tokens.npy (raw ids), rows.npy ([T, L, (N-1)*K] table rows)
+and doc_offsets.npy; see docs/formats.md.
+
+[bold]Examples[/]
+
+  ngramtool hash examples/corpus.txt                      # -> examples/corpus.txt.ngidx
+  ngramtool hash a.txt b.txt -o out.ngidx --force --json
+  cat corpus.txt | ngramtool hash - -o corpus.ngidx
+  ngramtool hash docs.jsonl --json-key text --boundary reset --add-eot
+  ngramtool hash --tokens ids.npy --vocab-size 50257 -o ids.ngidx
+  ngramtool hash corpus.txt --tokenizer tokenizer.json --heads 4 --table 262144 --layers 2,15
+"""
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("hash", help=HELP)(hash_command)
+
+
+def hash_command(
+    inputs: Annotated[
+        list[str] | None, typer.Argument(help="Text files, or - for stdin.", show_default=False)
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Index directory (default: first INPUT + .ngidx).")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing index.")] = False,
+    tokens_file: Annotated[
+        Path | None, typer.Option("--tokens", help="Pre-tokenized raw ids (.npy) instead of text.")
+    ] = None,
+    vocab_size: Annotated[
+        int | None,
+        typer.Option("--vocab-size", help="With --tokens and no --tokenizer: ids are canonical below this."),
+    ] = None,
+    tokenizer: Annotated[
+        str | None,
+        typer.Option(
+            "--tokenizer",
+            "-t",
+            help="tiktoken name, *.tiktoken file, tokenizer.json, or 'bytes'. [default: cl100k_base]",
+        ),
+    ] = None,
+    no_compress: NoCompressOpt = False,
+    max_ngram: MaxNgramOpt = 3,
+    heads: HeadsOpt = 8,
+    layers: LayersOpt = "1,15",
+    table: TableOpt = "646400",
+    seed: SeedOpt = 0,
+    pad_id: PadOpt = None,
+    spec_file: SpecFileOpt = None,
+    boundary: Annotated[
+        str,
+        typer.Option(
+            "--boundary", help="'none': pad only at stream start (Engram); 'reset': at every document."
+        ),
+    ] = "none",
+    add_eot: Annotated[
+        bool, typer.Option("--add-eot", help="Append the end-of-text token after each document.")
+    ] = False,
+    json_key: JsonKeyOpt = None,
+    doc_sep: DocSepOpt = None,
+    errors: ErrorsOpt = "strict",
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Hash INPUT... into an index directory."""
+    inputs = inputs or []
+    if bool(inputs) == (tokens_file is not None):
+        raise UsageError("give text INPUT files (or -) or --tokens FILE.npy, not both and not neither")
+    if boundary not in ("none", "reset"):
+        raise UsageError(f"--boundary must be 'none' or 'reset' (got {boundary!r})")
+    if output is not None and str(output) == "-":
+        raise UsageError("writing the index to stdout (-o -) is not supported yet; give a directory")
+    if tokens_file is not None and tokenizer is None and vocab_size is not None:
+        tok, vocab = None, identity_vocab(vocab_size)
+    else:
+        if vocab_size is not None:
+            raise UsageError("--vocab-size applies only to --tokens without --tokenizer")
+        tok, vocab = resolve_vocab(tokenizer or DEFAULT_TOKENIZER, no_compress)
+    spec = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file).build(vocab, tok)
+    sources = [str(tokens_file)] if tokens_file is not None else inputs
+    dest = output or _default_output(sources[0])
+    meta = IndexMeta(
+        spec=spec,
+        tokenizer=tokenizer_record(tok) if tok is not None else {"name": None, "fingerprint": None},
+        vocab=vocab_record(vocab),
+        boundary=boundary,
+        sources=tuple(sources),
+    )
+    if tokens_file is not None:
+        chunks = iter_npy_token_chunks(str(tokens_file))
+        total = tokens_file.stat().st_size if tokens_file.is_file() else None
+    else:
+        chunks = iter_token_chunks(
+            inputs, tok, json_key=json_key, doc_sep=doc_sep, errors=errors, add_eot=add_eot
+        )
+        total = input_size(inputs)
+    hasher = NgramHasher(spec, boundary=boundary)
+    started = time.perf_counter()
+    hard_cuts = 0
+    nbytes = 0
+    with IndexWriter(dest, meta, force=force) as writer, byte_progress(show_progress(quiet), total) as bar:
+        task = bar.add_task("hashing", total=total)
+        for chunk, _, rows in hash_chunks(chunks, vocab, hasher):
+            writer.append(chunk.tokens, rows, chunk.doc_starts)
+            hard_cuts += chunk.hard_cuts
+            nbytes += chunk.nbytes
+            rate = writer.tokens.rows / max(time.perf_counter() - started, 1e-9)
+            bar.update(
+                task, advance=chunk.nbytes if total else 1, description=f"hashing {rate / 1e6:.2f}M tok/s"
+            )
+        manifest = writer.commit()
+    seconds = time.perf_counter() - started
+    summary = {
+        "output": str(dest),
+        "num_tokens": manifest["num_tokens"],
+        "num_documents": manifest["num_documents"],
+        "input_bytes": nbytes,
+        "seconds": round(seconds, 3),
+        "tokens_per_second": round(manifest["num_tokens"] / seconds) if seconds > 0 else None,
+        "rows_shape": manifest["arrays"]["rows"]["shape"],
+        "rows_dtype": manifest["arrays"]["rows"]["dtype"],
+        "tokenizer": meta.tokenizer["name"],
+        "vocab_size": vocab.size,
+        "spec_fingerprint": spec.fingerprint,
+        "boundary": boundary,
+        "unsafe_text_cuts": hard_cuts,
+    }
+    if hard_cuts:
+        stderr.print(
+            f"warning: {hard_cuts} text cut(s) fell inside very long runs without spaces or line breaks; "
+            "the ids at those cuts may differ from tokenizing the text whole"
+        )
+    if as_json:
+        print_json(summary)
+    elif not quiet:
+        stderr.print(
+            f"wrote [bold]{dest}[/]: {summary['num_tokens']:,} tokens in {summary['num_documents']:,} document(s), "
+            f"rows {summary['rows_dtype']} {summary['rows_shape']}, {seconds:.2f} s"
+            + (f" ({summary['tokens_per_second'] / 1e6:.2f}M tok/s)" if summary["tokens_per_second"] else "")
+        )
+
+
+def _default_output(source: str) -> Path:
+    if source == "-":
+        raise UsageError("reading stdin: name the output directory with -o")
+    return Path(source + ".ngidx")

@@ -1,0 +1,147 @@
+"""``ngramtool tokenize``: raw (and canonical) token ids of text, printed, saved or shown."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from ..errors import UsageError
+from ..formats.npy import atomic_npy
+from ..pipeline import iter_token_chunks
+from .common import (
+    DocSepOpt,
+    ErrorsOpt,
+    JsonKeyOpt,
+    JsonOpt,
+    NoCompressOpt,
+    QuietOpt,
+    TokenizerOpt,
+    print_json,
+    resolve_vocab,
+    stderr,
+    stdout,
+)
+
+HELP = """Tokenize text into raw ids (and with --canonical, Engram canonical ids).
+
+Without -o the ids are printed, one line per document. With -o FILE.npy they are saved as
+uint32 (raw) or int64 (canonical). --show renders the text with token boundaries and each
+token's normalized key.
+
+[bold]Examples[/]
+
+  ngramtool tokenize examples/corpus.txt -o corpus.npy
+  echo "Hello, World" | ngramtool tokenize - --canonical
+  ngramtool tokenize notes.txt --show --limit 40
+  ngramtool tokenize docs.jsonl --json-key text --json
+"""
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("tokenize", help=HELP)(tokenize_command)
+
+
+def tokenize_command(
+    inputs: Annotated[list[str], typer.Argument(help="Text files, or - for stdin.")],
+    tokenizer: TokenizerOpt = "cl100k_base",
+    no_compress: NoCompressOpt = False,
+    canonical: Annotated[
+        bool, typer.Option("--canonical", help="Output canonical ids instead of raw ids.")
+    ] = False,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Save the ids as .npy.")] = None,
+    show: Annotated[
+        bool, typer.Option("--show", help="Render token boundaries and normalized keys.")
+    ] = False,
+    limit: Annotated[int, typer.Option("--limit", help="Tokens shown by --show and --json.", min=1)] = 200,
+    json_key: JsonKeyOpt = None,
+    doc_sep: DocSepOpt = None,
+    errors: ErrorsOpt = "strict",
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Tokenize INPUT...."""
+    if output is not None and (show or as_json):
+        raise UsageError("-o saves the ids; combine it with neither --show nor --json")
+    tok, vocab = resolve_vocab(tokenizer, no_compress)
+    chunks = iter_token_chunks(inputs, tok, json_key=json_key, doc_sep=doc_sep, errors=errors)
+    if output is not None:
+        count = 0
+        with atomic_npy(output, np.dtype(np.int64 if canonical else np.uint32)) as writer:
+            for chunk in chunks:
+                ids = vocab.canonicalize(chunk.tokens, first_position=count) if canonical else chunk.tokens
+                writer.append(ids)
+                count += chunk.tokens.shape[0]
+        if not quiet:
+            stderr.print(f"wrote {count:,} {'canonical' if canonical else 'raw'} ids to {output}")
+        return
+    if show or as_json:
+        raw = _first_tokens(chunks, limit)
+        records = [
+            {
+                "raw_id": r,
+                "canonical_id": int(vocab.lut[r]),
+                "text": tok.token_bytes(r).decode("utf-8", "replace"),
+                "key": vocab.keys[int(vocab.lut[r])],
+            }
+            for r in raw.tolist()
+        ]
+        if as_json:
+            print_json({"tokenizer": tok.name, "vocab_size": vocab.size, "tokens": records})
+        else:
+            _render(records)
+        return
+    position = 0
+    for chunk in chunks:
+        ids = vocab.canonicalize(chunk.tokens, first_position=position) if canonical else chunk.tokens
+        _print_ids(ids, chunk.doc_starts, first=position == 0)
+        position += chunk.tokens.shape[0]
+    sys.stdout.write("\n")
+
+
+def _first_tokens(chunks, limit: int) -> np.ndarray:  # noqa: ANN001 - an iterator of TokenChunk
+    parts, have = [], 0
+    for chunk in chunks:
+        parts.append(chunk.tokens[: limit - have])
+        have += parts[-1].shape[0]
+        if have >= limit:
+            break
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint32)
+
+
+def _print_ids(ids: np.ndarray, doc_starts: np.ndarray, first: bool) -> None:
+    """Space-separated ids; each document after the first starts a new line."""
+    bounds = [0, *doc_starts.tolist(), ids.shape[0]]
+    for lo, hi, is_start in zip(bounds[:-1], bounds[1:], [False, *[True] * len(doc_starts)], strict=True):
+        if is_start and not (first and lo == 0):
+            sys.stdout.write("\n")
+        elif lo < hi and not first and lo == 0:
+            sys.stdout.write(" ")
+        if hi > lo:
+            sys.stdout.write(" ".join(map(str, ids[lo:hi].tolist())))
+
+
+def _render(records: list[dict]) -> None:
+    styles = ("black on bright_cyan", "black on bright_yellow")
+    text = Text()
+    for i, record in enumerate(records):
+        text.append(record["text"], style=styles[i % 2])
+    stdout.print(text)
+    grid = Table(title=f"{len(records)} token(s)", title_justify="left")
+    for name in ("#", "raw id", "text", "canonical", "normalized key"):
+        grid.add_column(name, justify="right" if name in ("#", "raw id", "canonical") else "left")
+    for i, record in enumerate(records):
+        grid.add_row(
+            str(i),
+            str(record["raw_id"]),
+            repr(record["text"]),
+            str(record["canonical_id"]),
+            repr(record["key"]),
+        )
+    stdout.print(grid)

@@ -1,0 +1,93 @@
+"""``ngramtool vocab``: the compressed vocabulary of a tokenizer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ..formats.npy import atomic_npy
+from .common import (
+    JsonOpt,
+    NoCompressOpt,
+    TokenizerOpt,
+    print_json,
+    resolve_vocab,
+    stdout,
+    tokenizer_record,
+    vocab_record,
+)
+
+HELP = """Build (or load from cache) the Engram compressed vocabulary of a tokenizer and report it:
+V, V', the reduction, and the largest merge groups.
+
+[bold]Examples[/]
+
+  ngramtool vocab                                   # cl100k_base: 100,261 ids -> 62,330
+  ngramtool vocab --tokenizer tokenizer.json --top 5
+  ngramtool vocab --export lut.npy --json
+"""
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("vocab", help=HELP)(vocab_command)
+
+
+def vocab_command(
+    tokenizer: TokenizerOpt = "cl100k_base",
+    no_compress: NoCompressOpt = False,
+    top: Annotated[
+        int, typer.Option("--top", help="How many of the largest merge groups to list.", min=0)
+    ] = 10,
+    export: Annotated[
+        Path | None,
+        typer.Option("--export", help="Write the lookup table (int64 [V], -1 = no token) as .npy."),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Report the compressed vocabulary."""
+    tok, vocab = resolve_vocab(tokenizer, no_compress)
+    groups = []
+    for canonical, members in vocab.merge_groups(top):
+        groups.append(
+            {
+                "canonical_id": canonical,
+                "key": vocab.keys[canonical],
+                "size": len(members),
+                "members": [
+                    {"raw_id": m, "text": tok.token_bytes(m).decode("utf-8", "replace")} for m in members[:8]
+                ],
+            }
+        )
+    if export is not None:
+        with atomic_npy(export, vocab.lut.dtype) as writer:
+            writer.append(vocab.lut)
+    report = {
+        "tokenizer": tokenizer_record(tok),
+        "vocab": vocab_record(vocab),
+        "assigned_ids": vocab.assigned,
+        "reduction": round(vocab.reduction, 6),
+        "largest_groups": groups,
+        "exported": str(export) if export else None,
+    }
+    if as_json:
+        print_json(report)
+        return
+    stdout.print(
+        f"[bold]{tok.name}[/]: V = {vocab.raw_size:,} ids ({vocab.assigned:,} with a token) -> "
+        f"V' = {vocab.size:,} canonical ids ({vocab.reduction:.2%} fewer)"
+    )
+    stdout.print(f"vocabulary fingerprint {vocab.fingerprint}")
+    if groups:
+        grid = Table(title=f"largest {len(groups)} merge groups", title_justify="left")
+        for name in ("canonical", "key", "raw ids", "members (first 8)"):
+            grid.add_column(name, justify="right" if name in ("canonical", "raw ids") else "left")
+        for group in groups:
+            members = " ".join(repr(m["text"]) for m in group["members"])
+            grid.add_row(str(group["canonical_id"]), repr(group["key"]), str(group["size"]), members)
+        stdout.print(grid)
+    if export is not None:
+        stdout.print(f"wrote {export}")

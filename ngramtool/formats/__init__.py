@@ -1,0 +1,1 @@
+"""On-disk formats: the index directory and its streamed .npy arrays."""

@@ -1,0 +1,232 @@
+"""The index directory: ``manifest.json`` plus ``tokens.npy``, ``rows.npy`` and ``doc_offsets.npy``.
+
+Layout and every manifest field are documented in docs/formats.md. The directory is built under a
+temporary name next to its destination and renamed into place only when complete, so a crash
+never leaves a directory that looks finished.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import __version__
+from ..errors import NgramToolError, UsageError
+from ..spec import HashSpec
+from .npy import HEADER_BYTES, NpyStreamWriter
+
+FORMAT_NAME = "ngramtool-index"
+FORMAT_VERSION = "1.0"
+MANIFEST = "manifest.json"
+ROW_LAYOUT = "token-major [T, L, (N-1)*K]; column (n-2)*K + head; -1 = masked token"
+
+
+@dataclass(frozen=True)
+class IndexMeta:
+    """What a manifest records besides the arrays."""
+
+    spec: HashSpec
+    tokenizer: dict[str, Any]
+    vocab: dict[str, Any]
+    boundary: str
+    offsets: bool = True
+    sources: tuple[str, ...] = ()
+
+
+def _spec_record(spec: HashSpec) -> dict[str, Any]:
+    return {
+        **spec.to_dict(),
+        "fingerprint": spec.fingerprint,
+        "derived": {
+            "multipliers": [[str(m) for m in row] for row in spec.multipliers.tolist()],
+            "primes": spec.primes.tolist(),
+            "offsets": spec.offsets.tolist(),
+            "rows_per_layer": spec.rows_per_layer.tolist(),
+        },
+    }
+
+
+class IndexWriter:
+    """Stream tokens, rows and document starts into an index directory; :meth:`commit` publishes it.
+
+    Use as a context manager: leaving the block without ``commit`` (an error, Ctrl-C) removes the
+    temporary directory and leaves the destination untouched.
+    """
+
+    def __init__(self, dest: Path, meta: IndexMeta, *, force: bool = False) -> None:
+        self.dest = Path(dest)
+        self.meta = meta
+        if self.dest.exists() and not force:
+            raise UsageError(f"{self.dest} already exists; pass --force to replace it")
+        if self.dest.exists() and not (self.dest / MANIFEST).is_file():
+            raise UsageError(f"{self.dest} exists and is not an ngramtool index; refusing to replace it")
+        parent = self.dest.parent
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.dest.name}.", suffix=".partial", dir=parent))
+        except OSError as exc:
+            raise NgramToolError(f"cannot create the output next to {self.dest}: {exc.strerror}") from None
+        spec = meta.spec
+        self.tokens = NpyStreamWriter(self.tmp / "tokens.npy", np.dtype(np.uint32))
+        self.rows = NpyStreamWriter(
+            self.tmp / "rows.npy", spec.row_dtype, (spec.num_layers, spec.num_columns)
+        )
+        self.doc_starts: list[int] = []
+        self.committed = False
+
+    def __enter__(self) -> IndexWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if not self.committed:
+            self.tokens.abort()
+            self.rows.abort()
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def append(self, tokens: np.ndarray, rows: np.ndarray, doc_starts: np.ndarray) -> None:
+        """Append a chunk: raw ids [n], rows [n, L, C], document starts as positions in the chunk."""
+        base = self.tokens.rows
+        self.doc_starts.extend((np.asarray(doc_starts, dtype=np.int64) + base).tolist())
+        self.tokens.append(tokens)
+        self.rows.append(rows)
+
+    def commit(self) -> dict[str, Any]:
+        """Finish every file, write the manifest, and rename the directory into place."""
+        num_tokens = self.tokens.rows
+        offsets = np.asarray([*self.doc_starts, num_tokens], dtype=np.int64)
+        doc_writer = NpyStreamWriter(self.tmp / "doc_offsets.npy", np.dtype(np.int64))
+        doc_writer.append(offsets)
+        arrays = {}
+        for name, writer in (("tokens", self.tokens), ("rows", self.rows), ("doc_offsets", doc_writer)):
+            writer.close()
+            arrays[name] = {
+                "file": writer.path.name,
+                "dtype": writer.dtype.str,
+                "shape": list(writer.shape),
+                "data_sha256": writer.sha256,
+            }
+        arrays["rows"]["layout"] = ROW_LAYOUT
+        manifest = {
+            "format": FORMAT_NAME,
+            "format_version": FORMAT_VERSION,
+            "tool_version": __version__,
+            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "num_tokens": num_tokens,
+            "num_documents": len(self.doc_starts),
+            "tokenizer": self.meta.tokenizer,
+            "vocab": self.meta.vocab,
+            "spec": _spec_record(self.meta.spec),
+            "boundary": self.meta.boundary,
+            "negative_ids": "mask",
+            "offsets_added": self.meta.offsets,
+            "sources": list(self.meta.sources),
+            "arrays": arrays,
+        }
+        _write_json_durably(self.tmp / MANIFEST, manifest)
+        self._publish()
+        self.committed = True
+        return manifest
+
+    def _publish(self) -> None:
+        old = None
+        if self.dest.exists():
+            old = self.dest.with_name(f".{self.dest.name}.replaced-{os.getpid()}")
+            os.replace(self.dest, old)
+        os.replace(self.tmp, self.dest)
+        _fsync_dir(self.dest.parent)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _write_json_durably(path: Path, data: dict[str, Any]) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2, ensure_ascii=False)
+        handle.write("\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class Index:
+    """A read-only, memory-mapped view of an index directory (nothing is loaded whole).
+
+    Attributes:
+        path: the directory.
+        manifest: the parsed manifest.json.
+        spec: the HashSpec that made the rows.
+        tokens: uint32 [T] raw token ids (memory map).
+        rows: [T, L, C] row indices (memory map).
+        doc_offsets: int64 [D+1]; document d spans tokens[doc_offsets[d]:doc_offsets[d+1]].
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.manifest = read_manifest(self.path)
+        spec_fields = {k: v for k, v in self.manifest["spec"].items() if k not in ("fingerprint", "derived")}
+        self.spec = HashSpec.from_dict(spec_fields)
+        arrays = self.manifest["arrays"]
+        self.tokens = self._map(arrays["tokens"])
+        self.rows = self._map(arrays["rows"])
+        self.doc_offsets = self._map(arrays["doc_offsets"])
+
+    def _map(self, record: dict[str, Any]) -> np.ndarray:
+        path = self.path / record["file"]
+        try:
+            array = np.load(path, mmap_mode="r") if path.stat().st_size > HEADER_BYTES else np.load(path)
+        except (OSError, ValueError) as exc:
+            raise NgramToolError(f"{path}: cannot read this array ({exc})") from None
+        if list(array.shape) != record["shape"] or array.dtype.str != record["dtype"]:
+            raise NgramToolError(
+                f"{path}: holds {array.dtype.str} {list(array.shape)} but the manifest says "
+                f"{record['dtype']} {record['shape']}; the index is damaged"
+            )
+        return array
+
+    def __len__(self) -> int:
+        return int(self.tokens.shape[0])
+
+    def window(self, start: int, length: int) -> tuple[np.ndarray, np.ndarray]:
+        """(tokens, rows) of positions [start, start+length) as memory-mapped slices."""
+        if start < 0 or length < 0 or start + length > len(self):
+            raise NgramToolError(f"window [{start}, {start + length}) is outside the {len(self)} tokens")
+        return self.tokens[start : start + length], self.rows[start : start + length]
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """Parse and check an index manifest (format name and major version)."""
+    manifest_path = Path(path) / MANIFEST
+    if not manifest_path.is_file():
+        raise NgramToolError(f"{path} is not an ngramtool index (no {MANIFEST})")
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise NgramToolError(f"{manifest_path}: unreadable manifest ({exc})") from None
+    if manifest.get("format") != FORMAT_NAME:
+        raise NgramToolError(f"{manifest_path}: not an {FORMAT_NAME} manifest")
+    major = str(manifest.get("format_version", "0")).split(".")[0]
+    if major != FORMAT_VERSION.split(".")[0]:
+        raise NgramToolError(
+            f"{path} uses index format {manifest.get('format_version')}; this ngramtool reads "
+            f"{FORMAT_VERSION.split('.')[0]}.x: upgrade ngramtool"
+        )
+    return manifest
+
+
+def open_index(path: str | Path) -> Index:
+    """Open an index directory written by ``ngramtool hash`` (memory-mapped)."""
+    return Index(Path(path))

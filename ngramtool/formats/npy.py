@@ -1,0 +1,102 @@
+"""Write a .npy file whose first axis grows while it streams, in bounded memory.
+
+The header is written first with room to spare and rewritten with the final shape on close, so
+the file is a plain .npy (version 1.0) that ``numpy.load(mmap_mode="r")`` maps. The sha256 of the
+data bytes (everything after the header) is computed as the data streams by.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+
+from ..errors import NgramToolError
+
+# A fixed header size (a multiple of 64) leaves room for any shape the file can reach.
+HEADER_BYTES = 128
+MAGIC = b"\x93NUMPY\x01\x00"
+
+
+def npy_header(dtype: np.dtype, shape: tuple[int, ...]) -> bytes:
+    """A .npy v1.0 header of exactly HEADER_BYTES bytes for a C-order array."""
+    descr = np.lib.format.dtype_to_descr(np.dtype(dtype))
+    text = f"{{'descr': {descr!r}, 'fortran_order': False, 'shape': {shape!r}, }}"
+    body_len = HEADER_BYTES - len(MAGIC) - 2
+    body = text.ljust(body_len - 1) + "\n"
+    if len(body) != body_len:
+        raise ValueError(f"npy header for shape {shape} does not fit in {HEADER_BYTES} bytes")
+    return MAGIC + body_len.to_bytes(2, "little") + body.encode("latin1")
+
+
+class NpyStreamWriter:
+    """Append arrays of shape [n, *inner] to a .npy file; :meth:`close` fixes the header.
+
+    Attributes:
+        rows: items written along the first axis so far.
+        sha256: hex digest of the data bytes (valid after close).
+    """
+
+    def __init__(self, path: Path, dtype: np.dtype, inner_shape: tuple[int, ...] = ()) -> None:
+        self.path = path
+        self.dtype = np.dtype(dtype).newbyteorder("<")
+        self.inner_shape = tuple(inner_shape)
+        self.rows = 0
+        self._digest = hashlib.sha256()
+        self._handle: BinaryIO = path.open("wb")
+        self._handle.write(npy_header(self.dtype, (0, *self.inner_shape)))
+        self.sha256 = ""
+
+    def append(self, array: np.ndarray) -> None:
+        """Append ``array`` (its shape must be [n, *inner_shape]); it is converted to the file dtype."""
+        if tuple(array.shape[1:]) != self.inner_shape:
+            raise ValueError(f"shape {array.shape} does not continue [n, {self.inner_shape}]")
+        data = np.ascontiguousarray(array, dtype=self.dtype)
+        view = memoryview(data).cast("B")
+        self._digest.update(view)
+        self._handle.write(view)
+        self.rows += array.shape[0]
+
+    def close(self) -> None:
+        """Write the final shape into the header, flush and fsync."""
+        self._handle.seek(0)
+        self._handle.write(npy_header(self.dtype, (self.rows, *self.inner_shape)))
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self._handle.close()
+        self.sha256 = self._digest.hexdigest()
+
+    def abort(self) -> None:
+        """Close without finishing (the caller removes the file)."""
+        self._handle.close()
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape written so far."""
+        return (self.rows, *self.inner_shape)
+
+
+@contextmanager
+def atomic_npy(path: Path, dtype: np.dtype, inner_shape: tuple[int, ...] = ()) -> Iterator[NpyStreamWriter]:
+    """A :class:`NpyStreamWriter` on a temporary file that replaces ``path`` only on success."""
+    path = Path(path)
+    try:
+        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+        os.close(fd)
+        writer = NpyStreamWriter(Path(tmp_name), dtype, inner_shape)
+    except OSError as exc:
+        raise NgramToolError(f"cannot write {path}: {exc.strerror}") from None
+    try:
+        yield writer
+        writer.close()
+        os.replace(tmp_name, path)
+    except BaseException:
+        writer.abort()
+        Path(tmp_name).unlink(missing_ok=True)
+        raise

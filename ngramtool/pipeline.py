@@ -1,0 +1,135 @@
+"""Streaming stages: inputs -> raw token chunks -> canonical ids -> rows, in bounded memory.
+
+Each stage is a generator over chunks, so the CLI, the Python API and later parallel or
+distributed runners compose the same functions. A chunk holds about ``CHUNK_TOKENS`` tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import NgramToolError, UsageError
+from .hashing import NgramHasher
+from .textio import Errors, iter_text_pieces
+from .tokenizers import Tokenizer
+from .vocab import CompressedVocab
+
+CHUNK_TOKENS = 1 << 20
+
+
+@dataclass
+class TokenChunk:
+    """A run of raw token ids from the stream.
+
+    Attributes:
+        tokens: uint32 raw ids.
+        doc_starts: int64 positions within ``tokens`` where a document starts.
+        nbytes: input bytes this chunk accounts for (for progress).
+        hard_cuts: text cuts inside it that were not provably safe (see ngramtool.textio).
+    """
+
+    tokens: np.ndarray
+    doc_starts: np.ndarray
+    nbytes: int = 0
+    hard_cuts: int = 0
+
+
+@dataclass
+class _ChunkBuilder:
+    parts: list[np.ndarray] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    size: int = 0
+    nbytes: int = 0
+    hard_cuts: int = 0
+
+    def add(self, ids: np.ndarray, doc_start: bool, nbytes: int, hard_cut: bool) -> None:
+        if doc_start:
+            self.starts.append(self.size)
+        self.parts.append(ids)
+        self.size += ids.shape[0]
+        self.nbytes += nbytes
+        self.hard_cuts += int(hard_cut)
+
+    def take(self) -> TokenChunk:
+        tokens = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.uint32)
+        chunk = TokenChunk(
+            tokens.astype(np.uint32, copy=False),
+            np.asarray(self.starts, dtype=np.int64),
+            self.nbytes,
+            self.hard_cuts,
+        )
+        self.parts, self.starts, self.size, self.nbytes, self.hard_cuts = [], [], 0, 0, 0
+        return chunk
+
+
+def iter_token_chunks(
+    inputs: Sequence[str],
+    tokenizer: Tokenizer,
+    *,
+    json_key: str | None = None,
+    doc_sep: str | None = None,
+    errors: Errors = "strict",
+    add_eot: bool = False,
+    chunk_tokens: int = CHUNK_TOKENS,
+) -> Iterator[TokenChunk]:
+    """Tokenize inputs (paths or ``-``) into chunks; each input file starts a document.
+
+    ``add_eot`` appends the tokenizer's end-of-text id (its pad/eot token) after each document.
+    """
+    eot = None
+    if add_eot:
+        if tokenizer.pad_token_id is None:
+            raise UsageError(f"tokenizer {tokenizer.name} has no end-of-text token for --add-eot")
+        eot = np.asarray([tokenizer.pad_token_id], dtype=np.uint32)
+    builder = _ChunkBuilder()
+    for source in inputs:
+        for piece in iter_text_pieces(source, json_key=json_key, doc_sep=doc_sep, errors=errors):
+            if piece.doc_start and eot is not None and builder.size + len(builder.starts) > 0:
+                builder.add(eot, False, 0, False)
+            builder.add(tokenizer.encode(piece.text), piece.doc_start, piece.nbytes, piece.hard_cut)
+            if builder.size >= chunk_tokens:
+                yield builder.take()
+    if eot is not None and (builder.size or builder.starts):
+        builder.add(eot, False, 0, False)
+    if builder.size or builder.starts or builder.nbytes:
+        yield builder.take()
+
+
+def iter_npy_token_chunks(path: str, *, chunk_tokens: int = CHUNK_TOKENS) -> Iterator[TokenChunk]:
+    """Chunks of a 1-D integer .npy token file (memory-mapped); the file is one document."""
+    file = Path(path)
+    if not file.is_file():
+        raise UsageError(f"token file not found: {path}")
+    try:
+        ids = np.load(file, mmap_mode="r")
+    except ValueError:
+        ids = np.load(file)
+    except OSError as exc:
+        raise NgramToolError(f"{path}: not a readable .npy file ({exc})") from None
+    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
+        raise NgramToolError(
+            f"{path}: expected a 1-D integer array of token ids, got {ids.dtype} {ids.shape}"
+        )
+    if ids.size and int(ids.min()) < 0:
+        raise NgramToolError(f"{path}: holds negative token ids; raw token ids are >= 0")
+    itemsize = ids.dtype.itemsize
+    for lo in range(0, max(ids.shape[0], 1), chunk_tokens):
+        part = np.asarray(ids[lo : lo + chunk_tokens])
+        starts = np.zeros(1 if lo == 0 else 0, dtype=np.int64)
+        yield TokenChunk(part.astype(np.uint32), starts, part.shape[0] * itemsize)
+
+
+def hash_chunks(
+    chunks: Iterable[TokenChunk], vocab: CompressedVocab, hasher: NgramHasher
+) -> Iterator[tuple[TokenChunk, np.ndarray, np.ndarray]]:
+    """(chunk, canonical ids, rows) for each chunk, in stream order."""
+    position = 0
+    for chunk in chunks:
+        canonical = vocab.canonicalize(chunk.tokens, first_position=position)
+        rows = hasher(canonical, chunk.doc_starts)
+        position += chunk.tokens.shape[0]
+        yield chunk, canonical, rows

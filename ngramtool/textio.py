@@ -1,0 +1,211 @@
+"""Streaming text input: files or stdin, plain text or JSONL, cut into independently encodable pieces.
+
+Plain text is read in blocks and cut only where a BPE split pattern always splits, so encoding the
+pieces one by one gives exactly the ids of encoding the whole text at once:
+
+1. after a line feed that follows a non-space character and precedes a letter or digit (no
+   pre-tokenizer piece of the tiktoken patterns spans it, and a lone trailing line feed is the
+   same piece with or without the text after it);
+2. failing that, within a very long line, before a space that follows a letter or digit and
+   precedes a letter;
+3. failing that (``MAX_PIECE_CHARS`` of text without either), anywhere: such text is reported
+   by ``hard_cuts`` because the ids at that cut may differ from encoding the whole text.
+
+Each input file starts a document; JSONL lines and ``doc_sep`` separators start further ones.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Literal
+
+from .errors import NgramToolError, UsageError
+
+READ_BLOCK_BYTES = 1 << 20
+TARGET_PIECE_CHARS = 1 << 20
+MAX_PIECE_CHARS = 16 << 20
+Errors = Literal["strict", "replace"]
+
+
+@dataclass(frozen=True)
+class TextPiece:
+    """A piece of text that can be encoded on its own.
+
+    Attributes:
+        text: the text.
+        doc_start: True when this piece begins a new document.
+        nbytes: input bytes this piece accounts for (for progress).
+        hard_cut: True when the piece ends at a cut that is not known to be safe (rule 3).
+    """
+
+    text: str
+    doc_start: bool
+    nbytes: int
+    hard_cut: bool = False
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isalpha() or ch.isdigit()
+
+
+def safe_cut(text: str, lo: int, hi: int) -> int:
+    """The last position p with lo < p < hi where ``text`` may be cut (rules 1 and 2), or -1."""
+    hi = min(hi, len(text) - 1)
+    pos = hi
+    while (nl := text.rfind("\n", lo, pos)) >= 0:
+        if _is_word(text[nl + 1]) and nl > 0 and not text[nl - 1].isspace():
+            return nl + 1
+        pos = nl
+    pos = hi
+    while (sp := text.rfind(" ", lo + 1, pos)) >= 0:
+        if _is_word(text[sp - 1]) and text[sp + 1].isalpha():
+            return sp
+        pos = sp
+    return -1
+
+
+def _cuts(text: str, final: bool) -> Iterator[tuple[str, bool]]:
+    """(piece, hard_cut) pairs covering a prefix of ``text`` (all of it when ``final``)."""
+    start = 0
+    while True:
+        rest = len(text) - start
+        if rest == 0 or (rest <= TARGET_PIECE_CHARS and not final):
+            return
+        if rest <= TARGET_PIECE_CHARS:
+            yield text[start:], False
+            return
+        cut = safe_cut(text, start, start + 2 * TARGET_PIECE_CHARS)
+        if cut < 0:
+            cut = safe_cut(text, start, start + MAX_PIECE_CHARS)
+        hard = cut < 0
+        if hard:
+            if rest < MAX_PIECE_CHARS:
+                if final:
+                    yield text[start:], False
+                return
+            cut = start + MAX_PIECE_CHARS
+        yield text[start:cut], hard
+        start = cut
+
+
+def open_input(source: str) -> BinaryIO:
+    """A binary stream for a path, or stdin for ``-``; clear errors for missing files and dirs."""
+    if source == "-":
+        return sys.stdin.buffer
+    path = Path(source)
+    if path.is_dir():
+        raise UsageError(f"input {source} is a directory; give the text files inside it")
+    try:
+        return path.open("rb")
+    except FileNotFoundError:
+        raise UsageError(f"input file not found: {source}") from None
+    except OSError as exc:
+        raise NgramToolError(f"cannot read {source}: {exc.strerror}") from None
+
+
+class _Utf8Stream:
+    """Incremental UTF-8 decoding that names the absolute byte offset of invalid input."""
+
+    def __init__(self, name: str, errors: Errors) -> None:
+        if errors not in ("strict", "replace"):
+            raise UsageError(f"--errors must be 'strict' or 'replace' (got {errors!r})")
+        self.name = name
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors)
+        self._consumed = 0
+
+    def decode(self, data: bytes, final: bool = False) -> str:
+        pending = len(self._decoder.getstate()[0])
+        try:
+            text = self._decoder.decode(data, final)
+        except UnicodeDecodeError as exc:
+            offset = self._consumed - pending + exc.start
+            raise NgramToolError(
+                f"{self.name}: invalid UTF-8 at byte offset {offset} "
+                f"(byte 0x{exc.object[exc.start]:02x}); fix the file or pass --errors replace "
+                "to substitute U+FFFD"
+            ) from None
+        self._consumed += len(data)
+        return text
+
+
+def _plain_pieces(stream: BinaryIO, name: str, errors: Errors, doc_sep: str | None) -> Iterator[TextPiece]:
+    decoder = _Utf8Stream(name, errors)
+    buffer = ""
+    nbytes = 0
+    doc_start = True
+    while True:
+        block = stream.read(READ_BLOCK_BYTES)
+        final = not block
+        buffer += decoder.decode(block, final)
+        nbytes += len(block)
+        segments = buffer.split(doc_sep) if doc_sep else [buffer]
+        buffer = segments.pop()
+        for doc in segments:  # complete documents
+            pieces = list(_cuts(doc, True)) or [("", False)]
+            for text, hard in pieces:
+                yield TextPiece(text, doc_start, nbytes, hard)
+                nbytes, doc_start = 0, False
+            doc_start = True
+        emitted = 0
+        for text, hard in _cuts(buffer, final):
+            yield TextPiece(text, doc_start, nbytes, hard)
+            nbytes, doc_start = 0, False
+            emitted += len(text)
+        buffer = buffer[emitted:]
+        if final:
+            if doc_start:  # the last document is empty
+                yield TextPiece("", True, nbytes)
+            return
+
+
+def _jsonl_pieces(stream: BinaryIO, name: str, errors: Errors, json_key: str) -> Iterator[TextPiece]:
+    decoder = _Utf8Stream(name, errors)
+    for line_no, raw in enumerate(stream, start=1):
+        line = decoder.decode(raw)
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise NgramToolError(
+                f"{name}:{line_no}: not valid JSON ({exc.msg}); is this a JSONL file?"
+            ) from None
+        if not isinstance(record, dict) or json_key not in record:
+            raise NgramToolError(
+                f"{name}:{line_no}: no key '{json_key}' in this record; pass the key that holds the "
+                "text with --json-key"
+            )
+        value = record[json_key]
+        if not isinstance(value, str):
+            raise NgramToolError(f"{name}:{line_no}: '{json_key}' holds {type(value).__name__}, not text")
+        yield TextPiece(value, True, len(raw))
+    decoder.decode(b"", True)
+
+
+def iter_text_pieces(
+    source: str,
+    *,
+    json_key: str | None = None,
+    doc_sep: str | None = None,
+    errors: Errors = "strict",
+) -> Iterator[TextPiece]:
+    """Pieces of one input (a path or ``-``), in order; the first piece starts a document."""
+    if json_key is not None and doc_sep is not None:
+        raise UsageError("--json-key and --doc-sep do not combine: JSONL lines are already documents")
+    if doc_sep == "":
+        raise UsageError("--doc-sep must not be empty")
+    stream = open_input(source)
+    name = "<stdin>" if source == "-" else source
+    try:
+        if json_key is not None:
+            yield from _jsonl_pieces(stream, name, errors, json_key)
+        else:
+            yield from _plain_pieces(stream, name, errors, doc_sep)
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
