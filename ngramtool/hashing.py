@@ -152,14 +152,14 @@ class NgramHasher:
     def __call__(self, ids: np.ndarray, doc_starts: np.ndarray | None = None) -> np.ndarray:
         """Rows [T, L, C] for the next ``T`` canonical ids of the stream.
 
-        ``doc_starts`` are positions within this chunk (0 <= s < T, ascending) where a document
-        starts; they matter only with ``boundary="reset"``.
+        ``doc_starts`` are positions within this chunk (0 <= s <= T, non-decreasing; repeats and T
+        stand for empty documents) where a document starts; they matter only with
+        ``boundary="reset"``.
         """
         ids = _as_id_vector(ids)
         starts = _check_doc_starts(doc_starts, ids.shape[0])
         spec, n = self.spec, self.spec.max_ngram
-        clean = self._validated(ids)
-        ext = np.concatenate([self._context, clean])
+        ext = np.concatenate([self._context, self._validated(ids)])
         out = np.empty((ids.shape[0], spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
         if self._kernel is not None:
             ext_u = ext.astype(np.uint64)
@@ -169,10 +169,11 @@ class NgramHasher:
         else:
             out[:] = rows_from_windows(lag_windows(ext, n), spec, offsets=self.offsets)
         if self.boundary == "reset" and starts.size:
-            self._reset_windows(ext, starts, out)
-            last = int(starts[-1])
-            if ids.shape[0] - last < n - 1:  # the carried context must not reach before that start
-                ext[: last + n - 1] = spec.pad_id
+            inside = np.unique(starts[starts < ids.shape[0]])
+            if inside.size:
+                self._reset_windows(ext, inside, out)
+            # The carried context must not reach back before the last document start.
+            ext[: int(starts[-1]) + n - 1] = spec.pad_id
         if self.negative_ids == "mask":
             out[ids < 0] = MASKED_ROW
         self._context = ext[ext.shape[0] - (n - 1) :].copy()
@@ -231,9 +232,9 @@ def _check_doc_starts(doc_starts: object, length: int) -> np.ndarray:
     if doc_starts is None:
         return np.zeros(0, dtype=np.int64)
     starts = np.asarray(doc_starts, dtype=np.int64).reshape(-1)
-    if starts.size and (starts[0] < 0 or starts[-1] >= length or np.any(np.diff(starts) <= 0)):
+    if starts.size and (starts[0] < 0 or starts[-1] > length or np.any(np.diff(starts) < 0)):
         raise UsageError(
-            f"doc_starts must be strictly ascending positions in [0, {length}), got {starts.tolist()[:8]}"
+            f"doc_starts must be non-decreasing positions in [0, {length}], got {starts.tolist()[:8]}"
         )
     return starts
 

@@ -26,9 +26,9 @@ def torch_reference_rows(canonical_ids: np.ndarray, spec: HashSpec) -> np.ndarra
     padded = torch.cat([pad, ids])
     t_total = ids.shape[0]
     windows = [padded[n - 1 - k : n - 1 - k + t_total] for k in range(n)]
-    multipliers = torch.as_tensor(spec.multipliers)
-    primes = torch.as_tensor(spec.primes)
-    offsets = torch.as_tensor(spec.offsets)
+    multipliers = torch.tensor(spec.multipliers)
+    primes = torch.tensor(spec.primes)
+    offsets = torch.tensor(spec.offsets)
     layers = []
     for li in range(spec.num_layers):
         acc = windows[0] * multipliers[li, 0]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-import click
 import typer
 from rich.text import Text
 
@@ -25,23 +24,19 @@ for module in (hash_cmd, tokenize_cmd, explain_cmd, vocab_cmd):
 
 
 def main() -> None:
-    """Entry point: run the app; user errors become one line on stderr and an exit code."""
+    """Entry point: run the app; user errors become one line on stderr and an exit code.
+
+    Typer reports its own usage errors (exit 2); ngramtool's errors are caught here.
+    """
     try:
-        app(standalone_mode=False)
+        app()
     except NgramToolError as exc:
         stderr.print(Text("error: ", style="bold red") + Text(str(exc)))
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        stderr.print("aborted")
-        sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         stderr.print("interrupted")
         sys.exit(130)
     except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
         sys.stderr.close()
         sys.exit(1)

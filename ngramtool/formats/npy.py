@@ -58,7 +58,7 @@ class NpyStreamWriter:
         if tuple(array.shape[1:]) != self.inner_shape:
             raise ValueError(f"shape {array.shape} does not continue [n, {self.inner_shape}]")
         data = np.ascontiguousarray(array, dtype=self.dtype)
-        view = memoryview(data).cast("B")
+        view = memoryview(data.reshape(-1).view(np.uint8))
         self._digest.update(view)
         self._handle.write(view)
         self.rows += array.shape[0]

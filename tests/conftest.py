@@ -1,0 +1,66 @@
+"""Shared fixtures: golden data from tests/data, offline caches, small specs."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ngramtool.spec import HashSpec
+
+DATA = Path(__file__).parent / "data"
+CORPUS = Path(__file__).parent.parent / "examples" / "corpus.txt"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _offline_caches(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every test runs with an empty tiktoken cache and its own vocabulary cache: nothing downloads."""
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("tiktoken-cache"))
+    os.environ["NGRAMTOOL_CACHE_DIR"] = str(tmp_path_factory.mktemp("ngramtool-cache"))
+
+
+def load_json(name: str) -> dict:
+    """A golden file from tests/data."""
+    return json.loads((DATA / name).read_text(encoding="utf-8"))
+
+
+def spec_from_golden(config: dict) -> HashSpec:
+    """The HashSpec of a golden configuration (pad is the compressed pad id)."""
+    return HashSpec(
+        max_ngram=config["max_ngram_size"],
+        heads=config["n_head_per_ngram"],
+        layer_ids=tuple(config["layer_ids"]),
+        table_sizes=tuple(config["engram_vocab_size"]),
+        seed=config["seed"],
+        pad_id=config.get("pad_id_compressed", config["pad_id"]),
+        vocab_size=config["compressed_vocab_size"],
+    )
+
+
+@pytest.fixture(scope="session")
+def hash_golden() -> dict:
+    return load_json("hash_small.json")
+
+
+@pytest.fixture(scope="session")
+def deepseek_tokenizer_path() -> Path:
+    return DATA / "tokenizers" / "deepseek-v3.tokenizer.json.gz"
+
+
+@pytest.fixture(scope="session")
+def r50k_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The r50k_base ranks unzipped under their encoding name."""
+    dest = tmp_path_factory.mktemp("ranks") / "r50k_base.tiktoken"
+    with gzip.open(DATA / "tokenizers" / "r50k_base.tiktoken.gz") as src, dest.open("wb") as out:
+        shutil.copyfileobj(src, out)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def small_spec() -> HashSpec:
+    """Small tables so that collisions and all code paths are exercised quickly."""
+    return HashSpec(max_ngram=3, heads=2, layer_ids=(0, 5), table_sizes=(1000, 1500), pad_id=1, vocab_size=500)

@@ -1,0 +1,203 @@
+"""The command line through a subprocess: outputs, exit codes and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import CORPUS
+
+from ngramtool import build_vocab, hash_ngrams, load_tokenizer, open_index
+
+
+def run(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "ngramtool", *args], input=stdin, capture_output=True, cwd=cwd, timeout=120
+    )
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> Path:
+    """The first ~40 KB of the bundled corpus, as two files."""
+    folder = tmp_path_factory.mktemp("sample")
+    text = CORPUS.read_text(encoding="utf-8")
+    (folder / "a.txt").write_text(text[:20000], encoding="utf-8")
+    (folder / "b.txt").write_text(text[20000:40000], encoding="utf-8")
+    return folder
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess, code: int, fragment: str) -> None:
+    err = result.stderr.decode()
+    assert result.returncode == code, err
+    assert "Traceback" not in err
+    assert fragment in err, err
+
+
+def test_hash_writes_an_index_whose_rows_equal_the_library(sample, tmp_path):
+    out = tmp_path / "idx"
+    result = run("hash", str(sample / "a.txt"), str(sample / "b.txt"), "-o", str(out), "--json", "--heads", "4")
+    assert result.returncode == 0, result.stderr.decode()
+    summary = json.loads(result.stdout)
+    index = open_index(out)
+    assert summary["num_tokens"] == len(index) > 5000
+    assert summary["num_documents"] == 2
+    tok = load_tokenizer("cl100k_base")
+    expected_tokens = np.concatenate([tok.encode((sample / n).read_text()) for n in ("a.txt", "b.txt")])
+    assert np.array_equal(index.tokens, expected_tokens)
+    assert index.doc_offsets.tolist() == [0, len(tok.encode((sample / "a.txt").read_text())), len(index)]
+    canonical = build_vocab(tok).canonicalize(expected_tokens)
+    assert np.array_equal(index.rows, hash_ngrams(canonical, index.spec))
+    assert index.spec.heads == 4 and index.spec.vocab_size == 62_330
+    assert index.spec.pad_id == build_vocab(tok).lut[100_257]  # <|endoftext|> mapped through the LUT
+    manifest = index.manifest
+    assert manifest["tokenizer"]["name"] == "cl100k_base"
+    assert manifest["spec"]["fingerprint"] == index.spec.fingerprint
+    assert manifest["arrays"]["rows"]["shape"] == [len(index), 2, 8]
+    import hashlib
+
+    for name, record in manifest["arrays"].items():
+        data = np.load(out / record["file"])
+        assert hashlib.sha256(data.tobytes()).hexdigest() == record["data_sha256"], name
+
+
+def test_hash_reset_boundary_matches_library(sample, tmp_path):
+    out = tmp_path / "reset"
+    assert run("hash", str(sample / "a.txt"), str(sample / "b.txt"), "-o", str(out), "--boundary", "reset",
+               "-q").returncode == 0
+    index = open_index(out)
+    canonical = build_vocab(load_tokenizer("cl100k_base")).canonicalize(np.asarray(index.tokens))
+    expected = hash_ngrams(canonical, index.spec, doc_starts=index.doc_offsets[:-1])
+    assert np.array_equal(index.rows, expected)
+    assert index.manifest["boundary"] == "reset"
+
+
+def test_hash_refuses_to_overwrite_without_force(sample, tmp_path):
+    out = tmp_path / "idx"
+    assert run("hash", str(sample / "a.txt"), "-o", str(out), "-q").returncode == 0
+    assert_one_line_error(run("hash", str(sample / "a.txt"), "-o", str(out)), 2, "--force")
+    assert run("hash", str(sample / "b.txt"), "-o", str(out), "-q", "--force").returncode == 0
+    assert open_index(out).manifest["sources"] == [str(sample / "b.txt")]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary leftovers
+
+
+def test_hash_from_stdin_and_default_output(sample, tmp_path):
+    data = (sample / "a.txt").read_bytes()
+    out = tmp_path / "stdin.ngidx"
+    assert run("hash", "-", "-o", str(out), "-q", stdin=data).returncode == 0
+    copy = tmp_path / "copy.txt"
+    copy.write_bytes(data)
+    assert run("hash", str(copy), "-q").returncode == 0
+    assert np.array_equal(open_index(out).rows, open_index(str(copy) + ".ngidx").rows)
+
+
+def test_hash_pretokenized_npy(tmp_path):
+    ids = np.random.default_rng(0).integers(0, 1000, 5000).astype(np.uint16)
+    np.save(tmp_path / "ids.npy", ids)
+    out = tmp_path / "ids.ngidx"
+    result = run("hash", "--tokens", str(tmp_path / "ids.npy"), "--vocab-size", "1000", "-o", str(out), "--json")
+    assert result.returncode == 0, result.stderr.decode()
+    index = open_index(out)
+    assert index.spec.vocab_size == 1000 and index.spec.pad_id == 0
+    assert np.array_equal(index.rows, hash_ngrams(ids.astype(np.int64), index.spec))
+
+
+def test_empty_input_gives_an_empty_index(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    out = tmp_path / "empty.ngidx"
+    result = run("hash", str(empty), "-o", str(out), "--json")
+    assert result.returncode == 0, result.stderr.decode()
+    index = open_index(out)
+    assert len(index) == 0 and index.rows.shape == (0, 2, 16)
+    assert index.doc_offsets.tolist() == [0, 0]
+
+
+@pytest.mark.parametrize(
+    "args, code, fragment",
+    [
+        (["hash", "missing.txt"], 2, "input file not found: missing.txt"),
+        (["hash", "."], 2, "is a directory"),
+        (["hash", "x.txt", "--heads", "0"], 2, "heads must be at least 1"),
+        (["hash", "x.txt", "--max-ngram", "1"], 2, "max_ngram must be at least 2"),
+        (["hash", "x.txt", "--table", "1"], 2, "table size must be at least 2"),
+        (["hash", "x.txt", "--tokenizer", "no_such_encoding"], 2, "unknown tokenizer"),
+        (["hash", "x.txt", "--table", "12,abc"], 2, "comma-separated integers"),
+        (["hash", "x.txt", "--boundary", "sometimes"], 2, "--boundary"),
+        (["hash"], 2, "give text INPUT files"),
+        (["hash", "x.txt", "--heads", "many"], 2, "Invalid value"),
+    ],
+)
+def test_bad_input_is_a_clear_error(tmp_path, args, code, fragment):
+    (tmp_path / "x.txt").write_text("some text")
+    assert_one_line_error(run(*args, cwd=tmp_path), code, fragment)
+
+
+def test_invalid_utf8_names_the_offset_and_replace_carries_on(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"abc\xffdef")
+    assert_one_line_error(run("hash", str(bad), "-o", str(tmp_path / "o")), 1, "byte offset 3")
+    assert not (tmp_path / "o").exists()
+    assert run("hash", str(bad), "-o", str(tmp_path / "o"), "--errors", "replace", "-q").returncode == 0
+
+
+def test_tokenize_prints_saves_and_shows(tmp_path):
+    tok = load_tokenizer("cl100k_base")
+    text = "Hello, World\nsecond line"
+    result = run("tokenize", "-", stdin=text.encode())
+    assert result.returncode == 0
+    assert [int(x) for x in result.stdout.split()] == tok.encode(text).tolist()
+    out = tmp_path / "ids.npy"
+    assert run("tokenize", "-", "--canonical", "-o", str(out), "-q", stdin=text.encode()).returncode == 0
+    assert np.load(out).tolist() == build_vocab(tok).canonicalize(tok.encode(text)).tolist()
+    shown = run("tokenize", "-", "--json", stdin=b"Hello hello")
+    records = json.loads(shown.stdout)["tokens"]
+    assert records[0]["key"] == records[1]["key"] == "hello"
+    assert records[0]["canonical_id"] == records[1]["canonical_id"]
+    assert "normalized key" in run("tokenize", "-", "--show", stdin=b"Hi there").stdout.decode()
+
+
+def test_explain_json_agrees_with_hash(tmp_path):
+    result = run("explain", "the horse", "--json", "--heads", "2")
+    assert result.returncode == 0, result.stderr.decode()
+    report = json.loads(result.stdout)
+    tok = load_tokenizer("cl100k_base")
+    canonical = build_vocab(tok).canonicalize(tok.encode("the horse"))
+    from ngramtool import HashSpec
+
+    spec = HashSpec.from_dict(report["spec"])
+    rows = hash_ngrams(canonical, spec)
+    for record in report["tokens"]:
+        for gram in record["ngrams"]:
+            li = spec.layer_ids.index(gram["layer"])
+            for head in gram["heads"]:
+                col = spec.column(gram["order"], head["head"])
+                assert head["row"] == rows[record["position"], li, col]
+                assert head["hash"] + head["offset"] == head["row"]
+                assert gram["mix"] % head["prime"] == head["hash"]
+    assert report["tokens"][1]["ngrams"][0]["window"] == canonical[:2].tolist()
+    table = run("explain", "the horse", "--layer", "15").stdout.decode()
+    assert "= row" in table and "token 1" in table
+
+
+def test_vocab_reports_and_exports(tmp_path):
+    out = tmp_path / "lut.npy"
+    result = run("vocab", "--json", "--top", "3", "--export", str(out))
+    assert result.returncode == 0, result.stderr.decode()
+    report = json.loads(result.stdout)
+    assert report["vocab"]["size"] == 62_330 and report["assigned_ids"] == 100_261
+    assert len(report["largest_groups"]) == 3
+    lut = np.load(out)
+    assert lut.shape == (100_277,) and int(lut.max()) + 1 == 62_330
+    assert report["largest_groups"][0]["size"] == int(np.bincount(lut[lut >= 0]).max())
+    assert "62,330" in run("vocab").stdout.decode()
+
+
+def test_help_has_examples_for_every_command():
+    for command in ("hash", "tokenize", "explain", "vocab"):
+        result = run(command, "--help")
+        assert result.returncode == 0
+        assert "Examples" in result.stdout.decode(), command

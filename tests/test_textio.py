@@ -1,0 +1,131 @@
+"""Streaming text input: chunked tokenization equals whole-text tokenization; clear input errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ngramtool.textio as textio
+from ngramtool.errors import NgramToolError, UsageError
+from ngramtool.pipeline import iter_token_chunks
+from ngramtool.textio import iter_text_pieces
+from ngramtool.tokenizers import load_tokenizer
+
+WORDS = ["ab", "The", "x", "é", "ß", "文字", "Ω", "42", "7", "'s", "’", "--", "/", "!?"]
+GAPS = [" ", "\n", "\n\n", "  ", "\t", ". ", ".\n", " \n", "\r\n", "\u00a0", "", "\n ", ",\n\n"]
+texts = st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(GAPS)), max_size=80).map(
+    lambda pairs: "".join(w + g for w, g in pairs)
+)
+
+
+@pytest.fixture()
+def tiny_pieces(monkeypatch):
+    """Force many cuts: pieces of ~16 characters, read blocks of 7 bytes."""
+    monkeypatch.setattr(textio, "TARGET_PIECE_CHARS", 16)
+    monkeypatch.setattr(textio, "MAX_PIECE_CHARS", 256)
+    monkeypatch.setattr(textio, "READ_BLOCK_BYTES", 7)
+
+
+def _chunked_ids(path, tokenizer) -> np.ndarray:
+    chunks = list(iter_token_chunks([str(path)], tokenizer, chunk_tokens=10))
+    return np.concatenate([c.tokens for c in chunks]), sum(c.hard_cuts for c in chunks)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "r50k", "deepseek", "bytes"])
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=texts)
+def test_chunked_ids_equal_whole_text_ids(tiny_pieces, tmp_path, name, text, r50k_path, deepseek_tokenizer_path):
+    source = {"r50k": str(r50k_path), "deepseek": str(deepseek_tokenizer_path)}.get(name, name)
+    tokenizer = load_tokenizer(source)
+    path = tmp_path / "t.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    ids, hard = _chunked_ids(path, tokenizer)
+    if hard == 0:
+        assert ids.tolist() == tokenizer.encode(text).tolist()
+
+
+def test_bundled_corpus_chunks_exactly(monkeypatch):
+    from conftest import CORPUS
+
+    monkeypatch.setattr(textio, "TARGET_PIECE_CHARS", 2000)
+    tokenizer = load_tokenizer("cl100k_base")
+    ids, hard = _chunked_ids(CORPUS, tokenizer)
+    assert hard == 0
+    assert np.array_equal(ids, tokenizer.encode(CORPUS.read_text(encoding="utf-8")))
+
+
+def test_a_long_run_without_breaks_is_a_reported_hard_cut(tiny_pieces, tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("x" * 500)
+    pieces = list(iter_text_pieces(str(path)))
+    assert "".join(p.text for p in pieces) == "x" * 500
+    assert any(p.hard_cut for p in pieces)
+
+
+def test_invalid_utf8_names_the_byte_offset(tiny_pieces, tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"hello world, fine so far\xff tail")
+    with pytest.raises(NgramToolError, match="byte offset 24"):
+        list(iter_text_pieces(str(path)))
+    text = "".join(p.text for p in iter_text_pieces(str(path), errors="replace"))
+    assert text == "hello world, fine so far\ufffd tail"
+
+
+def test_invalid_utf8_split_across_reads(tiny_pieces, tmp_path):
+    path = tmp_path / "bad2.txt"
+    path.write_bytes("abcdé".encode()[:-1] + b"Z")  # truncated two-byte sequence at offset 4
+    with pytest.raises(NgramToolError, match="byte offset 4"):
+        list(iter_text_pieces(str(path)))
+
+
+def test_jsonl_documents(tmp_path):
+    path = tmp_path / "docs.jsonl"
+    path.write_text(json.dumps({"text": "one"}) + "\n\n" + json.dumps({"text": "two", "id": 2}) + "\n")
+    pieces = list(iter_text_pieces(str(path), json_key="text"))
+    assert [(p.text, p.doc_start) for p in pieces] == [("one", True), ("two", True)]
+    with pytest.raises(NgramToolError, match="no key 'body'"):
+        list(iter_text_pieces(str(path), json_key="body"))
+    path.write_text("not json\n")
+    with pytest.raises(NgramToolError, match=":1: not valid JSON"):
+        list(iter_text_pieces(str(path), json_key="text"))
+
+
+def test_doc_separator(tiny_pieces, tmp_path):
+    path = tmp_path / "sep.txt"
+    path.write_text("first doc<|sep|>second<|sep|><|sep|>last")
+    pieces = list(iter_text_pieces(str(path), doc_sep="<|sep|>"))
+    docs, current = [], None
+    for piece in pieces:
+        if piece.doc_start:
+            current = []
+            docs.append(current)
+        current.append(piece.text)
+    assert ["".join(d) for d in docs] == ["first doc", "second", "", "last"]
+
+
+def test_empty_file_is_one_empty_document(tmp_path):
+    path = tmp_path / "empty.txt"
+    path.write_text("")
+    assert [(p.text, p.doc_start) for p in iter_text_pieces(str(path))] == [("", True)]
+
+
+def test_missing_and_directory_inputs(tmp_path):
+    with pytest.raises(UsageError, match="not found"):
+        list(iter_text_pieces(str(tmp_path / "nope.txt")))
+    with pytest.raises(UsageError, match="is a directory"):
+        list(iter_text_pieces(str(tmp_path)))
+    with pytest.raises(UsageError, match="do not combine"):
+        list(iter_text_pieces(str(tmp_path), json_key="a", doc_sep="b"))
+
+
+def test_add_eot_between_and_after_documents(tmp_path):
+    path = tmp_path / "docs.jsonl"
+    path.write_text('{"t": "a"}\n{"t": "b"}\n')
+    tok = load_tokenizer("bytes")
+    chunk = next(iter_token_chunks([str(path)], tok, json_key="t", add_eot=True))
+    assert chunk.tokens.tolist() == [ord("a"), 0, ord("b"), 0]
+    assert chunk.doc_starts.tolist() == [0, 2]
