@@ -7,12 +7,12 @@ Public API::
 
 __version__ = "0.1.0"
 
-from .errors import NgramToolError, UsageError  # noqa: E402
-from .formats.index import open_index  # noqa: E402
-from .hashing import NgramHasher, hash_ngrams  # noqa: E402
-from .spec import HashSpec  # noqa: E402
-from .tokenizers import load_tokenizer  # noqa: E402
-from .vocab import CompressedVocab, build_vocab  # noqa: E402
+from .errors import NgramToolError, UsageError
+from .formats.index import open_index
+from .hashing import NgramHasher, hash_ngrams
+from .spec import HashSpec
+from .tokenizers import load_tokenizer
+from .vocab import CompressedVocab, build_vocab
 
 __all__ = [
     "CompressedVocab",

@@ -202,7 +202,7 @@ class NgramHasher:
         n, t_total = self.spec.max_ngram, out.shape[0]
         ends = np.append(starts[1:], t_total)
         positions = np.concatenate(
-            [np.arange(s, min(s + n - 1, e)) for s, e in zip(starts.tolist(), ends.tolist())]
+            [np.arange(s, min(s + n - 1, e)) for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
         )
         if positions.size == 0:
             return
@@ -268,7 +268,7 @@ def hash_ngrams(
     if array.ndim == 2:
         if doc_starts is not None:
             raise UsageError("doc_starts applies to a 1-D stream, not a [B, T] batch")
-        out = np.empty(array.shape + (spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
+        out = np.empty((*array.shape, spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
         for b, row in enumerate(array):
             out[b] = NgramHasher(spec, offsets=offsets, negative_ids=negative_ids)(row)
         return out

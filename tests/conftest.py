@@ -63,4 +63,6 @@ def r50k_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def small_spec() -> HashSpec:
     """Small tables so that collisions and all code paths are exercised quickly."""
-    return HashSpec(max_ngram=3, heads=2, layer_ids=(0, 5), table_sizes=(1000, 1500), pad_id=1, vocab_size=500)
+    return HashSpec(
+        max_ngram=3, heads=2, layer_ids=(0, 5), table_sizes=(1000, 1500), pad_id=1, vocab_size=500
+    )

@@ -39,7 +39,9 @@ def assert_one_line_error(result: subprocess.CompletedProcess, code: int, fragme
 
 def test_hash_writes_an_index_whose_rows_equal_the_library(sample, tmp_path):
     out = tmp_path / "idx"
-    result = run("hash", str(sample / "a.txt"), str(sample / "b.txt"), "-o", str(out), "--json", "--heads", "4")
+    result = run(
+        "hash", str(sample / "a.txt"), str(sample / "b.txt"), "-o", str(out), "--json", "--heads", "4"
+    )
     assert result.returncode == 0, result.stderr.decode()
     summary = json.loads(result.stdout)
     index = open_index(out)
@@ -66,8 +68,12 @@ def test_hash_writes_an_index_whose_rows_equal_the_library(sample, tmp_path):
 
 def test_hash_reset_boundary_matches_library(sample, tmp_path):
     out = tmp_path / "reset"
-    assert run("hash", str(sample / "a.txt"), str(sample / "b.txt"), "-o", str(out), "--boundary", "reset",
-               "-q").returncode == 0
+    assert (
+        run(
+            "hash", str(sample / "a.txt"), str(sample / "b.txt"), "-o", str(out), "--boundary", "reset", "-q"
+        ).returncode
+        == 0
+    )
     index = open_index(out)
     canonical = build_vocab(load_tokenizer("cl100k_base")).canonicalize(np.asarray(index.tokens))
     expected = hash_ngrams(canonical, index.spec, doc_starts=index.doc_offsets[:-1])
@@ -98,7 +104,9 @@ def test_hash_pretokenized_npy(tmp_path):
     ids = np.random.default_rng(0).integers(0, 1000, 5000).astype(np.uint16)
     np.save(tmp_path / "ids.npy", ids)
     out = tmp_path / "ids.ngidx"
-    result = run("hash", "--tokens", str(tmp_path / "ids.npy"), "--vocab-size", "1000", "-o", str(out), "--json")
+    result = run(
+        "hash", "--tokens", str(tmp_path / "ids.npy"), "--vocab-size", "1000", "-o", str(out), "--json"
+    )
     assert result.returncode == 0, result.stderr.decode()
     index = open_index(out)
     assert index.spec.vocab_size == 1000 and index.spec.pad_id == 0

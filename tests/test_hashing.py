@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 from conftest import spec_from_golden
@@ -55,7 +57,9 @@ def test_golden_rows_hash_ids_and_mixes(hash_golden):
 
             mixes = ngram_mixes(windows, spec)
             for li, layer in enumerate(case["layers"]):
-                assert mixes[:, li].tolist() == [[int(m) for m in per_t] for per_t in layer["mix_by_order"][0]]
+                assert mixes[:, li].tolist() == [
+                    [int(m) for m in per_t] for per_t in layer["mix_by_order"][0]
+                ]
             assert windows[:, 0].tolist() == first
 
 
@@ -78,7 +82,9 @@ def test_spec_example_values():
 @given(data=st.data(), n=st.integers(2, 4), k=st.integers(1, 3), vocab=st.integers(1, 3000))
 def test_matches_bigint_oracle(data, n, k, vocab):
     tables = tuple(data.draw(st.integers(2, 4000)) for _ in range(n - 1))
-    spec = HashSpec(max_ngram=n, heads=k, layer_ids=(0, 3), table_sizes=tables, pad_id=vocab - 1, vocab_size=vocab)
+    spec = HashSpec(
+        max_ngram=n, heads=k, layer_ids=(0, 3), table_sizes=tables, pad_id=vocab - 1, vocab_size=vocab
+    )
     ids = data.draw(st.lists(st.integers(0, vocab - 1), max_size=40))
     assert hash_ngrams(np.asarray(ids, dtype=np.int64), spec).tolist() == oracle_rows(ids, spec).tolist()
 
@@ -141,7 +147,7 @@ def test_any_chunking_gives_identical_rows(small_spec, case, boundary):
     hasher = NgramHasher(small_spec, boundary=boundary)
     parts = []
     bounds = [0, *cuts, len(ids)]
-    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+    for lo, hi in pairwise(bounds):
         local = [s - lo for s in starts if lo <= s < hi]
         if lo == hi and any(s == lo for s in starts):
             local = [0]  # an empty chunk may carry a start that the next chunk's tokens continue
@@ -157,7 +163,7 @@ def test_reset_equals_hashing_each_document_alone(small_spec, case):
     ids_arr = np.asarray(ids, dtype=np.int64)
     together = hash_ngrams(ids_arr, small_spec, doc_starts=starts)
     bounds = [*starts, len(ids)]
-    alone = [hash_ngrams(ids_arr[lo:hi], small_spec) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+    alone = [hash_ngrams(ids_arr[lo:hi], small_spec) for lo, hi in pairwise(bounds)]
     expected = np.concatenate(alone) if alone else together
     assert np.array_equal(together, expected)
 

@@ -76,7 +76,9 @@ def test_primes_are_distinct_and_above_base(n, k, layers, base):
 
 
 def test_json_round_trip_and_fingerprint():
-    spec = HashSpec(max_ngram=4, heads=3, layer_ids=(2, 9), table_sizes=(100, 200, 300), seed=7, pad_id=3, vocab_size=999)
+    spec = HashSpec(
+        max_ngram=4, heads=3, layer_ids=(2, 9), table_sizes=(100, 200, 300), seed=7, pad_id=3, vocab_size=999
+    )
     again = HashSpec.from_json(spec.to_json())
     assert again == spec
     assert again.fingerprint == spec.fingerprint

@@ -38,7 +38,9 @@ def _chunked_ids(path, tokenizer) -> np.ndarray:
 @pytest.mark.parametrize("name", ["cl100k_base", "r50k", "deepseek", "bytes"])
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(text=texts)
-def test_chunked_ids_equal_whole_text_ids(tiny_pieces, tmp_path, name, text, r50k_path, deepseek_tokenizer_path):
+def test_chunked_ids_equal_whole_text_ids(
+    tiny_pieces, tmp_path, name, text, r50k_path, deepseek_tokenizer_path
+):
     source = {"r50k": str(r50k_path), "deepseek": str(deepseek_tokenizer_path)}.get(name, name)
     tokenizer = load_tokenizer(source)
     path = tmp_path / "t.txt"

@@ -88,5 +88,5 @@ def test_unknown_tokenizers_are_usage_errors(name):
 def test_invalid_tokenizer_json(tmp_path):
     bad = tmp_path / "tokenizer.json"
     bad.write_text("{not json")
-    with pytest.raises(NgramToolError, match="not a valid HF tokenizer.json"):
+    with pytest.raises(NgramToolError, match=r"not a valid HF tokenizer\.json"):
         load_tokenizer(str(bad))

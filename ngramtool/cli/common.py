@@ -31,7 +31,7 @@ from ..tokenizers import Tokenizer, load_tokenizer
 from ..vocab import CompressedVocab, build_vocab
 
 stdout = Console(highlight=False, soft_wrap=True)
-stderr = Console(stderr=True, highlight=False)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
 # ------------------------------------------------------------------------------ option types
 TokenizerOpt = Annotated[

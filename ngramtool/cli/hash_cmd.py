@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 import typer
 
 from ..errors import UsageError
@@ -178,10 +179,12 @@ def hash_command(
     if as_json:
         print_json(summary)
     elif not quiet:
+        rate = f" ({summary['tokens_per_second'] / 1e6:.2f}M tok/s)" if summary["tokens_per_second"] else ""
+        docs = summary["num_documents"]
         stderr.print(
-            f"wrote [bold]{dest}[/]: {summary['num_tokens']:,} tokens in {summary['num_documents']:,} document(s), "
-            f"rows {summary['rows_dtype']} {summary['rows_shape']}, {seconds:.2f} s"
-            + (f" ({summary['tokens_per_second'] / 1e6:.2f}M tok/s)" if summary["tokens_per_second"] else "")
+            f"wrote {dest}: {summary['num_tokens']:,} tokens, {docs:,} document{'s' if docs != 1 else ''}, "
+            f"rows {np.dtype(summary['rows_dtype']).name} {summary['rows_shape']} in {seconds:.2f} s{rate}",
+            markup=False,
         )
 
 

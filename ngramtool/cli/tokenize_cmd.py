@@ -105,7 +105,7 @@ def tokenize_command(
     sys.stdout.write("\n")
 
 
-def _first_tokens(chunks, limit: int) -> np.ndarray:  # noqa: ANN001 - an iterator of TokenChunk
+def _first_tokens(chunks, limit: int) -> np.ndarray:
     parts, have = [], 0
     for chunk in chunks:
         parts.append(chunk.tokens[: limit - have])
