@@ -8,7 +8,7 @@ import typer
 from rich.text import Text
 
 from ..errors import NgramToolError
-from . import explain_cmd, hash_cmd, tokenize_cmd, vocab_cmd
+from . import explain_cmd, export_cmd, hash_cmd, inspect_cmd, tokenize_cmd, verify_cmd, vocab_cmd
 from .common import stderr
 
 app = typer.Typer(
@@ -19,7 +19,7 @@ app = typer.Typer(
     rich_markup_mode="rich",
     pretty_exceptions_enable=False,
 )
-for module in (hash_cmd, tokenize_cmd, explain_cmd, vocab_cmd):
+for module in (hash_cmd, tokenize_cmd, explain_cmd, vocab_cmd, inspect_cmd, verify_cmd, export_cmd):
     module.register(app)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, BinaryIO
 
 import typer
 from rich.console import Console
@@ -213,7 +213,18 @@ def input_size(inputs: list[str]) -> int | None:
     return total
 
 
-def print_json(data: Any) -> None:
-    """JSON on stdout, one document."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
+def print_json(data: Any, *, to_stderr: bool = False) -> None:
+    """JSON on stdout (stderr when stdout carries binary data), one document."""
+    out = sys.stderr if to_stderr else sys.stdout
+    out.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    out.flush()
+
+
+@contextmanager
+def binary_input(path: str) -> Iterator[BinaryIO]:
+    """stdin's bytes for ``-``, else the file opened for reading."""
+    if path == "-":
+        yield sys.stdin.buffer
+        return
+    with Path(path).open("rb") as handle:
+        yield handle

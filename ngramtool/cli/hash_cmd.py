@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import typer
 
 from ..errors import UsageError
 from ..formats.index import IndexMeta, IndexWriter
+from ..formats.stream import FORMAT_NAME as STREAM_FORMAT
+from ..formats.stream import STREAM_MAJOR, STREAM_MINOR, StreamWriter
 from ..hashing import NgramHasher
 from ..pipeline import hash_chunks, iter_npy_token_chunks, iter_token_chunks
 from ..vocab import identity_vocab
@@ -114,8 +116,7 @@ def hash_command(
         raise UsageError("give text INPUT files (or -) or --tokens FILE.npy, not both and not neither")
     if boundary not in ("none", "reset"):
         raise UsageError(f"--boundary must be 'none' or 'reset' (got {boundary!r})")
-    if output is not None and str(output) == "-":
-        raise UsageError("writing the index to stdout (-o -) is not supported yet; give a directory")
+    to_stdout = output is not None and str(output) == "-"
     if tokens_file is not None and tokenizer is None and vocab_size is not None:
         tok, vocab = None, identity_vocab(vocab_size)
     else:
@@ -130,6 +131,7 @@ def hash_command(
         tokenizer=tokenizer_record(tok) if tok is not None else {"name": None, "fingerprint": None},
         vocab=vocab_record(vocab),
         boundary=boundary,
+        lut=vocab.lut,
         sources=tuple(sources),
     )
     if tokens_file is not None:
@@ -144,13 +146,22 @@ def hash_command(
     started = time.perf_counter()
     hard_cuts = 0
     nbytes = 0
-    with IndexWriter(dest, meta, force=force) as writer, byte_progress(show_progress(quiet), total) as bar:
+    if to_stdout:
+        stream_version = f"{STREAM_MAJOR}.{STREAM_MINOR}"
+        writer = StreamWriter(
+            sys.stdout.buffer, meta.manifest(STREAM_FORMAT, stream_version), vocab.lut, spec
+        )
+    else:
+        writer = IndexWriter(dest, meta, force=force)
+    written = 0
+    with writer, byte_progress(show_progress(quiet), total) as bar:
         task = bar.add_task("hashing", total=total)
         for chunk, _, rows in hash_chunks(chunks, vocab, hasher):
             writer.append(chunk.tokens, rows, chunk.doc_starts)
             hard_cuts += chunk.hard_cuts
             nbytes += chunk.nbytes
-            rate = writer.tokens.rows / max(time.perf_counter() - started, 1e-9)
+            written += chunk.tokens.shape[0]
+            rate = written / max(time.perf_counter() - started, 1e-9)
             bar.update(
                 task, advance=chunk.nbytes if total else 1, description=f"hashing {rate / 1e6:.2f}M tok/s"
             )
@@ -163,8 +174,8 @@ def hash_command(
         "input_bytes": nbytes,
         "seconds": round(seconds, 3),
         "tokens_per_second": round(manifest["num_tokens"] / seconds) if seconds > 0 else None,
-        "rows_shape": manifest["arrays"]["rows"]["shape"],
-        "rows_dtype": manifest["arrays"]["rows"]["dtype"],
+        "rows_shape": [manifest["num_tokens"], spec.num_layers, spec.num_columns],
+        "rows_dtype": spec.row_dtype.name,
         "tokenizer": meta.tokenizer["name"],
         "vocab_size": vocab.size,
         "spec_fingerprint": spec.fingerprint,
@@ -177,13 +188,14 @@ def hash_command(
             "the ids at those cuts may differ from tokenizing the text whole"
         )
     if as_json:
-        print_json(summary)
+        print_json(summary, to_stderr=to_stdout)
     elif not quiet:
         rate = f" ({summary['tokens_per_second'] / 1e6:.2f}M tok/s)" if summary["tokens_per_second"] else ""
         docs = summary["num_documents"]
+        target = "a stream to stdout" if to_stdout else dest
         stderr.print(
-            f"wrote {dest}: {summary['num_tokens']:,} tokens, {docs:,} document{'s' if docs != 1 else ''}, "
-            f"rows {np.dtype(summary['rows_dtype']).name} {summary['rows_shape']} in {seconds:.2f} s{rate}",
+            f"wrote {target}: {summary['num_tokens']:,} tokens, {docs:,} document{'s' if docs != 1 else ''}, "
+            f"rows {summary['rows_dtype']} {summary['rows_shape']} in {seconds:.2f} s{rate}",
             markup=False,
         )
 

@@ -31,14 +31,31 @@ ROW_LAYOUT = "token-major [T, L, (N-1)*K]; column (n-2)*K + head; -1 = masked to
 
 @dataclass(frozen=True)
 class IndexMeta:
-    """What a manifest records besides the arrays."""
+    """What a manifest records besides the arrays, and the vocabulary table stored with them."""
 
     spec: HashSpec
     tokenizer: dict[str, Any]
     vocab: dict[str, Any]
     boundary: str
-    offsets: bool = True
+    lut: np.ndarray
     sources: tuple[str, ...] = ()
+
+    def manifest(self, format_name: str = FORMAT_NAME, version: str = FORMAT_VERSION) -> dict[str, Any]:
+        """The manifest fields every output shares (counts and arrays are added by the writer)."""
+        return {
+            "format": format_name,
+            "format_version": version,
+            "tool_version": __version__,
+            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "tokenizer": self.tokenizer,
+            "vocab": self.vocab,
+            "spec": _spec_record(self.spec),
+            "boundary": self.boundary,
+            "negative_ids": "mask",
+            "offsets_added": True,
+            "rows": {"dtype": self.spec.row_dtype.newbyteorder("<").str, "layout": ROW_LAYOUT},
+            "sources": list(self.sources),
+        }
 
 
 def _spec_record(spec: HashSpec) -> dict[str, Any]:
@@ -104,8 +121,11 @@ class IndexWriter:
         offsets = np.asarray([*self.doc_starts, num_tokens], dtype=np.int64)
         doc_writer = NpyStreamWriter(self.tmp / "doc_offsets.npy", np.dtype(np.int64))
         doc_writer.append(offsets)
+        lut_writer = NpyStreamWriter(self.tmp / "lut.npy", np.dtype(np.int64))
+        lut_writer.append(self.meta.lut)
         arrays = {}
-        for name, writer in (("tokens", self.tokens), ("rows", self.rows), ("doc_offsets", doc_writer)):
+        writers = (("tokens", self.tokens), ("rows", self.rows), ("doc_offsets", doc_writer), ("lut", lut_writer))
+        for name, writer in writers:
             writer.close()
             arrays[name] = {
                 "file": writer.path.name,
@@ -113,23 +133,8 @@ class IndexWriter:
                 "shape": list(writer.shape),
                 "data_sha256": writer.sha256,
             }
-        arrays["rows"]["layout"] = ROW_LAYOUT
-        manifest = {
-            "format": FORMAT_NAME,
-            "format_version": FORMAT_VERSION,
-            "tool_version": __version__,
-            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-            "num_tokens": num_tokens,
-            "num_documents": len(self.doc_starts),
-            "tokenizer": self.meta.tokenizer,
-            "vocab": self.meta.vocab,
-            "spec": _spec_record(self.meta.spec),
-            "boundary": self.meta.boundary,
-            "negative_ids": "mask",
-            "offsets_added": self.meta.offsets,
-            "sources": list(self.meta.sources),
-            "arrays": arrays,
-        }
+        manifest = self.meta.manifest()
+        manifest.update(num_tokens=num_tokens, num_documents=len(self.doc_starts), arrays=arrays)
         _write_json_durably(self.tmp / MANIFEST, manifest)
         self._publish()
         self.committed = True
@@ -172,6 +177,7 @@ class Index:
         tokens: uint32 [T] raw token ids (memory map).
         rows: [T, L, C] row indices (memory map).
         doc_offsets: int64 [D+1]; document d spans tokens[doc_offsets[d]:doc_offsets[d+1]].
+        lut: int64 [V], the raw -> canonical id table the rows were made with.
     """
 
     def __init__(self, path: Path) -> None:
@@ -183,6 +189,7 @@ class Index:
         self.tokens = self._map(arrays["tokens"])
         self.rows = self._map(arrays["rows"])
         self.doc_offsets = self._map(arrays["doc_offsets"])
+        self.lut = self._map(arrays["lut"])
 
     def _map(self, record: dict[str, Any]) -> np.ndarray:
         path = self.path / record["file"]

@@ -1,0 +1,48 @@
+"""``ngramtool export``: re-lay an index's rows for trainers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import UsageError
+from ..export import export_per_layer
+from ..formats.index import open_index
+from .common import JsonOpt, QuietOpt, print_json, stderr
+
+HELP = """Export an index's rows in another layout. --layout per-layer writes one [T, (N-1)*K] .npy per
+Engram layer (rows_layer{ID}.npy) plus layers.json, for trainers that load one layer's rows.
+
+[bold]Examples[/]
+
+  ngramtool export corpus.ngidx --layout per-layer              # -> corpus.ngidx.layers/
+  ngramtool export corpus.ngidx --layout per-layer -o rows/ --force --json
+"""
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("export", help=HELP)(export_command)
+
+
+def export_command(
+    index_path: Annotated[Path, typer.Argument(metavar="INDEX", help="An index directory.")],
+    layout: Annotated[str, typer.Option("--layout", help="Only 'per-layer' for now.")] = "per-layer",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Output directory.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing output directory.")] = False,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Export INDEX."""
+    if layout != "per-layer":
+        raise UsageError(f"--layout must be 'per-layer' (got {layout!r})")
+    index = open_index(index_path)
+    dest = output or index_path.with_name(index_path.name + ".layers")
+    record = export_per_layer(index, dest, force=force)
+    if as_json:
+        print_json({"output": str(dest), **record})
+    elif not quiet:
+        files = ", ".join(f"{layer['file']} {layer['shape']}" for layer in record["layers"])
+        stderr.print(f"wrote {dest}: {files}", markup=False)

@@ -1,0 +1,157 @@
+"""``ngramtool inspect``: what an index directory or a stream holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from rich.table import Table
+
+from ..errors import UsageError
+from ..formats.index import MANIFEST, open_index
+from ..formats.stream import read_stream
+from ..spec import HashSpec
+from .common import JsonOpt, binary_input, print_json, stdout
+
+HELP = """Show what an index directory or a pipe stream holds: manifest, shapes, spec, first rows.
+
+[bold]Examples[/]
+
+  ngramtool inspect corpus.ngidx
+  ngramtool inspect corpus.ngidx --rows 5 --json
+  ngramtool hash corpus.txt -o - | ngramtool inspect -
+"""
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("inspect", help=HELP)(inspect_command)
+
+
+def inspect_command(
+    path: Annotated[str, typer.Argument(help="Index directory, stream file, or - for a stream on stdin.")],
+    rows: Annotated[int, typer.Option("--rows", help="How many leading tokens' rows to show.", min=0)] = 3,
+    as_json: JsonOpt = False,
+) -> None:
+    """Inspect PATH."""
+    report = _inspect(path, rows)
+    if as_json:
+        print_json(report)
+    else:
+        _render(report)
+
+
+def _inspect(path: str, rows: int) -> dict[str, Any]:
+    if path != "-" and (Path(path) / MANIFEST).is_file():
+        index = open_index(path)
+        report = _common(index.manifest, index.spec)
+        report.update(kind="index", path=path, arrays=index.manifest["arrays"])
+        report["first"] = _first_rows(np.asarray(index.tokens[:rows]), np.asarray(index.rows[:rows]))
+        return report
+    if path != "-" and not Path(path).exists():
+        raise UsageError(f"{path} does not exist")
+    if path != "-" and Path(path).is_dir():
+        raise UsageError(f"{path} is a directory but not an ngramtool index (no {MANIFEST})")
+    with binary_input(path) as source:
+        reader = read_stream(source)
+        first_tokens, first_rows = [], []
+        for chunk in reader:
+            have = sum(len(t) for t in first_tokens)
+            if have < rows:
+                first_tokens.append(chunk.tokens[: rows - have])
+                first_rows.append(chunk.rows[: rows - have])
+    report = _common(reader.manifest, reader.spec)
+    report.update(kind="stream", path=path, num_tokens=reader.num_tokens, num_documents=reader.num_documents)
+    if first_tokens:
+        report["first"] = _first_rows(np.concatenate(first_tokens), np.concatenate(first_rows))
+    else:
+        report["first"] = []
+    return report
+
+
+def _common(manifest: dict[str, Any], spec: HashSpec) -> dict[str, Any]:
+    keys = (
+        "format",
+        "format_version",
+        "tool_version",
+        "created",
+        "num_tokens",
+        "num_documents",
+        "tokenizer",
+        "vocab",
+        "boundary",
+        "sources",
+    )
+    report = {key: manifest.get(key) for key in keys}
+    report["spec"] = {
+        **spec.to_dict(),
+        "fingerprint": spec.fingerprint,
+        "tables_per_layer": (spec.max_ngram - 1) * spec.heads,
+        "rows_per_layer": spec.rows_per_layer.tolist(),
+        "row_dtype": spec.row_dtype.name,
+    }
+    return report
+
+
+def _first_rows(tokens: np.ndarray, rows: np.ndarray) -> list[dict[str, Any]]:
+    return [
+        {"position": t, "token": int(tokens[t]), "rows": rows[t].tolist()} for t in range(tokens.shape[0])
+    ]
+
+
+def _render(report: dict[str, Any]) -> None:
+    spec = report["spec"]
+    orders = spec["max_ngram"] - 1
+    info = Table.grid(padding=(0, 2))
+    info.add_column(style="bold")
+    info.add_column()
+    info.add_row(
+        report["kind"],
+        f"{report['path']}  ({report['format']} {report['format_version']}, "
+        f"ngramtool {report['tool_version']}, {report['created']})",
+    )
+    docs = report["num_documents"]
+    info.add_row("tokens", f"{report['num_tokens']:,} in {docs:,} document{'s' if docs != 1 else ''}")
+    tok = report["tokenizer"]
+    info.add_row("tokenizer", f"{tok.get('name')} (fingerprint {str(tok.get('fingerprint'))[:16]})")
+    vocab = report["vocab"]
+    kind = "compressed" if vocab["compressed"] else "identity"
+    info.add_row(
+        "vocabulary",
+        f"V' = {vocab['size']:,} canonical ids of {vocab['raw_size']:,} ({kind}; "
+        f"fingerprint {vocab['fingerprint'][:16]})",
+    )
+    info.add_row(
+        "spec",
+        f"N={spec['max_ngram']}, layers {spec['layer_ids']}: {orders} order{'s' if orders != 1 else ''} x "
+        f"{spec['heads']} heads = {spec['tables_per_layer']} tables per layer; "
+        f"base sizes {spec['table_sizes']}, seed {spec['seed']}, pad {spec['pad_id']} (fingerprint {spec['fingerprint'][:16]})",
+    )
+    info.add_row(
+        "tables",
+        ", ".join(
+            f"layer {lid}: {n:,} rows"
+            for lid, n in zip(spec["layer_ids"], spec["rows_per_layer"], strict=True)
+        ),
+    )
+    info.add_row(
+        "rows",
+        f"{spec['row_dtype']} [{report['num_tokens']}, {len(spec['layer_ids'])}, "
+        f"{spec['tables_per_layer']}], boundary {report['boundary']}",
+    )
+    stdout.print(info)
+    if report["first"]:
+        grid = Table(title=f"first {len(report['first'])} token(s)", title_justify="left")
+        for name in ("t", "token", "layer", "rows (column (n-2)*K + head)"):
+            grid.add_column(name, justify="left" if name.startswith("rows") else "right")
+        for entry in report["first"]:
+            for li, layer_rows in enumerate(entry["rows"]):
+                grid.add_row(
+                    str(entry["position"]) if li == 0 else "",
+                    str(entry["token"]) if li == 0 else "",
+                    str(spec["layer_ids"][li]),
+                    " ".join(map(str, layer_rows)),
+                )
+        stdout.print(grid)
