@@ -127,7 +127,8 @@ def _render(report: dict[str, Any]) -> None:
         "spec",
         f"N={spec['max_ngram']}, layers {spec['layer_ids']}: {orders} order{'s' if orders != 1 else ''} x "
         f"{spec['heads']} heads = {spec['tables_per_layer']} tables per layer; "
-        f"base sizes {spec['table_sizes']}, seed {spec['seed']}, pad {spec['pad_id']} (fingerprint {spec['fingerprint'][:16]})",
+        f"base sizes {spec['table_sizes']}, seed {spec['seed']}, pad {spec['pad_id']} "
+        f"(fingerprint {spec['fingerprint'][:16]})",
     )
     info.add_row(
         "tables",

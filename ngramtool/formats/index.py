@@ -124,7 +124,12 @@ class IndexWriter:
         lut_writer = NpyStreamWriter(self.tmp / "lut.npy", np.dtype(np.int64))
         lut_writer.append(self.meta.lut)
         arrays = {}
-        writers = (("tokens", self.tokens), ("rows", self.rows), ("doc_offsets", doc_writer), ("lut", lut_writer))
+        writers = (
+            ("tokens", self.tokens),
+            ("rows", self.rows),
+            ("doc_offsets", doc_writer),
+            ("lut", lut_writer),
+        )
         for name, writer in writers:
             writer.close()
             arrays[name] = {
