@@ -6,7 +6,9 @@ distributed runners compose the same functions. A chunk holds about ``CHUNK_TOKE
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,11 +16,12 @@ import numpy as np
 
 from .errors import NgramToolError, UsageError
 from .hashing import NgramHasher
-from .textio import Errors, iter_text_pieces
+from .textio import Errors, TextPiece, iter_text_pieces
 from .tokenizers import Tokenizer
 from .vocab import CompressedVocab
 
 CHUNK_TOKENS = 1 << 20
+BATCH_CHARS = 1 << 20
 
 
 @dataclass
@@ -66,6 +69,48 @@ class _ChunkBuilder:
         return chunk
 
 
+def _batches(pieces: Iterable[TextPiece], chars: int) -> Iterator[list[TextPiece]]:
+    """Group pieces into lists of about ``chars`` characters (many small documents, few tasks)."""
+    batch: list[TextPiece] = []
+    size = 0
+    for piece in pieces:
+        batch.append(piece)
+        size += len(piece.text)
+        if size >= chars:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def encode_pieces(
+    pieces: Iterable[TextPiece], tokenizer: Tokenizer, workers: int = 1
+) -> Iterator[tuple[TextPiece, np.ndarray]]:
+    """(piece, ids) in input order, encoding on ``workers`` threads.
+
+    The tokenizers release the GIL while they encode, so threads scale; at most ``2*workers``
+    batches are in flight, which bounds memory.
+    """
+    if workers <= 1:
+        for piece in pieces:
+            yield piece, tokenizer.encode(piece.text)
+        return
+
+    def encode_batch(batch: list[TextPiece]) -> list[np.ndarray]:
+        return [tokenizer.encode(piece.text) for piece in batch]
+
+    with ThreadPoolExecutor(workers, thread_name_prefix="ngramtool-encode") as pool:
+        pending: deque[tuple[list[TextPiece], Future[list[np.ndarray]]]] = deque()
+        for batch in _batches(pieces, BATCH_CHARS):
+            pending.append((batch, pool.submit(encode_batch, batch)))
+            if len(pending) >= 2 * workers:
+                done, future = pending.popleft()
+                yield from zip(done, future.result(), strict=True)
+        while pending:
+            done, future = pending.popleft()
+            yield from zip(done, future.result(), strict=True)
+
+
 def iter_token_chunks(
     inputs: Sequence[str],
     tokenizer: Tokenizer,
@@ -75,10 +120,12 @@ def iter_token_chunks(
     errors: Errors = "strict",
     add_eot: bool = False,
     chunk_tokens: int = CHUNK_TOKENS,
+    workers: int = 1,
 ) -> Iterator[TokenChunk]:
     """Tokenize inputs (paths or ``-``) into chunks; each input file starts a document.
 
-    ``add_eot`` appends the tokenizer's end-of-text id (its pad/eot token) after each document.
+    ``add_eot`` appends the tokenizer's end-of-text id (its pad/eot token) after each document;
+    ``workers`` threads encode in parallel (the ids do not depend on it).
     """
     eot = None
     if add_eot:
@@ -86,13 +133,17 @@ def iter_token_chunks(
             raise UsageError(f"tokenizer {tokenizer.name} has no end-of-text token for --add-eot")
         eot = np.asarray([tokenizer.pad_token_id], dtype=np.uint32)
     builder = _ChunkBuilder()
-    for source in inputs:
-        for piece in iter_text_pieces(source, json_key=json_key, doc_sep=doc_sep, errors=errors):
-            if piece.doc_start and eot is not None and builder.size + len(builder.starts) > 0:
-                builder.add(eot, False, 0, False)
-            builder.add(tokenizer.encode(piece.text), piece.doc_start, piece.nbytes, piece.hard_cut)
-            if builder.size >= chunk_tokens:
-                yield builder.take()
+    pieces = (
+        piece
+        for source in inputs
+        for piece in iter_text_pieces(source, json_key=json_key, doc_sep=doc_sep, errors=errors)
+    )
+    for piece, ids in encode_pieces(pieces, tokenizer, workers):
+        if piece.doc_start and eot is not None and builder.size + len(builder.starts) > 0:
+            builder.add(eot, False, 0, False)
+        builder.add(ids, piece.doc_start, piece.nbytes, piece.hard_cut)
+        if builder.size >= chunk_tokens:
+            yield builder.take()
     if eot is not None and (builder.size or builder.starts):
         builder.add(eot, False, 0, False)
     if builder.size or builder.starts or builder.nbytes:

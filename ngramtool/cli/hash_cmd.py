@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -13,8 +14,14 @@ from ..errors import UsageError
 from ..formats.index import IndexMeta, IndexWriter
 from ..formats.stream import FORMAT_NAME as STREAM_FORMAT
 from ..formats.stream import STREAM_MAJOR, STREAM_MINOR, StreamWriter
+from ..formats.tokenfiles import (
+    TOKEN_FORMATS,
+    TokenFileWriter,
+    iter_token_file_chunks,
+    open_token_file,
+)
 from ..hashing import NgramHasher
-from ..pipeline import hash_chunks, iter_npy_token_chunks, iter_token_chunks
+from ..pipeline import hash_chunks, iter_token_chunks
 from ..vocab import identity_vocab
 from .common import (
     DocSepOpt,
@@ -55,6 +62,8 @@ and doc_offsets.npy; see docs/formats.md.
   cat corpus.txt | ngramtool hash - -o corpus.ngidx
   ngramtool hash docs.jsonl --json-key text --boundary reset --add-eot
   ngramtool hash --tokens ids.npy --vocab-size 50257 -o ids.ngidx
+  ngramtool hash --tokens train.bin --tokenizer r50k_base.tiktoken     # nanoGPT/llm.c/Megatron .bin
+  ngramtool hash corpus.txt --save-tokens corpus.bin --save-format llmc
   ngramtool hash corpus.txt --tokenizer tokenizer.json --heads 4 --table 262144 --layers 2,15
 """
 
@@ -73,7 +82,19 @@ def hash_command(
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing index.")] = False,
     tokens_file: Annotated[
-        Path | None, typer.Option("--tokens", help="Pre-tokenized raw ids (.npy) instead of text.")
+        Path | None,
+        typer.Option(
+            "--tokens", help="Pre-tokenized raw ids (.npy, nanoGPT/llm.c/Megatron .bin, datatrove .ds)."
+        ),
+    ] = None,
+    token_format: Annotated[
+        str | None, typer.Option("--token-format", help=f"Format of --tokens: {', '.join(TOKEN_FORMATS)}.")
+    ] = None,
+    save_tokens: Annotated[
+        Path | None, typer.Option("--save-tokens", help="Also write the raw ids as a token file here.")
+    ] = None,
+    save_format: Annotated[
+        str | None, typer.Option("--save-format", help="Format of --save-tokens (default: from its suffix).")
     ] = None,
     vocab_size: Annotated[
         int | None,
@@ -135,8 +156,8 @@ def hash_command(
         sources=tuple(sources),
     )
     if tokens_file is not None:
-        chunks = iter_npy_token_chunks(str(tokens_file))
-        total = tokens_file.stat().st_size if tokens_file.is_file() else None
+        total = open_token_file(tokens_file, token_format).nbytes
+        chunks = iter_token_file_chunks(tokens_file, token_format)
     else:
         chunks = iter_token_chunks(
             inputs, tok, json_key=json_key, doc_sep=doc_sep, errors=errors, add_eot=add_eot
@@ -146,6 +167,12 @@ def hash_command(
     started = time.perf_counter()
     hard_cuts = 0
     nbytes = 0
+    if save_tokens is not None:
+        token_sink = TokenFileWriter(
+            save_tokens, _save_format(save_tokens, save_format, vocab.raw_size), vocab.raw_size
+        )
+    else:
+        token_sink = contextlib.nullcontext()
     if to_stdout:
         stream_version = f"{STREAM_MAJOR}.{STREAM_MINOR}"
         writer = StreamWriter(
@@ -154,10 +181,12 @@ def hash_command(
     else:
         writer = IndexWriter(dest, meta, force=force)
     written = 0
-    with writer, byte_progress(show_progress(quiet), total) as bar:
+    with writer, token_sink, byte_progress(show_progress(quiet), total) as bar:
         task = bar.add_task("hashing", total=total)
         for chunk, _, rows in hash_chunks(chunks, vocab, hasher):
             writer.append(chunk.tokens, rows, chunk.doc_starts)
+            if save_tokens is not None:
+                token_sink.append(chunk.tokens, chunk.doc_starts)
             hard_cuts += chunk.hard_cuts
             nbytes += chunk.nbytes
             written += chunk.tokens.shape[0]
@@ -166,6 +195,8 @@ def hash_command(
                 task, advance=chunk.nbytes if total else 1, description=f"hashing {rate / 1e6:.2f}M tok/s"
             )
         manifest = writer.commit()
+        if save_tokens is not None:
+            token_sink.commit()
     seconds = time.perf_counter() - started
     summary = {
         "output": str(dest),
@@ -204,3 +235,23 @@ def _default_output(source: str) -> Path:
     if source == "-":
         raise UsageError("reading stdin: name the output directory with -o")
     return Path(source + ".ngidx")
+
+
+SUFFIX_FORMATS = {".npy": "npy", ".ds": "datatrove", ".bin": "nanogpt"}
+UINT16_IDS = 1 << 16
+
+
+def _save_format(path: Path, given: str | None, raw_size: int) -> str:
+    """The --save-tokens format: as given, else from the suffix; nanoGPT's uint16 must hold every id."""
+    fmt = given or SUFFIX_FORMATS.get(path.suffix)
+    if fmt is None:
+        raise UsageError(
+            f"cannot tell the format of --save-tokens {path}: "
+            f"pass --save-format {{{','.join(TOKEN_FORMATS)}}}"
+        )
+    if fmt == "nanogpt" and raw_size > UINT16_IDS:
+        raise UsageError(
+            f"nanoGPT .bin files hold uint16 ids but this tokenizer has {raw_size:,} ids: "
+            "pass --save-format llmc or megatron (they store uint32/int32 ids)"
+        )
+    return fmt

@@ -11,17 +11,21 @@ from rich.table import Table
 
 from ..errors import UsageError
 from ..formats.index import MANIFEST, open_index
-from ..formats.stream import read_stream
+from ..formats.stream import MAGIC as STREAM_MAGIC
+from ..formats.stream import is_stream, read_stream
+from ..formats.tokenfiles import open_token_file
 from ..spec import HashSpec
 from .common import JsonOpt, binary_input, print_json, stdout
 
-HELP = """Show what an index directory or a pipe stream holds: manifest, shapes, spec, first rows.
+HELP = """Show what an index directory, a pipe stream or a token file holds: manifest, shapes, spec,
+first rows (token files: format, dtype, counts, first ids).
 
 [bold]Examples[/]
 
   ngramtool inspect corpus.ngidx
   ngramtool inspect corpus.ngidx --rows 5 --json
   ngramtool hash corpus.txt -o - | ngramtool inspect -
+  ngramtool inspect train.bin                     # nanoGPT / llm.c / Megatron .bin, datatrove .ds, .npy
 """
 
 
@@ -31,7 +35,9 @@ def register(app: typer.Typer) -> None:
 
 
 def inspect_command(
-    path: Annotated[str, typer.Argument(help="Index directory, stream file, or - for a stream on stdin.")],
+    path: Annotated[
+        str, typer.Argument(help="Index directory, stream file, token file, or - for a stream on stdin.")
+    ],
     rows: Annotated[int, typer.Option("--rows", help="How many leading tokens' rows to show.", min=0)] = 3,
     as_json: JsonOpt = False,
 ) -> None:
@@ -50,10 +56,15 @@ def _inspect(path: str, rows: int) -> dict[str, Any]:
         report.update(kind="index", path=path, arrays=index.manifest["arrays"])
         report["first"] = _first_rows(np.asarray(index.tokens[:rows]), np.asarray(index.rows[:rows]))
         return report
-    if path != "-" and not Path(path).exists():
-        raise UsageError(f"{path} does not exist")
     if path != "-" and Path(path).is_dir():
         raise UsageError(f"{path} is a directory but not an ngramtool index (no {MANIFEST})")
+    if path != "-" and not _starts_a_stream(Path(path)):
+        token_file = open_token_file(path)
+        return {
+            "kind": "token file",
+            **token_file.describe(),
+            "first_tokens": np.asarray(token_file.tokens[: max(rows, 16)]).tolist(),
+        }
     with binary_input(path) as source:
         reader = read_stream(source)
         first_tokens, first_rows = [], []
@@ -69,6 +80,13 @@ def _inspect(path: str, rows: int) -> dict[str, Any]:
     else:
         report["first"] = []
     return report
+
+
+def _starts_a_stream(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    with path.open("rb") as handle:
+        return is_stream(handle.read(len(STREAM_MAGIC)))
 
 
 def _common(manifest: dict[str, Any], spec: HashSpec) -> dict[str, Any]:
@@ -102,6 +120,9 @@ def _first_rows(tokens: np.ndarray, rows: np.ndarray) -> list[dict[str, Any]]:
 
 
 def _render(report: dict[str, Any]) -> None:
+    if report["kind"] == "token file":
+        _render_token_file(report)
+        return
     spec = report["spec"]
     orders = spec["max_ngram"] - 1
     info = Table.grid(padding=(0, 2))
@@ -156,3 +177,17 @@ def _render(report: dict[str, Any]) -> None:
                     " ".join(map(str, layer_rows)),
                 )
         stdout.print(grid)
+
+
+def _render_token_file(report: dict[str, Any]) -> None:
+    info = Table.grid(padding=(0, 2))
+    info.add_column(style="bold")
+    info.add_column()
+    docs = report["num_documents"]
+    bounds = "" if report["document_boundaries"] else " (this format records no document boundaries)"
+    info.add_row("token file", f"{report['path']}  ({report['format']}, {report['dtype']})")
+    info.add_row("tokens", f"{report['num_tokens']:,} in {docs:,} document{'s' if docs != 1 else ''}{bounds}")
+    for name, size in report["files"].items():
+        info.add_row("file", f"{name}  {size:,} bytes")
+    info.add_row("first ids", " ".join(map(str, report["first_tokens"])))
+    stdout.print(info)

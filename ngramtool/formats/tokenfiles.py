@@ -1,0 +1,599 @@
+"""Token files that trainers already use: nanoGPT, llm.c, Megatron and datatrove binaries, and ``.npy``.
+
+Readers memory-map the tokens (nothing is loaded whole) and give document boundaries as
+``doc_offsets`` (int64 [D+1]: document ``d`` spans ``tokens[doc_offsets[d]:doc_offsets[d+1]]``).
+Writers stream tokens into temporary files beside the destination that are renamed into place by
+:meth:`TokenFileWriter.commit`. Every byte layout and the detection rules: docs/token-files.md.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import struct
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from ..errors import NgramToolError, UsageError
+from ..pipeline import CHUNK_TOKENS, TokenChunk
+from .npy import npy_header
+
+TOKEN_FORMATS = ("npy", "nanogpt", "llmc", "megatron", "datatrove")
+FORMATS_WITH_DOCUMENTS = frozenset({"megatron", "datatrove"})
+"""Formats that store document boundaries; in the others the whole file is one document."""
+
+UINT16 = np.dtype("<u2")
+UINT32 = np.dtype("<u4")
+INT32 = np.dtype("<i4")
+INT64 = np.dtype("<i8")
+UINT16_VOCAB = 1 << 16
+"""Vocabularies up to this size are written with uint16 tokens (llmc, datatrove, npy)."""
+MEGATRON_UINT16_VOCAB = 65500
+"""Megatron's ``optimal_dtype``: uint16 below this vocabulary size, int32 from it on."""
+
+LLMC_HEADER = struct.Struct("<256i")
+LLMC_DTYPES = {(20240520, 1): UINT16, (20240520, 2): UINT32, (20240801, 7): UINT32}
+"""llm.c (magic, version) -> token dtype: GPT-2 uint16, and uint32 as llm.c writes LLaMA-3 tokens."""
+LLMC_WRITE = {UINT16: (20240520, 1), UINT32: (20240801, 7)}
+LLMC_MAX_TOKENS = (1 << 31) - 1
+
+MEGATRON_MAGIC = b"MMIDIDX\x00\x00"
+MEGATRON_VERSION = 1
+MEGATRON_HEAD = struct.Struct("<9sQBQQ")
+MEGATRON_DTYPES = {
+    1: np.dtype("u1"),
+    2: np.dtype("i1"),
+    3: np.dtype("<i2"),
+    4: INT32,
+    5: INT64,
+    6: np.dtype("<f8"),
+    7: np.dtype("<f4"),
+    8: UINT16,
+}
+MEGATRON_CODES = {dtype: code for code, dtype in MEGATRON_DTYPES.items()}
+
+DATATROVE_END = np.dtype("<u8")
+
+BLOCK = 1 << 20
+"""Entries processed at a time when validating a Megatron index (bounded memory)."""
+
+
+@dataclass
+class TokenFile:
+    """An opened token file (read-only, memory-mapped).
+
+    Attributes:
+        path: the file holding the tokens (``X.bin`` of a Megatron pair, ``X.ds`` of datatrove).
+        format: one of :data:`TOKEN_FORMATS`.
+        tokens: [T] token ids in the file's dtype, a memory map (empty files give an empty array).
+        doc_offsets: int64 [D+1]; document ``d`` spans ``tokens[doc_offsets[d]:doc_offsets[d+1]]``.
+        dtype: the stored token dtype (little-endian).
+        files: every file of the token file, tokens first.
+        details: what the format's header or index says beyond the above (for ``describe``).
+    """
+
+    path: Path
+    format: str
+    tokens: np.ndarray
+    doc_offsets: np.ndarray
+    dtype: np.dtype
+    files: tuple[Path, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def num_tokens(self) -> int:
+        """T, the number of tokens."""
+        return int(self.tokens.shape[0])
+
+    @property
+    def num_documents(self) -> int:
+        """D, the number of documents (empty ones included)."""
+        return int(self.doc_offsets.shape[0]) - 1
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of token data (headers and index files excluded); the chunks' ``nbytes`` add up to it."""
+        return self.num_tokens * self.dtype.itemsize
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready summary: format, dtype, counts, files and their sizes, header fields."""
+        return {
+            "path": str(self.path),
+            "format": self.format,
+            "dtype": self.dtype.name,
+            "num_tokens": self.num_tokens,
+            "num_documents": self.num_documents,
+            "document_boundaries": self.format in FORMATS_WITH_DOCUMENTS,
+            "files": {str(file): file.stat().st_size for file in self.files},
+            **self.details,
+        }
+
+
+def detect_token_format(path: str | Path) -> str:
+    """The format of the token file at ``path``, from its name, its first bytes and its siblings.
+
+    ``.npy`` is npy; ``.ds`` (or ``.ds.index``) is datatrove; a ``.bin`` (or ``.idx``, or the
+    common prefix) whose ``.idx`` starts with ``MMIDIDX`` is megatron; a ``.bin`` that starts with
+    a known llm.c magic and version is llmc; any other ``.bin`` is nanogpt (headerless files carry
+    no type; uint16 is nanoGPT's convention).
+    """
+    path = Path(path)
+    name = path.name
+    if name.endswith(".npy"):
+        return "npy"
+    if name.endswith((".ds", ".ds.index")):
+        tokens, index = _files_of(path, "datatrove")
+        if not index.is_file():
+            raise UsageError(
+                f"{tokens} has no {index.name} beside it: datatrove token files come with their "
+                "document index; copy it along (or pass --token-format)"
+            )
+        return "datatrove"
+    tokens, index = _files_of(path, "megatron")
+    if _read_head(index, len(MEGATRON_MAGIC)) == MEGATRON_MAGIC:
+        return "megatron"
+    if not path.exists():
+        raise UsageError(f"token file not found: {path}")
+    if path.suffix == ".bin":
+        head = _read_head(path, 8)
+        if len(head) == 8 and struct.unpack("<2i", head) in LLMC_DTYPES:
+            return "llmc"
+        return "nanogpt"
+    raise UsageError(
+        f"cannot tell the token format of {path}: supported are .npy (npy), .bin (nanogpt, llmc, or "
+        f"megatron with its .idx) and .ds (datatrove); pass --token-format {{{','.join(TOKEN_FORMATS)}}}"
+    )
+
+
+def open_token_file(path: str | Path, fmt: str | None = None) -> TokenFile:
+    """Open a token file, detecting its format unless ``fmt`` names one of :data:`TOKEN_FORMATS`."""
+    path = Path(path)
+    fmt = detect_token_format(path) if fmt is None else _check_format(fmt)
+    files = _files_of(path, fmt)
+    for file in files:
+        if not file.is_file():
+            raise UsageError(f"token file not found: {file}")
+    try:
+        return _OPENERS[fmt](files)
+    except OSError as exc:
+        raise NgramToolError(f"cannot read {files[0]}: {exc.strerror}") from None
+
+
+def iter_token_file_chunks(
+    path: str | Path, fmt: str | None = None, chunk_tokens: int = CHUNK_TOKENS
+) -> Iterator[TokenChunk]:
+    """Chunks of about ``chunk_tokens`` uint32 ids, with document starts taken from the file.
+
+    A document starting at the end of a chunk is placed at the start of the next one; starts at the
+    end of the file (empty trailing documents) stay in the last chunk. A file without tokens but
+    with (empty) documents gives one empty chunk holding their starts.
+    """
+    file = open_token_file(path, fmt)
+    starts = file.doc_offsets[:-1]
+    total = file.num_tokens
+    if total == 0:
+        if starts.size:
+            yield TokenChunk(np.zeros(0, dtype=np.uint32), starts.copy(), 0)
+        return
+    for lo in range(0, total, chunk_tokens):
+        hi = min(lo + chunk_tokens, total)
+        part = np.asarray(file.tokens[lo:hi])
+        _check_ids(part, lo, file.path)
+        first = np.searchsorted(starts, lo, side="left")
+        last = np.searchsorted(starts, hi, side="left" if hi < total else "right")
+        yield TokenChunk(part.astype(np.uint32), starts[first:last] - lo, part.nbytes)
+
+
+class TokenFileWriter:
+    """Stream tokens and document starts into a token file; :meth:`commit` publishes it.
+
+    The token dtype follows ``vocab_size``: uint16 up to 65,536 ids, else uint32 (llmc, datatrove,
+    npy); nanogpt is always uint16; megatron is uint16 below 65,500 ids, else int32 (Megatron's rule).
+    An id that does not fit is refused with an error that says which format or vocabulary to use.
+    Every file is written under a temporary name beside its destination and renamed into place on
+    commit; leaving the ``with`` block without commit removes them (the destination is untouched).
+
+    Attributes:
+        files: the destination files, tokens first (``X.bin, X.idx`` for Megatron, ``X.ds, X.ds.index``
+            for datatrove).
+        format: the format written.
+        dtype: the token dtype written.
+        num_tokens: tokens appended so far.
+    """
+
+    def __init__(self, path: str | Path, fmt: str, vocab_size: int) -> None:
+        self.format = _check_format(fmt)
+        if vocab_size < 1:
+            raise UsageError(f"the vocabulary size must be positive (got {vocab_size})")
+        self.vocab_size = vocab_size
+        self.dtype = _write_dtype(self.format, vocab_size)
+        self.files = _files_of(Path(path), self.format)
+        self.num_tokens = 0
+        self.committed = False
+        self._starts: list[np.ndarray] = []
+        self._temps: list[Path] = []
+        try:
+            for dest in self.files:
+                temp = dest.with_name(f".{dest.name}.{secrets.token_hex(6)}.partial")
+                temp.open("xb").close()  # created with the umask's permissions, unlike mkstemp's 0600
+                self._temps.append(temp)
+            self._handle: BinaryIO = self._temps[0].open("r+b")
+            self._handle.write(self._header())
+        except OSError as exc:
+            self.abort()
+            raise NgramToolError(f"cannot write {self.files[0]}: {exc.strerror}") from None
+
+    def __enter__(self) -> TokenFileWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if not self.committed:
+            self.abort()
+
+    def append(self, tokens: np.ndarray, doc_starts: np.ndarray) -> None:
+        """Append token ids [n] and the positions in them (0..n, non-decreasing) where documents start.
+
+        Tokens before the first document start form a document of their own. Formats without
+        document boundaries (nanogpt, llmc, npy) ignore ``doc_starts``.
+        """
+        if self.committed:
+            raise ValueError("append after commit")
+        ids = np.asarray(tokens)
+        if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
+            raise TypeError(f"tokens must be a 1-D integer array, got {ids.dtype} {ids.shape}")
+        starts = np.asarray(doc_starts, dtype=np.int64).reshape(-1)
+        if starts.size and (starts[0] < 0 or starts[-1] > ids.shape[0] or np.any(np.diff(starts) < 0)):
+            raise ValueError(f"doc_starts must be non-decreasing positions in [0, {ids.shape[0]}]")
+        self._check_fits(ids)
+        if self.format == "llmc" and self.num_tokens + ids.shape[0] > LLMC_MAX_TOKENS:
+            raise UsageError(
+                f"{self.files[0]}: an llm.c .bin holds at most {LLMC_MAX_TOKENS:,} tokens (its count is an "
+                "int32); split the output into shards or use --token-format megatron or datatrove"
+            )
+        if self.format in FORMATS_WITH_DOCUMENTS:
+            self._starts.append(starts + self.num_tokens)
+        _write_array(self._handle, ids, self.dtype)
+        self.num_tokens += ids.shape[0]
+
+    def commit(self) -> TokenFile:
+        """Finish the header and index, rename every file into place; returns the file reopened."""
+        if self.committed:
+            raise ValueError("commit called twice")
+        self._handle.seek(0)
+        self._handle.write(self._header())
+        _close_durably(self._handle)
+        if self.format in FORMATS_WITH_DOCUMENTS:
+            with self._temps[1].open("wb") as handle:
+                if self.format == "megatron":
+                    _write_megatron_index(handle, self._doc_offsets(), self.dtype)
+                else:
+                    _write_array(handle, self._doc_offsets()[1:], DATATROVE_END)
+                _close_durably(handle)
+        for temp, dest in zip(self._temps, self.files, strict=True):
+            os.replace(temp, dest)
+        self.committed = True
+        return open_token_file(self.files[0], self.format)
+
+    def abort(self) -> None:
+        """Close and remove the temporary files (the destination is untouched)."""
+        handle = getattr(self, "_handle", None)
+        if handle is not None:
+            handle.close()
+        for temp in self._temps:
+            temp.unlink(missing_ok=True)
+
+    def _header(self) -> bytes:
+        """The header for the tokens written so far (the same size whatever the count)."""
+        if self.format == "npy":
+            return npy_header(self.dtype, (self.num_tokens,))
+        if self.format == "llmc":
+            return LLMC_HEADER.pack(*LLMC_WRITE[self.dtype], self.num_tokens, *[0] * 253)
+        return b""
+
+    def _doc_offsets(self) -> np.ndarray:
+        starts = np.concatenate([np.zeros(0, dtype=np.int64), *self._starts])
+        if self.num_tokens and (starts.size == 0 or starts[0] != 0):
+            starts = np.concatenate([np.zeros(1, dtype=np.int64), starts])
+        return np.append(starts, np.int64(self.num_tokens))
+
+    def _check_fits(self, ids: np.ndarray) -> None:
+        if ids.size == 0:
+            return
+        limit = np.iinfo(self.dtype).max
+        if ids.min() < 0:
+            position = int(np.argmax(ids < 0))
+            raise NgramToolError(
+                f"{self.files[0]}: token id {int(ids[position])} at position {self.num_tokens + position:,} "
+                "is negative; token ids are >= 0"
+            )
+        if ids.max() <= limit:
+            return
+        position = int(np.argmax(ids > limit))
+        where = (
+            f"{self.files[0]}: token id {int(ids[position]):,} at position {self.num_tokens + position:,} "
+            f"does not fit the {self.dtype.name} tokens of this {self.format} file"
+        )
+        if self.format == "nanogpt":
+            hint = "nanoGPT .bin files hold uint16 ids; use --token-format llmc, megatron or datatrove"
+        elif self.dtype.itemsize == 2:
+            hint = (
+                f"it lies outside the vocabulary of {self.vocab_size:,} that chose them; give the "
+                "tokenizer's full vocabulary size (above 65,536 ids selects 32-bit tokens)"
+            )
+        else:
+            hint = "Megatron stores int32 ids; use --token-format llmc or datatrove (uint32)"
+        raise UsageError(f"{where}: {hint}")
+
+
+def _check_format(fmt: str) -> str:
+    if fmt not in TOKEN_FORMATS:
+        raise UsageError(f"unknown token format {fmt!r}; choose one of {', '.join(TOKEN_FORMATS)}")
+    return fmt
+
+
+def _write_dtype(fmt: str, vocab_size: int) -> np.dtype:
+    if fmt == "nanogpt":
+        return UINT16
+    if fmt == "megatron":
+        return UINT16 if vocab_size < MEGATRON_UINT16_VOCAB else INT32
+    return UINT16 if vocab_size <= UINT16_VOCAB else UINT32
+
+
+def _files_of(path: Path, fmt: str) -> tuple[Path, ...]:
+    """The files of a token file in ``fmt``, tokens first; Megatron accepts X.bin, X.idx or the prefix X."""
+    name = str(path)
+    if fmt == "megatron":
+        prefix = name[: -len(".bin")] if name.endswith((".bin", ".idx")) else name
+        return Path(prefix + ".bin"), Path(prefix + ".idx")
+    if fmt == "datatrove":
+        tokens = name.removesuffix(".index") if name.endswith(".ds.index") else name
+        return Path(tokens), Path(tokens + ".index")
+    return (path,)
+
+
+def _read_head(path: Path, size: int) -> bytes:
+    """Up to ``size`` bytes from the start of ``path`` (empty when it is not a readable file)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(size)
+    except OSError:
+        return b""
+
+
+def _map(path: Path, dtype: np.dtype, offset: int, count: int) -> np.ndarray:
+    """A read-only memory map of ``count`` items at byte ``offset`` (numpy cannot map zero bytes)."""
+    if count == 0:
+        return np.zeros(0, dtype=dtype)
+    return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=(count,))
+
+
+def _whole(count: int) -> np.ndarray:
+    """Document offsets of a file that is one document."""
+    return np.array([0, count], dtype=np.int64)
+
+
+def _expect_size(path: Path, expected: int, layout: str) -> None:
+    actual = path.stat().st_size
+    if actual != expected:
+        state = "truncated" if actual < expected else "longer than that (trailing bytes)"
+        raise NgramToolError(
+            f"{path}: {layout} needs {expected:,} bytes but the file has {actual:,}: it is {state}; "
+            "rewrite it (or check --token-format)"
+        )
+
+
+def _check_ids(part: np.ndarray, first: int, path: Path) -> None:
+    """Refuse ids outside [0, 2^32) in a chunk read from a signed or 64-bit file."""
+    if part.size == 0 or (part.dtype.kind == "u" and part.dtype.itemsize <= 4):
+        return
+    bad = (part < 0) | (part > np.iinfo(np.uint32).max)
+    if bad.any():
+        position = int(np.argmax(bad))
+        raise NgramToolError(
+            f"{path}: the token at position {first + position:,} is {int(part[position])}; token ids "
+            "must lie in [0, 2^32): the file is corrupted or does not hold token ids"
+        )
+
+
+def _open_npy(files: tuple[Path, ...]) -> TokenFile:
+    (path,) = files
+    with path.open("rb") as handle:
+        try:
+            version = np.lib.format.read_magic(handle)
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(handle)
+            else:
+                shape, _, dtype = np.lib.format.read_array_header_2_0(handle)
+        except ValueError as exc:
+            raise NgramToolError(f"{path}: not a readable .npy file ({exc})") from None
+        offset = handle.tell()
+    if len(shape) != 1 or not np.issubdtype(dtype, np.integer):
+        raise NgramToolError(f"{path}: expected a 1-D integer array of token ids, got {dtype} {shape}")
+    _expect_size(path, offset + shape[0] * dtype.itemsize, f"a .npy header of {shape[0]:,} {dtype} ids")
+    return TokenFile(path, "npy", _map(path, dtype, offset, shape[0]), _whole(shape[0]), dtype, files)
+
+
+def _open_nanogpt(files: tuple[Path, ...]) -> TokenFile:
+    (path,) = files
+    size = path.stat().st_size
+    if size % UINT16.itemsize:
+        raise NgramToolError(
+            f"{path}: {size:,} bytes is not a whole number of uint16 tokens; a nanoGPT .bin is headerless "
+            "uint16, so the file is truncated or in another format (pass --token-format)"
+        )
+    count = size // UINT16.itemsize
+    return TokenFile(path, "nanogpt", _map(path, UINT16, 0, count), _whole(count), UINT16, files)
+
+
+def _open_llmc(files: tuple[Path, ...]) -> TokenFile:
+    (path,) = files
+    head = _read_head(path, 12)
+    if len(head) < 12:
+        raise NgramToolError(
+            f"{path}: {len(head)} bytes is too short for an llm.c header ({LLMC_HEADER.size})"
+        )
+    magic, version, count = struct.unpack("<3i", head)
+    dtype = LLMC_DTYPES.get((magic, version))
+    if dtype is None:
+        raise NgramToolError(
+            f"{path}: not an llm.c token file (magic {magic}, version {version}); llm.c .bin files start "
+            "with 20240520 version 1 (uint16) or 20240801 version 7 (uint32) (check --token-format)"
+        )
+    if count < 0:
+        raise NgramToolError(
+            f"{path}: the llm.c header gives a negative token count ({count}); it is corrupted"
+        )
+    _expect_size(
+        path, LLMC_HEADER.size + count * dtype.itemsize, f"an llm.c header of {count:,} {dtype.name} tokens"
+    )
+    tokens = _map(path, dtype, LLMC_HEADER.size, count)
+    details = {"header": {"magic": magic, "version": version}}
+    return TokenFile(path, "llmc", tokens, _whole(count), dtype, files, details)
+
+
+def _open_megatron(files: tuple[Path, ...]) -> TokenFile:
+    bin_path, idx_path = files
+    head = _read_head(idx_path, MEGATRON_HEAD.size)
+    if not head.startswith(MEGATRON_MAGIC):
+        raise NgramToolError(f"{idx_path}: not a Megatron index (it does not start with {MEGATRON_MAGIC!r})")
+    if len(head) < MEGATRON_HEAD.size:
+        raise NgramToolError(f"{idx_path}: truncated inside its {MEGATRON_HEAD.size}-byte header")
+    _, version, code, sequences, entries = MEGATRON_HEAD.unpack(head)
+    if version != MEGATRON_VERSION:
+        raise NgramToolError(f"{idx_path}: Megatron index version {version}; ngramtool reads version 1")
+    dtype = MEGATRON_DTYPES.get(code)
+    if dtype is None or dtype.kind == "f":
+        raise NgramToolError(
+            f"{idx_path}: dtype code {code} ({dtype or 'unknown'}) does not hold token ids; "
+            "expected an integer code (1-5 or 8)"
+        )
+    sizes_at = MEGATRON_HEAD.size
+    pointers_at = sizes_at + sequences * INT32.itemsize
+    documents_at = pointers_at + sequences * INT64.itemsize
+    _expect_size(
+        idx_path, documents_at + entries * INT64.itemsize, f"a Megatron index of {sequences:,} sequences"
+    )
+    sizes = _map(idx_path, INT32, sizes_at, sequences)
+    pointers = _map(idx_path, INT64, pointers_at, sequences)
+    document_index = np.asarray(_map(idx_path, INT64, documents_at, entries))
+    if (
+        entries == 0
+        or document_index[0] != 0
+        or document_index[-1] != sequences
+        or np.any(np.diff(document_index) < 0)
+    ):
+        raise NgramToolError(
+            f"{idx_path}: the document index must rise from 0 to the sequence count {sequences:,}; "
+            "the index is corrupted"
+        )
+    doc_offsets, total = _megatron_offsets(idx_path, sizes, pointers, document_index, dtype.itemsize)
+    _expect_size(
+        bin_path, total * dtype.itemsize, f"the index of {idx_path.name} ({total:,} {dtype.name} tokens)"
+    )
+    details = {"header": {"version": version, "dtype_code": code, "num_sequences": sequences}}
+    return TokenFile(
+        bin_path, "megatron", _map(bin_path, dtype, 0, total), doc_offsets, dtype, files, details
+    )
+
+
+def _megatron_offsets(
+    idx_path: Path, sizes: np.ndarray, pointers: np.ndarray, document_index: np.ndarray, itemsize: int
+) -> tuple[np.ndarray, int]:
+    """Document offsets in tokens and the token count, checking that the sequences are contiguous.
+
+    Walks the sizes and pointers in blocks so that memory stays bounded by the document count.
+    """
+    doc_offsets = np.empty(document_index.shape[0], dtype=np.int64)
+    total = 0
+    for lo in range(0, sizes.shape[0], BLOCK):
+        block = np.asarray(sizes[lo : lo + BLOCK], dtype=np.int64)
+        if block.min() < 0:
+            raise NgramToolError(f"{idx_path}: sequence {lo + int(np.argmin(block)):,} has a negative size")
+        starts = total + np.cumsum(block) - block
+        mismatch = np.flatnonzero(np.asarray(pointers[lo : lo + BLOCK]) != starts * itemsize)
+        if mismatch.size:
+            sequence = lo + int(mismatch[0])
+            raise NgramToolError(
+                f"{idx_path}: sequence {sequence:,} points at byte {int(pointers[sequence]):,} but the sizes "
+                f"before it end at byte {int(starts[mismatch[0]]) * itemsize:,}; ngramtool reads only "
+                "contiguous .bin files (as Megatron writes them)"
+            )
+        first, last = np.searchsorted(document_index, [lo, lo + block.shape[0]], side="left")
+        doc_offsets[first:last] = starts[document_index[first:last] - lo]
+        total += int(block.sum())
+    doc_offsets[np.searchsorted(document_index, sizes.shape[0], side="left") :] = total
+    return doc_offsets, total
+
+
+def _open_datatrove(files: tuple[Path, ...]) -> TokenFile:
+    ds_path, index_path = files
+    index_size = index_path.stat().st_size
+    if index_size % 8:
+        raise NgramToolError(
+            f"{index_path}: {index_size:,} bytes is not a whole number of uint64 document ends; "
+            "it is truncated"
+        )
+    ends = np.asarray(_map(index_path, DATATROVE_END, 0, index_size // 8))
+    if np.any(ends[1:] < ends[:-1]):
+        raise NgramToolError(f"{index_path}: document ends decrease; the index is corrupted")
+    size = ds_path.stat().st_size
+    last = int(ends[-1]) if ends.size else 0
+    if last == 0:
+        if size:
+            raise NgramToolError(
+                f"{ds_path}: holds {size:,} bytes but {index_path.name} ends every document at token 0; "
+                "the files do not belong together"
+            )
+        dtype = UINT16
+    elif size % last or size // last not in (2, 4):
+        raise NgramToolError(
+            f"{ds_path}: {size:,} bytes for the {last:,} tokens that {index_path.name} ends at is neither "
+            "2 (uint16) nor 4 (uint32) bytes per token; datatrove stores no token size, so it is derived "
+            "from these two files: one is truncated or they do not belong together"
+        )
+    else:
+        dtype = UINT16 if size // last == 2 else UINT32
+    doc_offsets = np.concatenate([np.zeros(1, dtype=np.int64), ends.astype(np.int64)])
+    details = {"header": {"token_bytes": dtype.itemsize, "token_bytes_derived_from": "file size / last end"}}
+    return TokenFile(ds_path, "datatrove", _map(ds_path, dtype, 0, last), doc_offsets, dtype, files, details)
+
+
+def _write_megatron_index(handle: BinaryIO, doc_offsets: np.ndarray, dtype: np.dtype) -> None:
+    """Write a Megatron .idx with one sequence per document."""
+    sizes = np.diff(doc_offsets)
+    if sizes.size and sizes.max() > np.iinfo(INT32).max:
+        raise NgramToolError(
+            f"a document of {int(sizes.max()):,} tokens exceeds Megatron's int32 sequence size; "
+            "split it into documents (or use --token-format datatrove)"
+        )
+    count = sizes.shape[0]
+    handle.write(
+        MEGATRON_HEAD.pack(MEGATRON_MAGIC, MEGATRON_VERSION, MEGATRON_CODES[dtype], count, count + 1)
+    )
+    _write_array(handle, sizes, INT32)
+    _write_array(handle, doc_offsets[:-1] * dtype.itemsize, INT64)
+    _write_array(handle, np.arange(count + 1), INT64)
+
+
+def _write_array(handle: BinaryIO, values: np.ndarray, dtype: np.dtype) -> None:
+    """Write ``values`` converted to ``dtype`` (little-endian) without an extra copy when they match."""
+    handle.write(memoryview(np.ascontiguousarray(values, dtype=dtype).view(np.uint8)))
+
+
+def _close_durably(handle: BinaryIO) -> None:
+    handle.flush()
+    os.fsync(handle.fileno())
+    handle.close()
+
+
+_OPENERS: dict[str, Callable[[tuple[Path, ...]], TokenFile]] = {
+    "npy": _open_npy,
+    "nanogpt": _open_nanogpt,
+    "llmc": _open_llmc,
+    "megatron": _open_megatron,
+    "datatrove": _open_datatrove,
+}

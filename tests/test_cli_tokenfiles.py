@@ -1,0 +1,82 @@
+"""Token files through the CLI: --save-tokens beside an index, --tokens back in, inspect."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ngramtool import open_index
+from ngramtool.formats.tokenfiles import open_token_file
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ngramtool", *args], capture_output=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def docs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("docs")
+    path = folder / "docs.jsonl"
+    texts = ["first document, short", "", "the second one\nhas two lines", "x" * 300]
+    path.write_text("\n".join(json.dumps({"text": t}) for t in texts) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    "name, fmt, keeps_docs",
+    [("t.bin", "llmc", False), ("t.bin", "megatron", True), ("t.ds", None, True), ("t.npy", None, False)],
+)
+def test_save_tokens_then_hash_them_back(docs, tmp_path, name, fmt, keeps_docs):
+    index_dir, saved = tmp_path / "a.ngidx", tmp_path / name
+    args = ["hash", str(docs), "--json-key", "text", "-o", str(index_dir), "-q", "--boundary", "reset"]
+    args += ["--save-tokens", str(saved)] + (["--save-format", fmt] if fmt else [])
+    result = run(*args)
+    assert result.returncode == 0, result.stderr.decode()
+    index = open_index(index_dir)
+    token_file = open_token_file(saved)
+    assert np.array_equal(np.asarray(token_file.tokens), index.tokens)
+    if keeps_docs:
+        assert token_file.doc_offsets.tolist() == index.doc_offsets.tolist()
+    again = tmp_path / "b.ngidx"
+    result = run("hash", "--tokens", str(saved), "-o", str(again), "-q", "--boundary", "reset")
+    assert result.returncode == 0, result.stderr.decode()
+    back = open_index(again)
+    assert np.array_equal(back.tokens, index.tokens)
+    if keeps_docs:
+        assert np.array_equal(back.rows, index.rows)
+    else:  # one document: equal to the first document's rows only up to its end
+        first_end = int(index.doc_offsets[1])
+        assert np.array_equal(back.rows[:first_end], index.rows[:first_end])
+
+
+def test_nanogpt_refuses_a_large_vocabulary_upfront(docs, tmp_path):
+    result = run("hash", str(docs), "-o", str(tmp_path / "x"), "--save-tokens", str(tmp_path / "t.bin"))
+    assert result.returncode == 2
+    assert b"uint16" in result.stderr and b"--save-format llmc" in result.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def test_nanogpt_with_bytes_and_inspect(docs, tmp_path):
+    saved = tmp_path / "bytes.bin"
+    result = run(
+        "hash",
+        str(docs),
+        "--json-key",
+        "text",
+        "-o",
+        str(tmp_path / "x"),
+        "-q",
+        "--tokenizer",
+        "bytes",
+        "--save-tokens",
+        str(saved),
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    report = json.loads(run("inspect", str(saved), "--json").stdout)
+    assert report["kind"] == "token file" and report["format"] == "nanogpt" and report["dtype"] == "uint16"
+    assert report["first_tokens"][:5] == list(b"first")
+    assert "no document boundaries" in run("inspect", str(saved)).stdout.decode()
