@@ -6,6 +6,7 @@ The CLI holds no algorithm: it parses, calls the library and renders.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -68,6 +69,12 @@ PadOpt = Annotated[
     int | None,
     typer.Option(
         "--pad-id", help="RAW pad id (mapped through the vocabulary); default: the tokenizer's pad/eot."
+    ),
+]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--workers", "-j", help="Tokenizer threads (default: all cores); ids never depend on it.", min=1
     ),
 ]
 SpecFileOpt = Annotated[
@@ -228,3 +235,10 @@ def binary_input(path: str) -> Iterator[BinaryIO]:
         return
     with Path(path).open("rb") as handle:
         yield handle
+
+
+def worker_count(requested: int | None) -> int:
+    """--workers, defaulting to the cores this process may use."""
+    if requested is not None:
+        return requested
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

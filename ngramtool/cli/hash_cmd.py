@@ -38,6 +38,7 @@ from .common import (
     SpecFileOpt,
     SpecOptions,
     TableOpt,
+    WorkersOpt,
     byte_progress,
     input_size,
     print_json,
@@ -46,6 +47,7 @@ from .common import (
     stderr,
     tokenizer_record,
     vocab_record,
+    worker_count,
 )
 
 DEFAULT_TOKENIZER = "cl100k_base"
@@ -128,6 +130,7 @@ def hash_command(
     json_key: JsonKeyOpt = None,
     doc_sep: DocSepOpt = None,
     errors: ErrorsOpt = "strict",
+    workers: WorkersOpt = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -160,7 +163,13 @@ def hash_command(
         chunks = iter_token_file_chunks(tokens_file, token_format)
     else:
         chunks = iter_token_chunks(
-            inputs, tok, json_key=json_key, doc_sep=doc_sep, errors=errors, add_eot=add_eot
+            inputs,
+            tok,
+            json_key=json_key,
+            doc_sep=doc_sep,
+            errors=errors,
+            add_eot=add_eot,
+            workers=worker_count(workers),
         )
         total = input_size(inputs)
     hasher = NgramHasher(spec, boundary=boundary)
