@@ -18,8 +18,9 @@ def explain_text(
     """One record per token of ``text`` with every intermediate value of its rows.
 
     Each record: position, raw_id, text, canonical_id, key, and ``ngrams``: per layer and order,
-    the window of canonical ids (current token first), the int64 mix, and per head the prime,
-    the hash (mix mod prime), the column offset and the row.
+    the window of canonical ids in reading order (oldest first, the current token last; pads
+    before the stream start), the int64 mix, and per head the prime, the hash (mix mod prime),
+    the column offset and the row.
     """
     raw = tokenizer.encode(text)
     canonical = vocab.canonicalize(raw)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from .errors import NgramToolError, UsageError
 from .formats.index import Index
 from .formats.npy import NpyStreamWriter
+from .formats.partial import partial_dir
 
 CHUNK_TOKENS = 1 << 20
 LAYOUT_FILE = "layers.json"
@@ -27,7 +27,7 @@ def export_per_layer(index: Index, dest: Path, *, force: bool = False) -> dict[s
     if dest.exists() and not force:
         raise UsageError(f"{dest} already exists; pass --force to replace it")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".partial", dir=dest.parent))
+    tmp = partial_dir(dest)
     try:
         spec = index.spec
         writers = [

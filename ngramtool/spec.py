@@ -61,31 +61,33 @@ class HashSpec:
     def _validate(self) -> None:
         if self.max_ngram < 2:
             raise UsageError(
-                f"max_ngram must be at least 2 (got {self.max_ngram}): Engram hashes orders 2..N"
+                f"max_ngram (--max-ngram) must be at least 2 (got {self.max_ngram}): "
+                "Engram hashes orders 2..N"
             )
         if self.heads < 1:
-            raise UsageError(f"heads must be at least 1 (got {self.heads})")
+            raise UsageError(f"heads (--heads) must be at least 1 (got {self.heads})")
         if not self.layer_ids:
-            raise UsageError("layer_ids is empty: give at least one layer, e.g. --layers 1,15")
+            raise UsageError("layer_ids (--layers) is empty: give at least one layer, e.g. --layers 1,15")
         if min(self.layer_ids) < 0:
-            raise UsageError(f"layer ids must be >= 0 (got {list(self.layer_ids)})")
+            raise UsageError(f"layer ids (--layers) must be >= 0 (got {list(self.layer_ids)})")
         if len(set(self.layer_ids)) != len(self.layer_ids):
-            raise UsageError(f"layer ids must be distinct (got {list(self.layer_ids)})")
+            raise UsageError(f"layer ids (--layers) must be distinct (got {list(self.layer_ids)})")
         if len(self.table_sizes) != self.max_ngram - 1:
             raise UsageError(
-                f"table_sizes needs one base size per order 2..{self.max_ngram} "
+                f"table_sizes (--table) needs one base size per order 2..{self.max_ngram} "
                 f"({self.max_ngram - 1} values), got {len(self.table_sizes)}: {list(self.table_sizes)}"
             )
         if min(self.table_sizes) < 2:
-            raise UsageError(f"every table size must be at least 2 (got {list(self.table_sizes)})")
+            raise UsageError(f"every table size (--table) must be at least 2 (got {list(self.table_sizes)})")
         if self.vocab_size < 1:
             raise UsageError(f"vocab_size must be at least 1 (got {self.vocab_size})")
         if not 0 <= self.pad_id < self.vocab_size:
             raise UsageError(
-                f"pad_id {self.pad_id} is not a canonical id: it must lie in [0, {self.vocab_size})"
+                f"pad_id {self.pad_id} is not a canonical id: it must lie in [0, {self.vocab_size}) "
+                "(--pad-id takes a raw id of the tokenizer)"
             )
         if self.seed < 0:
-            raise UsageError(f"seed must be >= 0 (got {self.seed})")
+            raise UsageError(f"seed (--seed) must be >= 0 (got {self.seed})")
 
     # ------------------------------------------------------------------ shape
     @property

@@ -84,7 +84,8 @@ class CompressedVocab:
             pos = int(np.argmax(too_big))
             raise NgramToolError(
                 f"token id {int(raw64[pos])} at position {first_position + pos} is outside the "
-                f"tokenizer's {self.raw_size} ids: the tokens do not come from this tokenizer"
+                f"{self.raw_size:,} raw ids of this vocabulary: the tokens were made with another "
+                "tokenizer (check --tokenizer, or --vocab-size for pre-tokenized ids)"
             )
         out = self.lut[np.maximum(raw64, 0)]
         negative = raw64 < 0

@@ -129,9 +129,9 @@ def test_empty_input_gives_an_empty_index(tmp_path):
     [
         (["hash", "missing.txt"], 2, "input file not found: missing.txt"),
         (["hash", "."], 2, "is a directory"),
-        (["hash", "x.txt", "--heads", "0"], 2, "heads must be at least 1"),
-        (["hash", "x.txt", "--max-ngram", "1"], 2, "max_ngram must be at least 2"),
-        (["hash", "x.txt", "--table", "1"], 2, "table size must be at least 2"),
+        (["hash", "x.txt", "--heads", "0"], 2, "heads (--heads) must be at least 1"),
+        (["hash", "x.txt", "--max-ngram", "1"], 2, "max_ngram (--max-ngram) must be at least 2"),
+        (["hash", "x.txt", "--table", "1"], 2, "table size (--table) must be at least 2"),
         (["hash", "x.txt", "--tokenizer", "no_such_encoding"], 2, "unknown tokenizer"),
         (["hash", "x.txt", "--table", "12,abc"], 2, "comma-separated integers"),
         (["hash", "x.txt", "--boundary", "sometimes"], 2, "--boundary"),
@@ -209,3 +209,34 @@ def test_help_has_examples_for_every_command():
         result = run(command, "--help")
         assert result.returncode == 0
         assert "Examples" in result.stdout.decode(), command
+
+
+def test_outputs_follow_the_umask_not_private_temp_modes(sample, tmp_path):
+    out = tmp_path / "perm.ngidx"
+    assert run("hash", str(sample / "a.txt"), "-o", str(out), "-q").returncode == 0
+    lut = tmp_path / "lut.npy"
+    assert run("vocab", "--export", str(lut), "--json").returncode == 0
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    assert out.stat().st_mode & 0o777 == 0o777 & ~mask
+    assert lut.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_explain_rejects_a_layer_outside_the_spec():
+    assert_one_line_error(run("explain", "x", "--layer", "99"), 2, "--layer 99 is not one of the Engram layers")
+
+
+def test_tokenize_json_says_when_it_is_truncated():
+    report = json.loads(run("tokenize", "-", "--json", "--limit", "3", stdin=b"one two three four five").stdout)
+    assert report["truncated"] is True and len(report["tokens"]) == 3
+    report = json.loads(run("tokenize", "-", "--json", "--limit", "50", stdin=b"one two").stdout)
+    assert report["truncated"] is False and len(report["tokens"]) == 2
+
+
+def test_vocab_no_compress_reports_the_identity():
+    result = run("vocab", "--no-compress", "--json")
+    report = json.loads(result.stdout)
+    assert report["vocab"]["compressed"] is False and report["largest_groups"] == []
+    assert "identity map" in run("vocab", "--no-compress").stdout.decode()

@@ -85,12 +85,24 @@ SpecFileOpt = Annotated[
 def parse_int_list(text: str, option: str) -> list[int]:
     """'1,15' -> [1, 15]; a clear usage error otherwise."""
     try:
-        values = [int(float(part)) if "e" in part.lower() else int(part) for part in text.split(",") if part]
+        values = [_integer(part) for part in text.split(",") if part]
     except ValueError:
-        raise UsageError(f"{option} takes comma-separated integers, got {text!r}") from None
+        raise UsageError(
+            f"{option} takes comma-separated integers (1e6 style allowed), got {text!r}"
+        ) from None
     if not values:
         raise UsageError(f"{option} needs at least one value")
     return values
+
+
+def _integer(text: str) -> int:
+    """An integer written plainly or as an exact power-of-ten form (2.2624e6); anything else fails."""
+    if "e" not in text.lower():
+        return int(text)
+    value = float(text)
+    if not value.is_integer():
+        raise ValueError(text)
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -155,10 +167,12 @@ def load_spec_file(path: Path, vocab: CompressedVocab | None) -> HashSpec:
     return spec
 
 
-def resolve_vocab(tokenizer_name: str, no_compress: bool) -> tuple[Tokenizer, CompressedVocab]:
-    """Load the tokenizer and its (cached) compressed vocabulary."""
+def resolve_vocab(
+    tokenizer_name: str, no_compress: bool, *, quiet: bool = False
+) -> tuple[Tokenizer, CompressedVocab]:
+    """Load the tokenizer and its compressed vocabulary (built once, then read from the cache)."""
     tokenizer = load_tokenizer(tokenizer_name)
-    with status(f"building the compressed vocabulary of {tokenizer.name}", not no_compress):
+    with status(f"preparing the compressed vocabulary of {tokenizer.name}", not (no_compress or quiet)):
         vocab = build_vocab(tokenizer, compress=not no_compress)
     return tokenizer, vocab
 

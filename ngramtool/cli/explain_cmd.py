@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.measure import Measurement
 from rich.table import Table
 
+from ..errors import UsageError
 from ..explain import explain_text
 from .common import (
     HeadsOpt,
@@ -25,8 +27,10 @@ from .common import (
     stdout,
 )
 
-HELP = """Explain how the rows of a short text are born: raw id -> canonical id -> window -> XOR mix
--> mix mod prime -> + column offset = row.
+HELP = """Show how each row number of a short text is computed.
+
+Per token: raw id -> canonical id -> window (oldest first) -> XOR mix -> mix mod prime
+-> + column offset = row.
 
 [bold]Examples[/]
 
@@ -58,6 +62,8 @@ def explain_command(
     """Explain the rows of TEXT."""
     tok, vocab = resolve_vocab(tokenizer, no_compress)
     spec = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file).build(vocab, tok)
+    if layer is not None and layer not in spec.layer_ids:
+        raise UsageError(f"--layer {layer} is not one of the Engram layers {list(spec.layer_ids)} (--layers)")
     records = explain_text(text, tok, vocab, spec)
     if layer is not None:
         for record in records:
@@ -82,18 +88,18 @@ def explain_command(
             "mix (int64)",
             "head",
             "prime",
-            "mix mod prime",
+            "mix % prime",
             "+ offset",
             "= row",
         ):
-            grid.add_column(name, justify="right" if name not in ("window",) else "left")
+            grid.add_column(name, justify="left" if name == "window" else "right", no_wrap=True)
         for gram in record["ngrams"]:
             for head in gram["heads"]:
                 first = head["head"] == 0
                 grid.add_row(
                     str(gram["layer"]) if first else "",
                     str(gram["order"]) if first else "",
-                    str(gram["window"]) if first else "",
+                    " ".join(map(str, gram["window"])) if first else "",
                     str(gram["mix"]) if first else "",
                     str(head["head"]),
                     str(head["prime"]),
@@ -101,4 +107,9 @@ def explain_command(
                     str(head["offset"]),
                     str(head["row"]),
                 )
+        # Never truncate numbers: let a narrow terminal wrap the lines instead.
+        natural = Measurement.get(stdout, stdout.options.update_width(10_000), grid).maximum
+        width = stdout.width
+        stdout.width = max(width, natural)
         stdout.print(grid)
+        stdout.width = width

@@ -12,8 +12,10 @@ from ..export import export_per_layer
 from ..formats.index import open_index
 from .common import JsonOpt, QuietOpt, print_json, stderr
 
-HELP = """Export an index's rows in another layout. --layout per-layer writes one [T, (N-1)*K] .npy per
-Engram layer (rows_layer{ID}.npy) plus layers.json, for trainers that load one layer's rows.
+HELP = """Export an index's rows in another layout.
+
+--layout per-layer writes one [T, (N-1)*K] .npy per Engram layer (rows_layer{ID}.npy) plus
+layers.json, for trainers that load one layer's rows.
 
 [bold]Examples[/]
 

@@ -52,7 +52,9 @@ from .common import (
 
 DEFAULT_TOKENIZER = "cl100k_base"
 
-HELP = """Tokenize, canonicalize and hash text into an index directory a trainer can memory-map.
+HELP = """Hash text into an index directory of Engram table rows.
+
+Tokenizes, canonicalizes and hashes; a trainer memory-maps the result.
 
 The index holds manifest.json, tokens.npy (raw ids), rows.npy ([T, L, (N-1)*K] table rows)
 and doc_offsets.npy; see docs/formats.md.
@@ -146,7 +148,7 @@ def hash_command(
     else:
         if vocab_size is not None:
             raise UsageError("--vocab-size applies only to --tokens without --tokenizer")
-        tok, vocab = resolve_vocab(tokenizer or DEFAULT_TOKENIZER, no_compress)
+        tok, vocab = resolve_vocab(tokenizer or DEFAULT_TOKENIZER, no_compress, quiet=quiet)
     spec = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file).build(vocab, tok)
     sources = [str(tokens_file)] if tokens_file is not None else inputs
     dest = output or _default_output(sources[0])
@@ -230,7 +232,7 @@ def hash_command(
     if as_json:
         print_json(summary, to_stderr=to_stdout)
     elif not quiet:
-        rate = f" ({summary['tokens_per_second'] / 1e6:.2f}M tok/s)" if summary["tokens_per_second"] else ""
+        rate = f" ({_rate(summary['tokens_per_second'])})" if summary["tokens_per_second"] else ""
         docs = summary["num_documents"]
         target = "a stream to stdout" if to_stdout else dest
         stderr.print(
@@ -264,3 +266,9 @@ def _save_format(path: Path, given: str | None, raw_size: int) -> str:
             "pass --save-format llmc or megatron (they store uint32/int32 ids)"
         )
     return fmt
+
+
+def _rate(tokens_per_second: float) -> str:
+    if tokens_per_second >= 1e6:
+        return f"{tokens_per_second / 1e6:.2f}M tok/s"
+    return f"{tokens_per_second / 1e3:.1f}K tok/s"

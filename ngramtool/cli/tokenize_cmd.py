@@ -28,7 +28,7 @@ from .common import (
     stdout,
 )
 
-HELP = """Tokenize text into raw ids (and with --canonical, Engram canonical ids).
+HELP = """Tokenize text into raw ids, or Engram canonical ids with --canonical.
 
 Without -o the ids are printed, one line per document. With -o FILE.npy they are saved as
 uint32 (raw) or int64 (canonical). --show renders the text with token boundaries and each
@@ -69,7 +69,7 @@ def tokenize_command(
     """Tokenize INPUT...."""
     if output is not None and (show or as_json):
         raise UsageError("-o saves the ids; combine it with neither --show nor --json")
-    tok, vocab = resolve_vocab(tokenizer, no_compress)
+    tok, vocab = resolve_vocab(tokenizer, no_compress, quiet=quiet)
     chunks = iter_token_chunks(inputs, tok, json_key=json_key, doc_sep=doc_sep, errors=errors)
     if output is not None:
         count = 0
@@ -82,7 +82,7 @@ def tokenize_command(
             stderr.print(f"wrote {count:,} {'canonical' if canonical else 'raw'} ids to {output}")
         return
     if show or as_json:
-        raw = _first_tokens(chunks, limit)
+        raw, more = _first_tokens(chunks, limit)
         records = [
             {
                 "raw_id": r,
@@ -93,9 +93,19 @@ def tokenize_command(
             for r in raw.tolist()
         ]
         if as_json:
-            print_json({"tokenizer": tok.name, "vocab_size": vocab.size, "tokens": records})
+            print_json(
+                {
+                    "tokenizer": tok.name,
+                    "vocab_size": vocab.size,
+                    "limit": limit,
+                    "truncated": more,
+                    "tokens": records,
+                }
+            )
         else:
             _render(records)
+            if more:
+                stderr.print(f"(first {limit} tokens; --limit shows more)")
         return
     position = 0
     for chunk in chunks:
@@ -105,14 +115,17 @@ def tokenize_command(
     sys.stdout.write("\n")
 
 
-def _first_tokens(chunks, limit: int) -> np.ndarray:
-    parts, have = [], 0
+def _first_tokens(chunks, limit: int) -> tuple[np.ndarray, bool]:
+    """The first ``limit`` ids, and whether the input holds more."""
+    parts = [np.zeros(0, dtype=np.uint32)]
+    have = 0
     for chunk in chunks:
-        parts.append(chunk.tokens[: limit - have])
-        have += parts[-1].shape[0]
-        if have >= limit:
-            break
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint32)
+        taken = chunk.tokens[: limit - have]
+        parts.append(taken)
+        have += taken.shape[0]
+        if chunk.tokens.shape[0] > taken.shape[0]:
+            return np.concatenate(parts), True
+    return np.concatenate(parts), False
 
 
 def _print_ids(ids: np.ndarray, doc_starts: np.ndarray, first: bool) -> None:
@@ -129,9 +142,11 @@ def _print_ids(ids: np.ndarray, doc_starts: np.ndarray, first: bool) -> None:
 
 def _render(records: list[dict]) -> None:
     styles = ("black on bright_cyan", "black on bright_yellow")
+    separator = "" if stdout.color_system else "|"  # without colour, mark the boundaries
     text = Text()
     for i, record in enumerate(records):
         text.append(record["text"], style=styles[i % 2])
+        text.append(separator)
     stdout.print(text)
     grid = Table(title=f"{len(records)} token(s)", title_justify="left")
     for name in ("#", "raw id", "text", "canonical", "normalized key"):

@@ -20,12 +20,14 @@ from .common import (
     vocab_record,
 )
 
-HELP = """Build (or load from cache) the Engram compressed vocabulary of a tokenizer and report it:
-V, V', the reduction, and the largest merge groups.
+HELP = """Report a tokenizer's Engram compressed vocabulary.
+
+Shows V (raw ids), V' (canonical ids), the reduction and the largest merge groups; the table is
+built once and then read from the cache.
 
 [bold]Examples[/]
 
-  ngramtool vocab                                   # cl100k_base: 100,261 ids -> 62,330
+  ngramtool vocab                                   # cl100k_base: V = 100,277 ids -> V' = 62,330
   ngramtool vocab --tokenizer tokenizer.json --top 5
   ngramtool vocab --export lut.npy --json
 """
@@ -51,7 +53,7 @@ def vocab_command(
     """Report the compressed vocabulary."""
     tok, vocab = resolve_vocab(tokenizer, no_compress)
     groups = []
-    for canonical, members in vocab.merge_groups(top):
+    for canonical, members in vocab.merge_groups(top if vocab.compressed else 0):
         groups.append(
             {
                 "canonical_id": canonical,
@@ -76,10 +78,13 @@ def vocab_command(
     if as_json:
         print_json(report)
         return
-    stdout.print(
-        f"[bold]{tok.name}[/]: V = {vocab.raw_size:,} ids ({vocab.assigned:,} with a token) -> "
-        f"V' = {vocab.size:,} canonical ids ({vocab.reduction:.2%} fewer)"
-    )
+    if not vocab.compressed:
+        stdout.print(f"[bold]{tok.name}[/]: identity map (--no-compress): V' = V = {vocab.raw_size:,} ids")
+    else:
+        stdout.print(
+            f"[bold]{tok.name}[/]: V = {vocab.raw_size:,} ids ({vocab.assigned:,} with a token) -> "
+            f"V' = {vocab.size:,} canonical ids ({vocab.reduction:.2%} fewer)"
+        )
     stdout.print(f"vocabulary fingerprint {vocab.fingerprint}")
     if groups:
         grid = Table(title=f"largest {len(groups)} merge groups", title_justify="left")

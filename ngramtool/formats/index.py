@@ -11,7 +11,6 @@ import datetime as _dt
 import json
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from .. import __version__
 from ..errors import NgramToolError, UsageError
 from ..spec import HashSpec
 from .npy import HEADER_BYTES, NpyStreamWriter
+from .partial import partial_dir
 
 FORMAT_NAME = "ngramtool-index"
 FORMAT_VERSION = "1.0"
@@ -88,7 +88,7 @@ class IndexWriter:
         parent = self.dest.parent
         try:
             parent.mkdir(parents=True, exist_ok=True)
-            self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.dest.name}.", suffix=".partial", dir=parent))
+            self.tmp = partial_dir(self.dest)
         except OSError as exc:
             raise NgramToolError(f"cannot create the output next to {self.dest}: {exc.strerror}") from None
         spec = meta.spec

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import BinaryIO
 import numpy as np
 
 from ..errors import NgramToolError
+from .partial import partial_file
 
 # A fixed header size (a multiple of 64) leaves room for any shape the file can reach.
 HEADER_BYTES = 128
@@ -87,9 +87,8 @@ def atomic_npy(path: Path, dtype: np.dtype, inner_shape: tuple[int, ...] = ()) -
     """A :class:`NpyStreamWriter` on a temporary file that replaces ``path`` only on success."""
     path = Path(path)
     try:
-        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
-        os.close(fd)
-        writer = NpyStreamWriter(Path(tmp_name), dtype, inner_shape)
+        tmp_name = partial_file(path)
+        writer = NpyStreamWriter(tmp_name, dtype, inner_shape)
     except OSError as exc:
         raise NgramToolError(f"cannot write {path}: {exc.strerror}") from None
     try:
@@ -98,5 +97,5 @@ def atomic_npy(path: Path, dtype: np.dtype, inner_shape: tuple[int, ...] = ()) -
         os.replace(tmp_name, path)
     except BaseException:
         writer.abort()
-        Path(tmp_name).unlink(missing_ok=True)
+        tmp_name.unlink(missing_ok=True)
         raise
