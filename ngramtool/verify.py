@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import NgramToolError
+from .formats.dataset import MergedIndex
 from .formats.index import Index
 from .formats.stream import StreamReader
 from .hashing import NgramHasher
@@ -111,3 +112,15 @@ def verify_stream(reader: StreamReader) -> VerifyReport:
         num_documents=reader.num_documents,
         checks=["chunk CRCs, trailer counts and stream sha256", f"all {reader.num_tokens:,} rows re-derived"],
     )
+
+
+def verify_dataset(dataset: MergedIndex) -> VerifyReport:
+    """Verify every shard of a merged dataset (opening it already checked each shard's manifest hash)."""
+    report = VerifyReport(num_tokens=len(dataset), num_documents=int(dataset.doc_offsets.shape[0] - 1))
+    for shard in dataset.shards:
+        verify_index(shard)
+    report.checks.append(f"{len(dataset.shards)} shard manifests match dataset.json")
+    report.checks.append(
+        f"every shard verified: checksums, fingerprints, all {len(dataset):,} rows re-derived"
+    )
+    return report

@@ -8,7 +8,16 @@ import typer
 from rich.text import Text
 
 from ..errors import NgramToolError
-from . import explain_cmd, export_cmd, hash_cmd, inspect_cmd, tokenize_cmd, verify_cmd, vocab_cmd
+from . import (
+    explain_cmd,
+    export_cmd,
+    hash_cmd,
+    inspect_cmd,
+    merge_cmd,
+    tokenize_cmd,
+    verify_cmd,
+    vocab_cmd,
+)
 from .common import stderr
 
 app = typer.Typer(
@@ -19,7 +28,16 @@ app = typer.Typer(
     rich_markup_mode="rich",
     pretty_exceptions_enable=False,
 )
-for module in (hash_cmd, tokenize_cmd, explain_cmd, vocab_cmd, inspect_cmd, verify_cmd, export_cmd):
+for module in (
+    hash_cmd,
+    tokenize_cmd,
+    explain_cmd,
+    vocab_cmd,
+    inspect_cmd,
+    verify_cmd,
+    export_cmd,
+    merge_cmd,
+):
     module.register(app)
 
 
@@ -33,10 +51,11 @@ def main() -> None:
     except NgramToolError as exc:
         stderr.print(Text("error: ", style="bold red") + Text(str(exc)))
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        stderr.print("interrupted")
-        sys.exit(130)
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
         sys.stderr.close()
+        sys.exit(1)
+    except OSError as exc:  # a file system problem the commands did not anticipate: still one line
+        where = f"{exc.filename}: " if exc.filename else ""
+        stderr.print(Text("error: ", style="bold red") + Text(f"{where}{exc.strerror or exc}"))
         sys.exit(1)

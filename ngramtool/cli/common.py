@@ -177,21 +177,6 @@ def resolve_vocab(
     return tokenizer, vocab
 
 
-def tokenizer_record(tokenizer: Tokenizer) -> dict[str, Any]:
-    """The manifest/JSON description of a tokenizer."""
-    return {"name": tokenizer.name, "fingerprint": tokenizer.fingerprint, "n_vocab": tokenizer.n_vocab}
-
-
-def vocab_record(vocab: CompressedVocab) -> dict[str, Any]:
-    """The manifest/JSON description of a vocabulary."""
-    return {
-        "compressed": vocab.compressed,
-        "size": vocab.size,
-        "raw_size": vocab.raw_size,
-        "fingerprint": vocab.fingerprint,
-    }
-
-
 # ------------------------------------------------------------------------------------ output
 def show_progress(quiet: bool) -> bool:
     """Progress bars only on a terminal, and never with --quiet."""

@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import contextlib
-import sys
+import dataclasses
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from ..errors import UsageError
-from ..formats.index import IndexMeta, IndexWriter
-from ..formats.stream import FORMAT_NAME as STREAM_FORMAT
-from ..formats.stream import STREAM_MAJOR, STREAM_MINOR, StreamWriter
-from ..formats.tokenfiles import (
-    TOKEN_FORMATS,
-    TokenFileWriter,
-    iter_token_file_chunks,
-    open_token_file,
-)
-from ..hashing import NgramHasher
-from ..pipeline import hash_chunks, iter_token_chunks
-from ..vocab import identity_vocab
+from ..formats.tokenfiles import TOKEN_FORMATS
+from ..jobs import HashJob, input_bytes, job_vocab, run_hash_job
+from ..jobs import save_format as resolve_save_format
+from ..shards import expand_inputs, plan_shards, remove_stale_partials, shard_selection
 from .common import (
     DocSepOpt,
     ErrorsOpt,
@@ -40,13 +31,10 @@ from .common import (
     TableOpt,
     WorkersOpt,
     byte_progress,
-    input_size,
     print_json,
-    resolve_vocab,
     show_progress,
+    status,
     stderr,
-    tokenizer_record,
-    vocab_record,
     worker_count,
 )
 
@@ -68,6 +56,8 @@ and doc_offsets.npy; see docs/formats.md.
   ngramtool hash --tokens ids.npy --vocab-size 50257 -o ids.ngidx
   ngramtool hash --tokens train.bin --tokenizer r50k_base.tiktoken     # nanoGPT/llm.c/Megatron .bin
   ngramtool hash corpus.txt --save-tokens corpus.bin --save-format llmc
+  ngramtool hash 'shards/*.txt' -o out/ --resume               # one index shard per file
+  ngramtool hash 'shards/*.txt' -o out/ --shard-index 3 --num-shards 8   # this worker's subset
   ngramtool hash corpus.txt --tokenizer tokenizer.json --heads 4 --table 262144 --layers 2,15
 """
 
@@ -82,7 +72,13 @@ def hash_command(
         list[str] | None, typer.Argument(help="Text files, or - for stdin.", show_default=False)
     ] = None,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Index directory (default: first INPUT + .ngidx).")
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Index directory (default: first INPUT + .ngidx); - for a stream on stdout; "
+            "DIR/ (trailing slash, or an existing non-index directory) for one shard per input file.",
+        ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing index.")] = False,
     tokens_file: Annotated[
@@ -133,111 +129,147 @@ def hash_command(
     doc_sep: DocSepOpt = None,
     errors: ErrorsOpt = "strict",
     workers: WorkersOpt = None,
+    shard_index: Annotated[
+        int | None, typer.Option("--shard-index", help="Sharded run: this worker's number (0-based).", min=0)
+    ] = None,
+    num_shards: Annotated[
+        int | None,
+        typer.Option("--num-shards", help="Sharded run: how many workers share the inputs.", min=1),
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Sharded run: skip shards already finished.")
+    ] = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
-    """Hash INPUT... into an index directory."""
-    inputs = inputs or []
+    """Hash INPUT... into an index directory (or, with -o DIR/, one index shard per input file)."""
+    inputs = expand_inputs(inputs or [])
     if bool(inputs) == (tokens_file is not None):
-        raise UsageError("give text INPUT files (or -) or --tokens FILE.npy, not both and not neither")
+        raise UsageError("give text INPUT files (or -) or --tokens FILE, not both and not neither")
     if boundary not in ("none", "reset"):
         raise UsageError(f"--boundary must be 'none' or 'reset' (got {boundary!r})")
-    to_stdout = output is not None and str(output) == "-"
-    if tokens_file is not None and tokenizer is None and vocab_size is not None:
-        tok, vocab = None, identity_vocab(vocab_size)
-    else:
-        if vocab_size is not None:
-            raise UsageError("--vocab-size applies only to --tokens without --tokenizer")
-        tok, vocab = resolve_vocab(tokenizer or DEFAULT_TOKENIZER, no_compress, quiet=quiet)
-    spec = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file).build(vocab, tok)
-    sources = [str(tokens_file)] if tokens_file is not None else inputs
-    dest = output or _default_output(sources[0])
-    meta = IndexMeta(
-        spec=spec,
-        tokenizer=tokenizer_record(tok) if tok is not None else {"name": None, "fingerprint": None},
-        vocab=vocab_record(vocab),
+    if tokens_file is not None and tokenizer is None and vocab_size is None:
+        tokenizer = DEFAULT_TOKENIZER
+    if vocab_size is not None and (tokens_file is None or tokenizer is not None):
+        raise UsageError("--vocab-size applies only to --tokens without --tokenizer")
+    template = HashJob(
+        inputs=tuple(inputs),
+        dest="",
+        spec_json="",
+        tokenizer=tokenizer if tokens_file is not None else tokenizer or DEFAULT_TOKENIZER,
+        no_compress=no_compress,
+        vocab_size=vocab_size,
         boundary=boundary,
-        lut=vocab.lut,
-        sources=tuple(sources),
+        json_key=json_key,
+        doc_sep=doc_sep,
+        errors=errors,
+        add_eot=add_eot,
+        tokens_file=str(tokens_file) if tokens_file is not None else None,
+        token_format=token_format,
+        save_tokens=str(save_tokens) if save_tokens is not None else None,
+        save_format=save_format,
+        workers=worker_count(workers),
+        force=force,
     )
-    if tokens_file is not None:
-        total = open_token_file(tokens_file, token_format).nbytes
-        chunks = iter_token_file_chunks(tokens_file, token_format)
-    else:
-        chunks = iter_token_chunks(
-            inputs,
-            tok,
-            json_key=json_key,
-            doc_sep=doc_sep,
-            errors=errors,
-            add_eot=add_eot,
-            workers=worker_count(workers),
+    with status("preparing the vocabulary", not quiet):
+        tok, vocab = job_vocab(template)
+    spec = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file).build(vocab, tok)
+    template = dataclasses.replace(template, spec_json=spec.to_json())
+    if save_tokens is not None:  # checked before any work is done
+        template = dataclasses.replace(
+            template, save_format=resolve_save_format(str(save_tokens), save_format, vocab.raw_size)
         )
-        total = input_size(inputs)
-    hasher = NgramHasher(spec, boundary=boundary)
+    sharded = output is not None and (
+        output.endswith("/") or (Path(output).is_dir() and not (Path(output) / "manifest.json").exists())
+    )
+    if sharded:
+        summaries = _run_sharded(
+            template, Path(output), shard_index, num_shards, resume, spec.fingerprint, quiet
+        )
+        _report(summaries, as_json, quiet, to_stderr=False)
+        return
+    if shard_index is not None or num_shards is not None or resume:
+        raise UsageError("--shard-index, --num-shards and --resume apply to sharded runs: -o DIR/")
+    sources = [str(tokens_file)] if tokens_file is not None else inputs
+    dest = output if output is not None else str(_default_output(sources[0]))
+    job = dataclasses.replace(template, dest=dest)
+    summary = _run_with_progress([job], quiet)[0]
+    _report([summary], as_json, quiet, to_stderr=dest == "-")
+
+
+def _run_sharded(
+    template: HashJob,
+    out_dir: Path,
+    shard_index: int | None,
+    num_shards: int | None,
+    resume: bool,
+    spec_fingerprint: str,
+    quiet: bool,
+) -> list[dict[str, Any]]:
+    if template.tokens_file is not None or template.save_tokens is not None:
+        raise UsageError("a sharded run hashes text files: --tokens and --save-tokens make one index")
+    index, count = shard_selection(shard_index, num_shards)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shards = plan_shards(
+        list(template.inputs),
+        out_dir,
+        shard_index=index,
+        num_shards=count,
+        spec_fingerprint=spec_fingerprint,
+        resume=resume,
+        force=template.force,
+    )
+    todo = [shard for shard in shards if not shard.done]
+    for shard in todo:
+        remove_stale_partials(shard)
+    jobs = [dataclasses.replace(template, inputs=(s.source,), dest=str(s.dest)) for s in todo]
+    if not quiet and len(todo) < len(shards):
+        stderr.print(f"skipping {len(shards) - len(todo)} finished shard(s) of {len(shards)}", markup=False)
+    return _run_with_progress(jobs, quiet)
+
+
+def _run_with_progress(jobs: list[HashJob], quiet: bool) -> list[dict[str, Any]]:
+    """Run jobs in order under one progress bar (bytes across all of them, tokens/s)."""
+    sizes = [input_bytes(job) for job in jobs]
+    total = None if None in sizes else sum(s for s in sizes if s is not None)
+    summaries = []
     started = time.perf_counter()
-    hard_cuts = 0
-    nbytes = 0
-    if save_tokens is not None:
-        token_sink = TokenFileWriter(
-            save_tokens, _save_format(save_tokens, save_format, vocab.raw_size), vocab.raw_size
-        )
-    else:
-        token_sink = contextlib.nullcontext()
-    if to_stdout:
-        stream_version = f"{STREAM_MAJOR}.{STREAM_MINOR}"
-        writer = StreamWriter(
-            sys.stdout.buffer, meta.manifest(STREAM_FORMAT, stream_version), vocab.lut, spec
-        )
-    else:
-        writer = IndexWriter(dest, meta, force=force)
     written = 0
-    with writer, token_sink, byte_progress(show_progress(quiet), total) as bar:
+    with byte_progress(show_progress(quiet), total) as bar:
         task = bar.add_task("hashing", total=total)
-        for chunk, _, rows in hash_chunks(chunks, vocab, hasher):
-            writer.append(chunk.tokens, rows, chunk.doc_starts)
-            if save_tokens is not None:
-                token_sink.append(chunk.tokens, chunk.doc_starts)
-            hard_cuts += chunk.hard_cuts
-            nbytes += chunk.nbytes
-            written += chunk.tokens.shape[0]
+
+        def advance(nbytes: int, ntokens: int) -> None:
+            nonlocal written
+            written += ntokens
             rate = written / max(time.perf_counter() - started, 1e-9)
-            bar.update(
-                task, advance=chunk.nbytes if total else 1, description=f"hashing {rate / 1e6:.2f}M tok/s"
-            )
-        manifest = writer.commit()
-        if save_tokens is not None:
-            token_sink.commit()
-    seconds = time.perf_counter() - started
-    summary = {
-        "output": str(dest),
-        "num_tokens": manifest["num_tokens"],
-        "num_documents": manifest["num_documents"],
-        "input_bytes": nbytes,
-        "seconds": round(seconds, 3),
-        "tokens_per_second": round(manifest["num_tokens"] / seconds) if seconds > 0 else None,
-        "rows_shape": [manifest["num_tokens"], spec.num_layers, spec.num_columns],
-        "rows_dtype": spec.row_dtype.name,
-        "tokenizer": meta.tokenizer["name"],
-        "vocab_size": vocab.size,
-        "spec_fingerprint": spec.fingerprint,
-        "boundary": boundary,
-        "unsafe_text_cuts": hard_cuts,
-    }
+            shard = f" shard {len(summaries) + 1}/{len(jobs)}" if len(jobs) > 1 else ""
+            bar.update(task, advance=nbytes if total else 1, description=f"hashing{shard} {_rate(rate)}")
+
+        for job in jobs:
+            summaries.append(run_hash_job(job, advance))
+    return summaries
+
+
+def _report(summaries: list[dict[str, Any]], as_json: bool, quiet: bool, *, to_stderr: bool) -> None:
+    hard_cuts = sum(s["unsafe_text_cuts"] for s in summaries)
     if hard_cuts:
         stderr.print(
             f"warning: {hard_cuts} text cut(s) fell inside very long runs without spaces or line breaks; "
-            "the ids at those cuts may differ from tokenizing the text whole"
+            "the ids at those cuts may differ from tokenizing the text whole",
+            markup=False,
         )
     if as_json:
-        print_json(summary, to_stderr=to_stdout)
-    elif not quiet:
+        print_json(summaries[0] if len(summaries) == 1 else {"shards": summaries}, to_stderr=to_stderr)
+        return
+    if quiet:
+        return
+    for summary in summaries:
         rate = f" ({_rate(summary['tokens_per_second'])})" if summary["tokens_per_second"] else ""
         docs = summary["num_documents"]
-        target = "a stream to stdout" if to_stdout else dest
+        target = "a stream to stdout" if summary["output"] == "-" else summary["output"]
         stderr.print(
             f"wrote {target}: {summary['num_tokens']:,} tokens, {docs:,} document{'s' if docs != 1 else ''}, "
-            f"rows {summary['rows_dtype']} {summary['rows_shape']} in {seconds:.2f} s{rate}",
+            f"rows {summary['rows_dtype']} {summary['rows_shape']} in {summary['seconds']:.2f} s{rate}",
             markup=False,
         )
 
@@ -246,26 +278,6 @@ def _default_output(source: str) -> Path:
     if source == "-":
         raise UsageError("reading stdin: name the output directory with -o")
     return Path(source + ".ngidx")
-
-
-SUFFIX_FORMATS = {".npy": "npy", ".ds": "datatrove", ".bin": "nanogpt"}
-UINT16_IDS = 1 << 16
-
-
-def _save_format(path: Path, given: str | None, raw_size: int) -> str:
-    """The --save-tokens format: as given, else from the suffix; nanoGPT's uint16 must hold every id."""
-    fmt = given or SUFFIX_FORMATS.get(path.suffix)
-    if fmt is None:
-        raise UsageError(
-            f"cannot tell the format of --save-tokens {path}: "
-            f"pass --save-format {{{','.join(TOKEN_FORMATS)}}}"
-        )
-    if fmt == "nanogpt" and raw_size > UINT16_IDS:
-        raise UsageError(
-            f"nanoGPT .bin files hold uint16 ids but this tokenizer has {raw_size:,} ids: "
-            "pass --save-format llmc or megatron (they store uint32/int32 ids)"
-        )
-    return fmt
 
 
 def _rate(tokens_per_second: float) -> str:

@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from ..errors import UsageError
+from ..formats.dataset import DATASET, MergedIndex
 from ..formats.index import MANIFEST, open_index
 from ..formats.stream import MAGIC as STREAM_MAGIC
 from ..formats.stream import is_stream, read_stream
@@ -50,6 +51,12 @@ def inspect_command(
 
 
 def _inspect(path: str, rows: int) -> dict[str, Any]:
+    if path != "-" and (Path(path) / DATASET).is_file():
+        dataset = MergedIndex(Path(path))
+        report = _common(dataset.manifest, dataset.spec)
+        report.update(kind="dataset", path=path, shards=dataset.manifest["shards"])
+        report["first"] = _first_rows(dataset.tokens[:rows], dataset.rows[:rows])
+        return report
     if path != "-" and (Path(path) / MANIFEST).is_file():
         index = open_index(path)
         report = _common(index.manifest, index.spec)
@@ -163,6 +170,13 @@ def _render(report: dict[str, Any]) -> None:
         f"{spec['row_dtype']} [{report['num_tokens']}, {len(spec['layer_ids'])}, "
         f"{spec['tables_per_layer']}], boundary {report['boundary']}",
     )
+    if report["kind"] == "dataset":
+        info.add_row(
+            "shards",
+            f"{len(report['shards'])}: "
+            + ", ".join(s["path"] for s in report["shards"][:6])
+            + (" ..." if len(report["shards"]) > 6 else ""),
+        )
     stdout.print(info)
     if report["first"]:
         grid = Table(title=f"first {len(report['first'])} token(s)", title_justify="left")

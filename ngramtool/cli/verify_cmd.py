@@ -9,12 +9,15 @@ from typing import Annotated
 import typer
 
 from ..errors import UsageError
+from ..formats.dataset import DATASET, MergedIndex
 from ..formats.index import MANIFEST, open_index
 from ..formats.stream import read_stream
-from ..verify import verify_index, verify_stream
+from ..verify import verify_dataset, verify_index, verify_stream
 from .common import JsonOpt, QuietOpt, binary_input, print_json, status, stderr
 
-HELP = """Verify an index or a stream: checksums, fingerprints, and every row re-derived from the tokens.
+HELP = """Verify an index, a merged dataset or a stream: checksums, fingerprints, every row.
+
+Every row is re-derived from the tokens, the lookup table and the spec.
 
 Exits 0 when everything matches; otherwise 1 with the first bad position.
 
@@ -23,6 +26,7 @@ Exits 0 when everything matches; otherwise 1 with the first bad position.
   ngramtool verify corpus.ngidx
   ngramtool hash corpus.txt -o - | ngramtool verify -
   ngramtool verify corpus.ngidx --json
+  ngramtool verify out/                      # a merged dataset: every shard
 """
 
 
@@ -39,7 +43,9 @@ def verify_command(
     """Verify PATH."""
     started = time.perf_counter()
     with status(f"verifying {path}", not quiet):
-        if path != "-" and (Path(path) / MANIFEST).is_file():
+        if path != "-" and (Path(path) / DATASET).is_file():
+            report = verify_dataset(MergedIndex(Path(path)))
+        elif path != "-" and (Path(path) / MANIFEST).is_file():
             report = verify_index(open_index(path))
         elif path == "-" or Path(path).is_file():
             with binary_input(path) as source:

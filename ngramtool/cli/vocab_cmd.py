@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from ..formats.npy import atomic_npy
+from ..jobs import tokenizer_record, vocab_record
 from .common import (
     JsonOpt,
     NoCompressOpt,
@@ -16,8 +17,6 @@ from .common import (
     print_json,
     resolve_vocab,
     stdout,
-    tokenizer_record,
-    vocab_record,
 )
 
 HELP = """Report a tokenizer's Engram compressed vocabulary.

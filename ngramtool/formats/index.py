@@ -240,5 +240,10 @@ def read_manifest(path: Path) -> dict[str, Any]:
 
 
 def open_index(path: str | Path) -> Index:
-    """Open an index directory written by ``ngramtool hash`` (memory-mapped)."""
+    """Open an index directory written by ``ngramtool hash``, or a merged dataset of shards
+    (``ngramtool merge``), memory-mapped; a dataset returns a MergedIndex with the same attributes."""
+    from .dataset import DATASET, MergedIndex  # a dataset is made of indexes: import on demand
+
+    if (Path(path) / DATASET).is_file():
+        return MergedIndex(Path(path))  # type: ignore[return-value]
     return Index(Path(path))

@@ -1,0 +1,182 @@
+"""One hash job: inputs -> one index directory (or a stream), as a picklable value and a function.
+
+``ngramtool hash`` builds one :class:`HashJob` per output (one for a plain run, one per input file
+for a sharded run) and runs :func:`run_hash_job` in this process or, with ``--engine ray``, as Ray
+tasks. The job carries only plain values, so it travels to other processes and machines; each
+process rebuilds the tokenizer and vocabulary (from its disk cache) itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+from .formats.index import IndexMeta, IndexWriter
+from .formats.stream import FORMAT_NAME as STREAM_FORMAT
+from .formats.stream import STREAM_MAJOR, STREAM_MINOR, StreamWriter
+from .formats.tokenfiles import TOKEN_FORMATS, TokenFileWriter, iter_token_file_chunks, open_token_file
+from .hashing import NgramHasher
+from .pipeline import hash_chunks, iter_token_chunks
+from .spec import HashSpec
+from .tokenizers import Tokenizer, load_tokenizer
+from .vocab import CompressedVocab, build_vocab, identity_vocab
+
+SUFFIX_FORMATS = {".npy": "npy", ".ds": "datatrove", ".bin": "nanogpt"}
+UINT16_IDS = 1 << 16
+Progress = Callable[[int, int], None]  # (bytes consumed, tokens written) since the last call
+
+
+@dataclass(frozen=True)
+class HashJob:
+    """Everything one output needs; plain values only.
+
+    ``dest`` is an index directory, or ``-`` for a stream on stdout. ``tokenizer`` None means the
+    ids (``tokens_file``) are canonical already, below ``vocab_size``.
+    """
+
+    inputs: tuple[str, ...]
+    dest: str
+    spec_json: str
+    tokenizer: str | None = "cl100k_base"
+    no_compress: bool = False
+    vocab_size: int | None = None
+    boundary: str = "none"
+    json_key: str | None = None
+    doc_sep: str | None = None
+    errors: str = "strict"
+    add_eot: bool = False
+    tokens_file: str | None = None
+    token_format: str | None = None
+    save_tokens: str | None = None
+    save_format: str | None = None
+    workers: int = 1
+    force: bool = False
+
+
+def job_vocab(job: HashJob) -> tuple[Tokenizer | None, CompressedVocab]:
+    """The tokenizer (None for canonical ids) and vocabulary a job uses."""
+    if job.tokenizer is None:
+        if job.vocab_size is None:
+            raise UsageError("pre-tokenized ids without a tokenizer need --vocab-size")
+        return None, identity_vocab(job.vocab_size)
+    tokenizer = load_tokenizer(job.tokenizer)
+    return tokenizer, build_vocab(tokenizer, compress=not job.no_compress)
+
+
+def tokenizer_record(tokenizer: Tokenizer | None) -> dict[str, Any]:
+    """The manifest/JSON description of a tokenizer."""
+    if tokenizer is None:
+        return {"name": None, "fingerprint": None, "n_vocab": None}
+    return {"name": tokenizer.name, "fingerprint": tokenizer.fingerprint, "n_vocab": tokenizer.n_vocab}
+
+
+def vocab_record(vocab: CompressedVocab) -> dict[str, Any]:
+    """The manifest/JSON description of a vocabulary."""
+    return {
+        "compressed": vocab.compressed,
+        "size": vocab.size,
+        "raw_size": vocab.raw_size,
+        "fingerprint": vocab.fingerprint,
+    }
+
+
+def save_format(path: str, given: str | None, raw_size: int) -> str:
+    """The --save-tokens format: as given, else from the suffix; nanoGPT's uint16 must hold every id."""
+    fmt = given or SUFFIX_FORMATS.get(Path(path).suffix)
+    if fmt is None:
+        raise UsageError(
+            f"cannot tell the format of --save-tokens {path}: "
+            f"pass --save-format {{{','.join(TOKEN_FORMATS)}}}"
+        )
+    if fmt == "nanogpt" and raw_size > UINT16_IDS:
+        raise UsageError(
+            f"nanoGPT .bin files hold uint16 ids but this tokenizer has {raw_size:,} ids: "
+            "pass --save-format llmc or megatron (they store uint32/int32 ids)"
+        )
+    return fmt
+
+
+def input_bytes(job: HashJob) -> int | None:
+    """Bytes the job will read (for progress), or None when reading stdin."""
+    if job.tokens_file is not None:
+        return open_token_file(job.tokens_file, job.token_format).nbytes
+    if "-" in job.inputs:
+        return None
+    return sum(Path(name).stat().st_size for name in job.inputs if Path(name).is_file())
+
+
+def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, Any]:
+    """Run one job to completion; returns its summary. The output is published atomically."""
+    tokenizer, vocab = job_vocab(job)
+    spec = HashSpec.from_json(job.spec_json)
+    if spec.vocab_size != vocab.size:
+        raise UsageError(f"the spec was made for V'={spec.vocab_size} but the vocabulary has V'={vocab.size}")
+    meta = IndexMeta(
+        spec=spec,
+        tokenizer=tokenizer_record(tokenizer),
+        vocab=vocab_record(vocab),
+        boundary=job.boundary,
+        lut=vocab.lut,
+        sources=(job.tokens_file,) if job.tokens_file is not None else job.inputs,
+    )
+    if job.tokens_file is not None:
+        chunks = iter_token_file_chunks(job.tokens_file, job.token_format)
+    else:
+        if tokenizer is None:
+            raise UsageError("text input needs a --tokenizer")
+        chunks = iter_token_chunks(
+            list(job.inputs),
+            tokenizer,
+            json_key=job.json_key,
+            doc_sep=job.doc_sep,
+            errors=job.errors,  # type: ignore[arg-type]
+            add_eot=job.add_eot,
+            workers=job.workers,
+        )
+    if job.dest == "-":
+        stream_manifest = meta.manifest(STREAM_FORMAT, f"{STREAM_MAJOR}.{STREAM_MINOR}")
+        writer: IndexWriter | StreamWriter = StreamWriter(sys.stdout.buffer, stream_manifest, vocab.lut, spec)
+    else:
+        writer = IndexWriter(Path(job.dest), meta, force=job.force)
+    if job.save_tokens is not None:
+        fmt = save_format(job.save_tokens, job.save_format, vocab.raw_size)
+        token_sink: Any = TokenFileWriter(job.save_tokens, fmt, vocab.raw_size)
+    else:
+        token_sink = contextlib.nullcontext()
+    hasher = NgramHasher(spec, boundary=job.boundary)  # type: ignore[arg-type]
+    started = time.perf_counter()
+    hard_cuts = nbytes = 0
+    with writer, token_sink:
+        for chunk, _, rows in hash_chunks(chunks, vocab, hasher):
+            writer.append(chunk.tokens, rows, chunk.doc_starts)
+            if job.save_tokens is not None:
+                token_sink.append(chunk.tokens, chunk.doc_starts)
+            hard_cuts += chunk.hard_cuts
+            nbytes += chunk.nbytes
+            if progress is not None:
+                progress(chunk.nbytes, chunk.tokens.shape[0])
+        manifest = writer.commit()
+        if job.save_tokens is not None:
+            token_sink.commit()
+    seconds = time.perf_counter() - started
+    return {
+        "output": job.dest,
+        "num_tokens": manifest["num_tokens"],
+        "num_documents": manifest["num_documents"],
+        "input_bytes": nbytes,
+        "seconds": round(seconds, 3),
+        "tokens_per_second": round(manifest["num_tokens"] / seconds) if seconds > 0 else None,
+        "rows_shape": [manifest["num_tokens"], spec.num_layers, spec.num_columns],
+        "rows_dtype": spec.row_dtype.name,
+        "tokenizer": meta.tokenizer["name"],
+        "vocab_size": vocab.size,
+        "spec_fingerprint": spec.fingerprint,
+        "boundary": job.boundary,
+        "unsafe_text_cuts": hard_cuts,
+    }

@@ -1,0 +1,123 @@
+"""Sharded runs (selection, resume, crash safety), merge, and reading a merged dataset as one index."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import CORPUS
+
+from ngramtool import open_index
+from ngramtool.errors import UsageError
+from ngramtool.formats.dataset import MergedIndex
+from ngramtool.shards import expand_inputs, plan_shards, shard_selection
+
+SPEC_ARGS = ["--heads", "2", "--table", "3001", "--tokenizer", "bytes"]
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "ngramtool", *args], capture_output=True, cwd=cwd, timeout=120
+    )
+
+
+@pytest.fixture()
+def parts(tmp_path) -> Path:
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    text = CORPUS.read_text(encoding="utf-8")[:40000]
+    for i in range(5):
+        (folder / f"p{i}.txt").write_text(text[i * 8000 : (i + 1) * 8000], encoding="utf-8")
+    return folder
+
+
+def test_shard_selection_sources():
+    assert shard_selection(2, 4, {}) == (2, 4)
+    assert shard_selection(None, None, {"RANK": "1", "WORLD_SIZE": "3"}) == (1, 3)
+    env = {"SLURM_ARRAY_TASK_ID": "7", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_COUNT": "4"}
+    assert shard_selection(None, None, env) == (2, 4)
+    assert shard_selection(None, None, {}) == (0, 1)
+    with pytest.raises(UsageError):
+        shard_selection(4, 4, {})
+    with pytest.raises(UsageError):
+        shard_selection(1, None, {})
+
+
+def test_workers_partition_the_inputs(parts, tmp_path):
+    inputs = expand_inputs([str(parts / "*.txt")])
+    assert [Path(p).name for p in inputs] == [f"p{i}.txt" for i in range(5)]
+    taken = []
+    for i in range(3):
+        shards = plan_shards(
+            inputs, tmp_path, shard_index=i, num_shards=3, spec_fingerprint="x", resume=False, force=False
+        )
+        taken += [s.source for s in shards]
+    assert sorted(taken) == inputs and len(set(taken)) == 5
+    with pytest.raises(UsageError, match="no file matches"):
+        expand_inputs([str(parts / "*.nothing")])
+
+
+def test_sharded_run_resume_and_merge(parts, tmp_path):
+    out = tmp_path / "out"
+    pattern = str(parts / "*.txt")
+    first = run("hash", pattern, "-o", f"{out}/", "--num-shards", "2", "--shard-index", "0", "-q", *SPEC_ARGS)
+    assert first.returncode == 0, first.stderr.decode()
+    assert sorted(p.name for p in out.iterdir()) == ["p0.txt.ngidx", "p2.txt.ngidx", "p4.txt.ngidx"]
+    refused = run("hash", pattern, "-o", f"{out}/", *SPEC_ARGS)
+    assert refused.returncode == 2 and b"--resume" in refused.stderr
+    other_spec = run("hash", pattern, "-o", f"{out}/", "--resume", "--heads", "3", "--tokenizer", "bytes")
+    assert other_spec.returncode == 2 and b"another hash spec" in other_spec.stderr
+    # A killed run leaves only a .partial directory: it is not a finished shard and is cleaned up.
+    (out / ".p1.txt.ngidx.abc123.partial").mkdir()
+    resumed = run("hash", pattern, "-o", f"{out}/", "--resume", *SPEC_ARGS)
+    assert resumed.returncode == 0, resumed.stderr.decode()
+    assert b"skipping 3 finished shard(s) of 5" in resumed.stderr
+    assert not list(out.glob(".*.partial"))
+    merged = run("merge", str(out), "--json")
+    assert merged.returncode == 0, merged.stderr.decode()
+    dataset = json.loads(merged.stdout)
+    assert dataset["num_shards"] == 5 and dataset["shards"][0]["path"] == "p0.txt.ngidx"
+    assert run("verify", str(out), "-q").returncode == 0
+
+    merged_index = open_index(out)
+    assert isinstance(merged_index, MergedIndex)
+    singles = [open_index(out / f"p{i}.txt.ngidx") for i in range(5)]
+    assert len(merged_index) == sum(len(s) for s in singles) == dataset["num_tokens"]
+    whole_rows = np.concatenate([np.asarray(s.rows) for s in singles])
+    whole_tokens = np.concatenate([np.asarray(s.tokens) for s in singles])
+    start = len(singles[0]) - 5  # a window across the first shard boundary
+    tokens, rows = merged_index.window(start, 20)
+    assert np.array_equal(tokens, whole_tokens[start : start + 20])
+    assert np.array_equal(rows, whole_rows[start : start + 20])
+    assert merged_index.doc_offsets.tolist() == np.cumsum([0] + [len(s) for s in singles]).tolist()
+    # Each shard equals hashing its file alone.
+    alone = tmp_path / "alone.ngidx"
+    assert run("hash", str(parts / "p3.txt"), "-o", str(alone), "-q", *SPEC_ARGS).returncode == 0
+    assert np.array_equal(open_index(alone).rows, singles[3].rows)
+
+
+def test_merge_refuses_mixed_specs_and_changed_shards(parts, tmp_path):
+    out = tmp_path / "mixed"
+    assert run("hash", str(parts / "p0.txt"), "-o", str(out / "a.ngidx"), "-q", *SPEC_ARGS).returncode == 0
+    assert (
+        run(
+            "hash", str(parts / "p1.txt"), "-o", str(out / "b.ngidx"), "-q", "--tokenizer", "bytes"
+        ).returncode
+        == 0
+    )
+    result = run("merge", str(out))
+    assert result.returncode == 1 and b"another spec" in result.stderr
+    good = tmp_path / "good"
+    for name in ("a", "b"):
+        src = parts / ("p0.txt" if name == "a" else "p1.txt")
+        assert run("hash", str(src), "-o", str(good / f"{name}.ngidx"), "-q", *SPEC_ARGS).returncode == 0
+    assert run("merge", str(good), "-q").returncode == 0
+    manifest = good / "b.ngidx" / "manifest.json"
+    manifest.write_text(manifest.read_text().replace('"num_documents": 1', '"num_documents": 1 '))
+    changed = run("inspect", str(good))
+    assert changed.returncode == 1 and b"changed since the dataset was merged" in changed.stderr
+    assert run("merge", str(tmp_path / "nothing-here")).returncode == 2
