@@ -1,0 +1,204 @@
+"""Train a tiny language model with an Engram memory on the bundled corpus, on the CPU.
+
+The model: token embedding -> + Engram memory (table on the CPU, gate, causal ShortConv; rows
+read from the index by the data loader, never hashed here) -> one causal self-attention layer ->
+MLP -> an adaptive softmax over the corpus's own token set (the exact likelihood of every token,
+at a fraction of a full softmax's cost on a CPU). It prints the loss (mean cross-entropy, nats)
+every ``--log-every`` steps and finally ``loss: first A -> last B (falling: True)``, where A and B
+average the first and last few steps (up to 10); it exits with 1 when the loss did not fall.
+
+Without ``--index`` it first runs ``ngramtool hash examples/corpus.txt`` with small tables
+(2 heads, base size 4099, one Engram layer) into a temporary directory.
+
+Run from anywhere::
+
+    python examples/train_tiny.py                 # 300 steps
+    python examples/train_tiny.py --steps 30 --num-workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+from torch.utils.data import DataLoader
+
+from ngramtool import HashSpec
+from ngramtool.engram import EngramMemory, RMSNorm
+from ngramtool.torch import IndexDataset
+
+CORPUS = Path(__file__).resolve().parent / "corpus.txt"
+HASH_OPTIONS = ("--heads", "2", "--table", "4099", "--layers", "0")
+# Adaptive softmax clusters: the 1024 most frequent classes, the next 3072, then the rest.
+ADAPTIVE_CUTOFFS = (1024, 4096)
+
+
+class TinyEngramLM(nn.Module):
+    """Embedding, one Engram memory, one causal attention layer and an MLP (pre-norm residual).
+
+    ``forward(tokens [B, S], rows [B, S, C]) -> log-probabilities [B, S, vocab_size]``; ``rows``
+    are the index rows of the model's one Engram layer (``batch["rows"][:, :, layer]``). Every
+    part is causal, so the output at position t depends only on tokens[..t] and rows[..t].
+
+    Args:
+        vocab_size: the number of token classes (input and output), numbered by falling
+            frequency (the adaptive softmax puts the first ones in its head).
+        spec: the index's HashSpec (table size of its first layer, columns, N).
+        dim: the model width D.
+        dim_per_head: the width d of one Engram table row.
+        heads: attention heads.
+        engram: False leaves the Engram memory out (an ablation; ``rows`` are then ignored).
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        spec: HashSpec,
+        *,
+        dim: int = 64,
+        dim_per_head: int = 16,
+        heads: int = 4,
+        engram: bool = True,
+    ) -> None:
+        super().__init__()
+        self.heads = heads
+        self.embed = nn.Embedding(vocab_size, dim)
+        self.engram = (
+            EngramMemory(
+                int(spec.rows_per_layer[0]), spec.num_columns, dim_per_head, dim, max_ngram=spec.max_ngram
+            )
+            if engram
+            else None
+        )
+        self.attn_norm = RMSNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim, bias=False)
+        self.attn_out = nn.Linear(dim, dim, bias=False)
+        self.mlp_norm = RMSNorm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim))
+        self.out_norm = RMSNorm(dim)
+        cutoffs = [c for c in ADAPTIVE_CUTOFFS if c < vocab_size] or [vocab_size // 2]
+        self.output = nn.AdaptiveLogSoftmaxWithLoss(dim, vocab_size, cutoffs, div_value=4.0)
+
+    def attention(self, x: torch.Tensor) -> torch.Tensor:
+        """Causal multi-head self-attention of ``x [B, S, D]``."""
+        batch, length, dim = x.shape
+        q, k, v = self.qkv(x).view(batch, length, 3, self.heads, dim // self.heads).permute(2, 0, 3, 1, 4)
+        mixed = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.attn_out(mixed.transpose(1, 2).reshape(batch, length, dim))
+
+    def features(self, tokens: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+        """The final hidden states [B, S, D]."""
+        hidden = self.embed(tokens)
+        if self.engram is not None:
+            hidden = hidden + self.engram(hidden, rows)
+        hidden = hidden + self.attention(self.attn_norm(hidden))
+        hidden = hidden + self.mlp(self.mlp_norm(hidden))
+        return self.out_norm(hidden)
+
+    def forward(self, tokens: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+        """Next-token log-probabilities [B, S, vocab_size]."""
+        return self.output.log_prob(self.features(tokens, rows).flatten(0, 1)).unflatten(0, tokens.shape)
+
+    def loss(self, tokens: torch.Tensor, rows: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """Mean cross-entropy (nats) of ``targets [B, S]`` given ``tokens`` and ``rows``."""
+        return self.output(self.features(tokens, rows).flatten(0, 1), targets.flatten()).loss
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=300, help="optimizer steps (default 300)")
+    parser.add_argument("--seq-len", type=int, default=64, help="positions per window (default 64)")
+    parser.add_argument("--batch", type=int, default=16, help="windows per step (default 16)")
+    parser.add_argument("--index", type=Path, help="an index directory (default: hash examples/corpus.txt)")
+    parser.add_argument("--num-workers", type=int, default=0, help="DataLoader worker processes (default 0)")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch threads (default 1: too small a model to gain)"
+    )
+    parser.add_argument("--no-engram", action="store_true", help="leave the Engram memory out (an ablation)")
+    parser.add_argument("--lr", type=float, default=3e-3, help="AdamW learning rate (default 3e-3)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the weights and the windows (default 0)")
+    parser.add_argument("--log-every", type=int, default=25, help="print the loss every N steps (default 25)")
+    args = parser.parse_args(argv)
+    if min(args.steps, args.seq_len, args.batch, args.log_every, args.threads) < 1:
+        parser.error("--steps, --seq-len, --batch, --log-every and --threads must be at least 1")
+    return args
+
+
+def build_index(dest: Path) -> Path:
+    """Hash the bundled corpus with small tables into ``dest`` (``python -m ngramtool hash``)."""
+    command = [sys.executable, "-m", "ngramtool", "hash", str(CORPUS), "-o", str(dest), "-q", *HASH_OPTIONS]
+    print(f"$ ngramtool hash examples/corpus.txt -o $TMP/{dest.name} {' '.join(HASH_OPTIONS)}")
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    if result.returncode != 0:
+        sys.exit(f"ngramtool hash failed (exit {result.returncode}): {result.stderr.strip()}")
+    return dest
+
+
+def endless(loader: DataLoader, dataset: IndexDataset) -> Iterator[dict[str, torch.Tensor]]:
+    """Batches over successive epochs, each with new random window offsets."""
+    for epoch in itertools.count():
+        dataset.set_epoch(epoch)
+        yield from loader
+
+
+def train(args: argparse.Namespace, index_path: Path) -> list[float]:
+    """Train for ``args.steps`` steps; returns the loss of every step."""
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    dataset = IndexDataset(index_path, args.seq_len, random=True, seed=args.seed)
+    # The model predicts the corpus's own token set: raw ids -> classes 0..V-1 by falling frequency.
+    vocab, counts = np.unique(dataset.index.tokens, return_counts=True)
+    by_frequency = vocab[np.argsort(-counts, kind="stable")].astype(np.int64)
+    lookup = torch.zeros(int(vocab[-1]) + 1, dtype=torch.long)
+    lookup[torch.from_numpy(by_frequency)] = torch.arange(len(vocab))
+    if len(dataset) < args.batch:
+        sys.exit(
+            f"{index_path}: {len(dataset)} windows of {args.seq_len} tokens, fewer than --batch {args.batch}"
+        )
+    model = TinyEngramLM(len(vocab), dataset.spec, engram=not args.no_engram)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.0)
+    loader = DataLoader(dataset, batch_size=args.batch, drop_last=True, num_workers=args.num_workers)
+    print(
+        f"index: {dataset.num_tokens:,} tokens, {len(vocab):,} distinct; spec N={dataset.spec.max_ngram} "
+        f"K={dataset.spec.heads}, table {int(dataset.spec.rows_per_layer[0]):,} rows; "
+        f"model {sum(p.numel() for p in model.parameters()):,} parameters"
+    )
+    losses = []
+    started = time.perf_counter()
+    for step, batch in enumerate(itertools.islice(endless(loader, dataset), args.steps), start=1):
+        tokens = lookup[batch["tokens"]]
+        loss = model.loss(tokens[:, :-1], batch["rows"][:, :, 0], tokens[:, 1:])
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+        if step % args.log_every == 0 or step == args.steps:
+            print(f"step {step:4d}  loss {loss.item():.3f}  ({time.perf_counter() - started:.1f} s)")
+    return losses
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build or open the index, train, print the loss summary; 0 when the loss fell, else 1."""
+    args = parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="ngramtool-train-") as tmp:
+        index_path = args.index or build_index(Path(tmp) / "corpus.ngidx")
+        losses = train(args, index_path)
+    span = max(1, min(10, len(losses) // 5))
+    first, last = float(np.mean(losses[:span])), float(np.mean(losses[-span:]))
+    print(f"loss: first {first:.2f} -> last {last:.2f} (falling: {last < first})")
+    return 0 if last < first else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
