@@ -121,8 +121,8 @@ class EngramMemory(nn.Module):
     The table (an ``nn.Embedding`` of ``rows_per_layer`` x ``dim_per_head``) stays on the CPU: the
     rows are gathered there and only ``e`` moves to the device and dtype of ``hidden``. Module
     conversions (``.to``, ``.cuda``, ``.half``, ``.share_memory``, ...) apply to every other
-    parameter and leave the table as it is (convert ``memory.table`` itself if you must). A masked token (its rows are -1) reads zero vectors, and the memory adds
-    nothing at it and feeds no value from it to the ShortConv of later tokens (the TileKernels
+    parameter and leave the table as it is (convert ``memory.table`` itself if you must). A
+    masked token (its rows are -1) reads zero vectors, and the memory adds nothing at it and feeds no value from it to the ShortConv of later tokens (the TileKernels
     fork's image-token mask leaves the hidden state unchanged, ENGRAM_SPEC.md 6.3).
 
     Args:
