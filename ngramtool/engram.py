@@ -122,8 +122,9 @@ class EngramMemory(nn.Module):
     rows are gathered there and only ``e`` moves to the device and dtype of ``hidden``. Module
     conversions (``.to``, ``.cuda``, ``.half``, ``.share_memory``, ...) apply to every other
     parameter and leave the table as it is (convert ``memory.table`` itself if you must). A
-    masked token (its rows are -1) reads zero vectors, and the memory adds nothing at it and feeds no value from it to the ShortConv of later tokens (the TileKernels
-    fork's image-token mask leaves the hidden state unchanged, ENGRAM_SPEC.md 6.3).
+    masked token (its rows are -1) reads zero vectors, and the memory adds nothing at it and
+    feeds no value from it to the ShortConv of later tokens (the TileKernels fork's image-token
+    mask leaves the hidden state unchanged, ENGRAM_SPEC.md 6.3).
 
     Args:
         rows_per_layer: the rows of this layer's table (``spec.rows_per_layer[l]``).
