@@ -57,6 +57,7 @@ class HashJob:
     save_format: str | None = None
     workers: int = 1
     force: bool = False
+    created: str | None = None  # the manifest's creation time; one value for all shards of a run
 
 
 def job_vocab(job: HashJob) -> tuple[Tokenizer | None, CompressedVocab]:
@@ -124,6 +125,7 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
         boundary=job.boundary,
         lut=vocab.lut,
         sources=(job.tokens_file,) if job.tokens_file is not None else job.inputs,
+        created=job.created,
     )
     if job.tokens_file is not None:
         chunks = iter_token_file_chunks(job.tokens_file, job.token_format)

@@ -9,7 +9,9 @@ from typing import Annotated, Any
 
 import typer
 
+from ..engines import ENGINES, run_ray
 from ..errors import UsageError
+from ..formats.index import timestamp
 from ..formats.tokenfiles import TOKEN_FORMATS
 from ..jobs import HashJob, input_bytes, job_vocab, run_hash_job
 from ..jobs import save_format as resolve_save_format
@@ -139,6 +141,16 @@ def hash_command(
     resume: Annotated[
         bool, typer.Option("--resume", help="Sharded run: skip shards already finished.")
     ] = False,
+    engine: Annotated[
+        str, typer.Option("--engine", help="Sharded run: 'local' (this process) or 'ray' (Ray tasks).")
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="With --engine ray: a running cluster ('auto', ray://...); default: start one.",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -148,6 +160,8 @@ def hash_command(
         raise UsageError("give text INPUT files (or -) or --tokens FILE, not both and not neither")
     if boundary not in ("none", "reset"):
         raise UsageError(f"--boundary must be 'none' or 'reset' (got {boundary!r})")
+    if engine not in ENGINES:
+        raise UsageError(f"--engine must be one of {', '.join(ENGINES)} (got {engine!r})")
     if tokens_file is not None and tokenizer is None and vocab_size is None:
         tokenizer = DEFAULT_TOKENIZER
     if vocab_size is not None and (tokens_file is None or tokenizer is not None):
@@ -170,6 +184,7 @@ def hash_command(
         save_format=save_format,
         workers=worker_count(workers),
         force=force,
+        created=timestamp(),
     )
     with status("preparing the vocabulary", not quiet):
         tok, vocab = job_vocab(template)
@@ -184,12 +199,20 @@ def hash_command(
     )
     if sharded:
         summaries = _run_sharded(
-            template, Path(output), shard_index, num_shards, resume, spec.fingerprint, quiet
+            template,
+            Path(output),
+            shard_index,
+            num_shards,
+            resume,
+            spec.fingerprint,
+            quiet,
+            engine,
+            ray_address,
         )
         _report(summaries, as_json, quiet, to_stderr=False)
         return
-    if shard_index is not None or num_shards is not None or resume:
-        raise UsageError("--shard-index, --num-shards and --resume apply to sharded runs: -o DIR/")
+    if shard_index is not None or num_shards is not None or resume or engine != "local":
+        raise UsageError("--shard-index, --num-shards, --resume and --engine apply to sharded runs: -o DIR/")
     sources = [str(tokens_file)] if tokens_file is not None else inputs
     dest = output if output is not None else str(_default_output(sources[0]))
     job = dataclasses.replace(template, dest=dest)
@@ -205,6 +228,8 @@ def _run_sharded(
     resume: bool,
     spec_fingerprint: str,
     quiet: bool,
+    engine: str,
+    ray_address: str | None,
 ) -> list[dict[str, Any]]:
     if template.tokens_file is not None or template.save_tokens is not None:
         raise UsageError("a sharded run hashes text files: --tokens and --save-tokens make one index")
@@ -225,6 +250,12 @@ def _run_sharded(
     jobs = [dataclasses.replace(template, inputs=(s.source,), dest=str(s.dest)) for s in todo]
     if not quiet and len(todo) < len(shards):
         stderr.print(f"skipping {len(shards) - len(todo)} finished shard(s) of {len(shards)}", markup=False)
+    if engine == "ray":
+        # Ray parallelizes across shards: one tokenizer thread per task.
+        jobs = [dataclasses.replace(job, workers=1) for job in jobs]
+        with byte_progress(show_progress(quiet), len(jobs)) as bar:
+            task = bar.add_task("hashing shards on Ray", total=len(jobs))
+            return run_ray(jobs, ray_address, on_done=lambda _summary: bar.advance(task))
     return _run_with_progress(jobs, quiet)
 
 
@@ -245,7 +276,7 @@ def _run_with_progress(jobs: list[HashJob], quiet: bool) -> list[dict[str, Any]]
             shard = f" shard {len(summaries) + 1}/{len(jobs)}" if len(jobs) > 1 else ""
             bar.update(task, advance=nbytes if total else 1, description=f"hashing{shard} {_rate(rate)}")
 
-        for job in jobs:
+        for job in jobs:  # the local engine: one job after another in this process
             summaries.append(run_hash_job(job, advance))
     return summaries
 

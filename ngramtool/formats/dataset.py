@@ -9,7 +9,6 @@ and ``window`` span the shards as if they were one index.
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import json
 import os
@@ -22,7 +21,7 @@ import numpy as np
 from .. import __version__
 from ..errors import NgramToolError, UsageError
 from ..spec import HashSpec
-from .index import MANIFEST, Index
+from .index import MANIFEST, Index, timestamp
 from .partial import partial_file
 
 DATASET = "dataset.json"
@@ -70,7 +69,7 @@ def merge_shards(directory: Path) -> dict[str, Any]:
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
         "tool_version": __version__,
-        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "created": timestamp(),
         "num_tokens": sum(r["num_tokens"] for r in records),
         "num_documents": sum(r["num_documents"] for r in records),
         "num_shards": len(records),

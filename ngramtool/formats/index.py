@@ -39,6 +39,7 @@ class IndexMeta:
     boundary: str
     lut: np.ndarray
     sources: tuple[str, ...] = ()
+    created: str | None = None  # ISO time recorded in the manifest; None: now
 
     def manifest(self, format_name: str = FORMAT_NAME, version: str = FORMAT_VERSION) -> dict[str, Any]:
         """The manifest fields every output shares (counts and arrays are added by the writer)."""
@@ -46,7 +47,7 @@ class IndexMeta:
             "format": format_name,
             "format_version": version,
             "tool_version": __version__,
-            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "created": self.created or timestamp(),
             "tokenizer": self.tokenizer,
             "vocab": self.vocab,
             "spec": _spec_record(self.spec),
@@ -56,6 +57,13 @@ class IndexMeta:
             "rows": {"dtype": self.spec.row_dtype.newbyteorder("<").str, "layout": ROW_LAYOUT},
             "sources": list(self.sources),
         }
+
+
+def timestamp() -> str:
+    """Now in UTC, or SOURCE_DATE_EPOCH when set (reproducible outputs: same inputs, same bytes)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    moment = _dt.datetime.fromtimestamp(int(epoch), _dt.UTC) if epoch else _dt.datetime.now(_dt.UTC)
+    return moment.isoformat(timespec="seconds")
 
 
 def _spec_record(spec: HashSpec) -> dict[str, Any]:
