@@ -10,11 +10,10 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from .errors import NgramToolError, UsageError
+from .errors import UsageError
 from .hashing import NgramHasher
 from .textio import Errors, TextPiece, iter_text_pieces
 from .tokenizers import Tokenizer
@@ -148,30 +147,6 @@ def iter_token_chunks(
         builder.add(eot, False, 0, False)
     if builder.size or builder.starts or builder.nbytes:
         yield builder.take()
-
-
-def iter_npy_token_chunks(path: str, *, chunk_tokens: int = CHUNK_TOKENS) -> Iterator[TokenChunk]:
-    """Chunks of a 1-D integer .npy token file (memory-mapped); the file is one document."""
-    file = Path(path)
-    if not file.is_file():
-        raise UsageError(f"token file not found: {path}")
-    try:
-        ids = np.load(file, mmap_mode="r")
-    except ValueError:
-        ids = np.load(file)
-    except OSError as exc:
-        raise NgramToolError(f"{path}: not a readable .npy file ({exc})") from None
-    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
-        raise NgramToolError(
-            f"{path}: expected a 1-D integer array of token ids, got {ids.dtype} {ids.shape}"
-        )
-    if ids.size and int(ids.min()) < 0:
-        raise NgramToolError(f"{path}: holds negative token ids; raw token ids are >= 0")
-    itemsize = ids.dtype.itemsize
-    for lo in range(0, max(ids.shape[0], 1), chunk_tokens):
-        part = np.asarray(ids[lo : lo + chunk_tokens])
-        starts = np.zeros(1 if lo == 0 else 0, dtype=np.int64)
-        yield TokenChunk(part.astype(np.uint32), starts, part.shape[0] * itemsize)
 
 
 def hash_chunks(

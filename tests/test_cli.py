@@ -225,11 +225,13 @@ def test_outputs_follow_the_umask_not_private_temp_modes(sample, tmp_path):
 
 
 def test_explain_rejects_a_layer_outside_the_spec():
-    assert_one_line_error(run("explain", "x", "--layer", "99"), 2, "--layer 99 is not one of the Engram layers")
+    result = run("explain", "x", "--layer", "99")
+    assert_one_line_error(result, 2, "--layer 99 is not one of the Engram layers")
 
 
 def test_tokenize_json_says_when_it_is_truncated():
-    report = json.loads(run("tokenize", "-", "--json", "--limit", "3", stdin=b"one two three four five").stdout)
+    text = b"one two three four five"
+    report = json.loads(run("tokenize", "-", "--json", "--limit", "3", stdin=text).stdout)
     assert report["truncated"] is True and len(report["tokens"]) == 3
     report = json.loads(run("tokenize", "-", "--json", "--limit", "50", stdin=b"one two").stdout)
     assert report["truncated"] is False and len(report["tokens"]) == 2

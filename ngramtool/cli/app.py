@@ -9,11 +9,14 @@ from rich.text import Text
 
 from ..errors import NgramToolError
 from . import (
+    collisions_cmd,
     explain_cmd,
     export_cmd,
     hash_cmd,
     inspect_cmd,
     merge_cmd,
+    size_cmd,
+    spec_cmd,
     tokenize_cmd,
     verify_cmd,
     vocab_cmd,
@@ -37,6 +40,9 @@ for module in (
     verify_cmd,
     export_cmd,
     merge_cmd,
+    collisions_cmd,
+    size_cmd,
+    spec_cmd,
 ):
     module.register(app)
 

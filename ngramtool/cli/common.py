@@ -16,6 +16,7 @@ from typing import Annotated, Any, BinaryIO
 
 import typer
 from rich.console import Console
+from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
     DownloadColumn,
@@ -25,6 +26,7 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.table import Table
 
 from ..errors import UsageError
 from ..spec import HashSpec
@@ -241,3 +243,14 @@ def worker_count(requested: int | None) -> int:
     if requested is not None:
         return requested
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def print_table(table: Table) -> None:
+    """Print a table at its natural width: numbers are never cut (a narrow terminal wraps lines)."""
+    natural = Measurement.get(stdout, stdout.options.update_width(10_000), table).maximum
+    width = stdout.width
+    stdout.width = max(width, natural)
+    try:
+        stdout.print(table)
+    finally:
+        stdout.width = width

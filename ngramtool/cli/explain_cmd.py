@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.measure import Measurement
 from rich.table import Table
 
 from ..errors import UsageError
@@ -23,6 +22,7 @@ from .common import (
     TableOpt,
     TokenizerOpt,
     print_json,
+    print_table,
     resolve_vocab,
     stdout,
 )
@@ -107,9 +107,4 @@ def explain_command(
                     str(head["offset"]),
                     str(head["row"]),
                 )
-        # Never truncate numbers: let a narrow terminal wrap the lines instead.
-        natural = Measurement.get(stdout, stdout.options.update_width(10_000), grid).maximum
-        width = stdout.width
-        stdout.width = max(width, natural)
-        stdout.print(grid)
-        stdout.width = width
+        print_table(grid)

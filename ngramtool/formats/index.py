@@ -50,7 +50,7 @@ class IndexMeta:
             "created": self.created or timestamp(),
             "tokenizer": self.tokenizer,
             "vocab": self.vocab,
-            "spec": _spec_record(self.spec),
+            "spec": spec_record(self.spec),
             "boundary": self.boundary,
             "negative_ids": "mask",
             "offsets_added": True,
@@ -66,7 +66,8 @@ def timestamp() -> str:
     return moment.isoformat(timespec="seconds")
 
 
-def _spec_record(spec: HashSpec) -> dict[str, Any]:
+def spec_record(spec: HashSpec) -> dict[str, Any]:
+    """The manifest record of a spec: its fields, fingerprint and derived constants."""
     return {
         **spec.to_dict(),
         "fingerprint": spec.fingerprint,

@@ -1,0 +1,599 @@
+"""How n-gram hash tables are really used: distinct n-grams, the rows they occupy, and what
+uniform-random hashing would give for every figure.
+
+Definitions and derivations are in docs/analysis.md. In short:
+
+* The n-gram of order n at position t is the tuple of the last n canonical ids, padded with the
+  spec's pad id before the stream start (and, with boundary ``reset``, before each document
+  start): exactly the window the hash sees. Masked (negative) ids make no n-gram of their own and
+  look like the pad id to their neighbours, as in :class:`ngramtool.hashing.NgramHasher`.
+* Distinct n-grams are counted exactly by sorting packed keys: the n ids as digits base V' in one
+  uint64 when V'^n <= 2^64, else in several uint64 words (a structured key, sorted with lexsort).
+  Keys stream through a bounded buffer that is sorted and merged into the sorted run of distinct
+  keys and their counts, so memory follows the number of distinct n-grams, not of tokens.
+* A head's row of an n-gram is ``mix mod prime``; the mixes do not depend on the table sizes, so
+  a sweep over table sizes computes each distinct n-gram's mix once and reduces it per prime.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+import numpy as np
+
+from ..errors import NgramToolError, UsageError
+from ..hashing import lag_windows, ngram_mixes
+from ..spec import HashSpec
+
+Boundary = Literal["none", "reset"]
+FLUSH_KEYS = 1 << 25  # keys buffered per order before they are sorted into the run (256 MiB)
+MIX_BLOCK = 1 << 20  # distinct n-grams decoded and mixed at a time
+_U64_SPAN = 1 << 64
+_I64_MAX = (1 << 63) - 1  # mixes of canonical ids lie in [0, 2^63 - 1]
+
+
+# ------------------------------------------------------------------------------------ keys
+@dataclass(frozen=True)
+class KeyCodec:
+    """Exact packing of n-gram windows into sortable keys (equal keys if and only if equal windows).
+
+    The window's ids are digits base ``vocab_size``; ``ids_per_word`` of them share one uint64
+    (``vocab_size ** ids_per_word <= 2**64``). One word gives a plain uint64 key; more give a
+    structured key of uint64 fields ``w0, w1, ...`` that numpy compares field by field.
+    """
+
+    vocab_size: int
+    order: int
+    ids_per_word: int
+
+    @property
+    def words(self) -> int:
+        """uint64 words per key."""
+        return -(-self.order // self.ids_per_word)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """uint64 for one word, else a structured dtype of ``words`` uint64 fields."""
+        if self.words == 1:
+            return np.dtype(np.uint64)
+        return np.dtype([(f"w{j}", "<u8") for j in range(self.words)])
+
+    def _lags(self, word: int) -> range:
+        return range(word * self.ids_per_word, min((word + 1) * self.ids_per_word, self.order))
+
+    def encode(self, windows: np.ndarray) -> np.ndarray:
+        """Keys of ``windows`` (int64 [T, >= order], column k = lag k, ids in [0, V'))."""
+        ids = np.asarray(windows, dtype=np.int64)[:, : self.order].view(np.uint64)
+        words = [self._pack(ids, j) for j in range(self.words)]
+        if self.words == 1:
+            return words[0]
+        keys = np.empty(ids.shape[0], dtype=self.dtype)
+        for j, word in enumerate(words):
+            keys[f"w{j}"] = word
+        return keys
+
+    def _pack(self, ids: np.ndarray, word: int) -> np.ndarray:
+        """sum_k ids[:, k] * V'^(k - first lag) over the word's lags (Horner, highest lag first)."""
+        lags = self._lags(word)
+        base = np.uint64(self.vocab_size)
+        packed = ids[:, lags[-1]].copy()
+        for k in reversed(lags[:-1]):
+            packed *= base
+            packed += ids[:, k]
+        return packed
+
+    def decode(self, keys: np.ndarray) -> np.ndarray:
+        """The windows (int64 [U, order], column k = lag k) of ``keys``; inverse of :meth:`encode`."""
+        out = np.empty((keys.shape[0], self.order), dtype=np.int64)
+        base = np.uint64(self.vocab_size)
+        for j in range(self.words):
+            word = (keys if self.words == 1 else keys[f"w{j}"]).copy()
+            for k in self._lags(j):
+                out[:, k] = word % base
+                word //= base
+        return out
+
+    def sort(self, keys: np.ndarray) -> np.ndarray:
+        """``keys`` sorted (in place for uint64 keys)."""
+        if self.words == 1:
+            keys.sort()
+            return keys
+        return keys[np.lexsort([keys[name] for name in reversed(self.dtype.names)])]
+
+
+def key_codec(vocab_size: int, order: int) -> KeyCodec:
+    """The codec for n-grams of ``order`` over ``vocab_size`` ids: as few uint64 words as possible."""
+    per_word = 1
+    while per_word < order and vocab_size ** (per_word + 1) <= _U64_SPAN:
+        per_word += 1
+    return KeyCodec(vocab_size, order, per_word)
+
+
+def _runs(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct keys, counts) of sorted keys."""
+    size = sorted_keys.shape[0]
+    if size == 0:
+        return sorted_keys[:0].copy(), np.zeros(0, dtype=np.int64)
+    change = np.empty(size, dtype=bool)
+    change[0] = True
+    change[1:] = sorted_keys[1:] != sorted_keys[:-1]
+    starts = np.flatnonzero(change)
+    counts = np.empty(starts.shape[0], dtype=np.int64)
+    np.subtract(starts[1:], starts[:-1], out=counts[:-1])
+    counts[-1] = size - starts[-1]
+    return sorted_keys[starts], counts
+
+
+def _merge(
+    keys: np.ndarray, counts: np.ndarray, new_keys: np.ndarray, new_counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Merge two sorted runs of distinct keys with counts (``counts`` is updated in place)."""
+    if keys.shape[0] == 0:
+        return new_keys, new_counts
+    pos = np.searchsorted(keys, new_keys)
+    hit = np.zeros(new_keys.shape[0], dtype=bool)
+    inside = np.flatnonzero(pos < keys.shape[0])
+    hit[inside] = keys[pos[inside]] == new_keys[inside]
+    counts[pos[hit]] += new_counts[hit]
+    fresh = ~hit
+    return np.insert(keys, pos[fresh], new_keys[fresh]), np.insert(counts, pos[fresh], new_counts[fresh])
+
+
+class _DistinctCounter:
+    """Distinct keys with occurrence counts: a bounded buffer sorted and merged into a sorted run."""
+
+    def __init__(self, codec: KeyCodec, capacity: int) -> None:
+        self.codec = codec
+        self._buffer = np.empty(capacity, dtype=codec.dtype)
+        self._fill = 0
+        self.keys = np.empty(0, dtype=codec.dtype)
+        self.counts = np.zeros(0, dtype=np.int64)
+
+    def add(self, keys: np.ndarray) -> None:
+        while keys.shape[0]:
+            take = min(self._buffer.shape[0] - self._fill, keys.shape[0])
+            self._buffer[self._fill : self._fill + take] = keys[:take]
+            self._fill += take
+            keys = keys[take:]
+            if self._fill == self._buffer.shape[0]:
+                self.flush()
+
+    def close(self) -> tuple[np.ndarray, np.ndarray]:
+        """Flush, release the buffer, and return (distinct keys, counts)."""
+        self.flush()
+        self._buffer = self._buffer[:0]
+        return self.keys, self.counts
+
+    def flush(self) -> None:
+        if self._fill:
+            new_keys, new_counts = _runs(self.codec.sort(self._buffer[: self._fill]))
+            self.keys, self.counts = _merge(self.keys, self.counts, new_keys, new_counts)
+            self._fill = 0
+
+
+@dataclass(frozen=True)
+class NgramTypes:
+    """The distinct n-grams of one order and how often each occurred.
+
+    Attributes:
+        order: n.
+        keys: sorted distinct keys (see :class:`KeyCodec`).
+        counts: int64 occurrences of each key.
+        codec: how the keys pack the windows.
+    """
+
+    order: int
+    keys: np.ndarray
+    counts: np.ndarray
+    codec: KeyCodec
+
+    @property
+    def types(self) -> int:
+        """Distinct n-grams."""
+        return int(self.keys.shape[0])
+
+    @property
+    def occurrences(self) -> int:
+        """n-gram occurrences (positions)."""
+        return int(self.counts.sum())
+
+    def windows(self, lo: int = 0, hi: int | None = None) -> np.ndarray:
+        """int64 [U, order] windows of the distinct n-grams lo..hi; column k is lag k."""
+        return self.codec.decode(self.keys[lo:hi])
+
+
+class NgramTypeCounter:
+    """Streaming exact count of distinct n-grams of orders 2..N, with occurrence counts.
+
+    Feed canonical ids chunk by chunk (any chunking gives the same result); the windows are the
+    ones :class:`ngramtool.hashing.NgramHasher` hashes with the same ``boundary``.
+
+    Args:
+        spec: supplies N, V' and the pad id.
+        boundary: ``"none"`` pads only at the stream start; ``"reset"`` at every document start.
+        flush_keys: keys buffered per order before a sort-and-merge (memory vs. merge count).
+    """
+
+    def __init__(self, spec: HashSpec, *, boundary: Boundary = "none", flush_keys: int = FLUSH_KEYS) -> None:
+        if boundary not in ("none", "reset"):
+            raise UsageError(f"boundary must be 'none' or 'reset' (got {boundary!r})")
+        if flush_keys < 1:
+            raise UsageError(f"flush_keys must be at least 1 (got {flush_keys})")
+        self.spec = spec
+        self.boundary = boundary
+        n = spec.max_ngram
+        self._counters = {
+            order: _DistinctCounter(key_codec(spec.vocab_size, order), flush_keys)
+            for order in range(2, n + 1)
+        }
+        self._context = np.full(n - 1, spec.pad_id, dtype=np.int64)
+        self._last_start = 0  # global position of the current document's start
+        self.tokens = 0  # positions seen (masked ones included)
+
+    def update(self, ids: np.ndarray, doc_starts: np.ndarray | None = None) -> None:
+        """Count the n-grams of the next canonical ids of the stream.
+
+        ``doc_starts`` are non-decreasing positions within ``ids`` (0..T; repeats and T stand for
+        empty documents) where a document starts; they matter only with ``boundary="reset"``.
+        """
+        ids = np.asarray(ids)
+        if ids.ndim != 1 or (ids.size and not np.issubdtype(ids.dtype, np.integer)):
+            raise UsageError(f"expected a 1-D array of integer token ids, got {ids.dtype} {ids.shape}")
+        starts = np.zeros(0, dtype=np.int64) if doc_starts is None else np.asarray(doc_starts, np.int64)
+        if starts.size and (starts[0] < 0 or starts[-1] > ids.size or np.any(np.diff(starts) < 0)):
+            raise UsageError(f"doc_starts must be non-decreasing positions in [0, {ids.size}]")
+        clean = self._validated(ids)
+        masked = clean < 0
+        clean[masked] = self.spec.pad_id
+        n = self.spec.max_ngram
+        ext = np.concatenate([self._context, clean])
+        windows = lag_windows(ext, n)
+        reset_starts = starts if self.boundary == "reset" else starts[:0]
+        self._pad_before_starts(windows, np.append(self._last_start - self.tokens, reset_starts))
+        keep = None if not masked.any() else ~masked
+        for order, counter in self._counters.items():
+            keys = counter.codec.encode(windows[:, :order])
+            counter.add(keys if keep is None else keys[keep])
+        if reset_starts.size:
+            self._last_start = self.tokens + int(reset_starts[-1])
+        self._context = ext[ext.shape[0] - (n - 1) :].copy()
+        self.tokens += ids.shape[0]
+
+    def _validated(self, ids: np.ndarray) -> np.ndarray:
+        clean = ids.astype(np.int64)
+        if clean.size and int(clean.max()) >= self.spec.vocab_size:
+            first = int(np.argmax(clean >= self.spec.vocab_size))
+            raise NgramToolError(
+                f"token id {int(clean[first])} at position {self.tokens + first} is not a canonical id: "
+                f"ids must be below vocab_size={self.spec.vocab_size}; map raw ids through the vocabulary"
+            )
+        return clean
+
+    def _pad_before_starts(self, windows: np.ndarray, starts: np.ndarray) -> None:
+        """Set lag k of position p to the pad id where p - k falls before a start s <= p."""
+        for lag in range(1, windows.shape[1]):
+            positions = (starts[:, None] + np.arange(lag)[None, :]).ravel()
+            positions = positions[(positions >= 0) & (positions < windows.shape[0])]
+            windows[positions, lag] = self.spec.pad_id
+
+    def result(self) -> dict[int, NgramTypes]:
+        """The distinct n-grams per order (call once, after the last update)."""
+        out = {}
+        for order, counter in self._counters.items():
+            out[order] = NgramTypes(order, *counter.close(), counter.codec)
+        return out
+
+
+def count_ngram_types(
+    canonical_ids: np.ndarray, spec: HashSpec, *, doc_starts: np.ndarray | None = None
+) -> dict[int, NgramTypes]:
+    """Distinct n-grams of one stream; ``doc_starts`` given means boundary ``reset`` (as hash_ngrams)."""
+    counter = NgramTypeCounter(spec, boundary="none" if doc_starts is None else "reset")
+    counter.update(canonical_ids, doc_starts)
+    return counter.result()
+
+
+# ----------------------------------------------------------------- uniform-random expectations
+def expected_rows_used(types: int, table: int) -> float:
+    """E[distinct rows] when ``types`` n-grams land uniformly in ``table`` rows: M(1-(1-1/M)^T)."""
+    if types == 0:
+        return 0.0
+    return -table * math.expm1(types * _log1p_neg(1.0 / table))
+
+
+def expected_collision_ratio(types: int, table: int) -> float:
+    """E[1 - rows/types] under uniform hashing: 1 - M(1-(1-1/M)^T)/T, stable for large M."""
+    return 0.0 if types == 0 else 1.0 - expected_rows_used(types, table) / types
+
+
+def expected_shared_share(types: int, table: int) -> float:
+    """P(an n-gram's row also holds another of the T-1 others): 1-(1-1/M)^(T-1).
+
+    This is also the expected token-weighted share: the hash ignores how often an n-gram occurs.
+    """
+    if types < 2:
+        return 0.0
+    return -math.expm1((types - 1) * _log1p_neg(1.0 / table))
+
+
+def expected_all_heads_shared(types: int, tables: Sequence[int]) -> float:
+    """P(an n-gram shares its row with some other n-gram on every head); heads are independent."""
+    return math.prod(expected_shared_share(types, int(m)) for m in tables)
+
+
+def expected_indistinguishable(types: int, tables: Sequence[int]) -> float:
+    """P(some other n-gram has the same row on every head): 1-(1-prod 1/M_h)^(T-1)."""
+    if types < 2:
+        return 0.0
+    same = math.exp(-sum(math.log(int(m)) for m in tables))
+    return -math.expm1((types - 1) * _log1p_neg(same))
+
+
+def expected_mean_per_row(types: int, table: int) -> float:
+    """T / E[rows used]: the mean n-grams per used row (ratio of expectations)."""
+    used = expected_rows_used(types, table)
+    return types / used if used else 0.0
+
+
+def expected_max_per_row(types: int, table: int) -> float:
+    """E[max n-grams in one row], Poisson approximation: rows' loads i.i.d. Poisson(T/M).
+
+    E[max] = sum_{k>=1} 1 - P(Poisson <= k-1)^M. Accurate for large T (within a few percent
+    from T ~ 1000); the exact multinomial maximum differs for tiny T.
+    """
+    if types == 0:
+        return 0.0
+    lam = types / table
+    top = int(lam + 12.0 * math.sqrt(lam) + 40.0)
+    k = np.arange(top + 1, dtype=np.float64)
+    log_fact = np.concatenate([[0.0], np.cumsum(np.log(k[1:]))])
+    pmf = np.exp(-lam + k * math.log(lam) - log_fact)
+    tail = np.cumsum(pmf[::-1])[::-1]  # tail[k] = P(X >= k)
+    with np.errstate(divide="ignore"):
+        p_max_at_least = -np.expm1(table * np.log1p(-np.minimum(tail[1:], 1.0)))
+    return float(p_max_at_least.sum())
+
+
+def _log1p_neg(x: float) -> float:
+    """log(1 - x), -inf at x = 1."""
+    return -math.inf if x >= 1.0 else math.log1p(-x)
+
+
+# ----------------------------------------------------------------------------- measurement
+@dataclass(frozen=True)
+class HeadStats:
+    """Measured and expected use of one head's table by the n-grams of one order in one layer.
+
+    ``table`` is the head's real size M (a prime); ``rows`` the distinct rows the ``types``
+    distinct n-grams occupy; ``collision`` = 1 - rows/types; ``shared_*`` the share of distinct
+    n-grams (types) and of occurrences (tokens) whose row holds at least one other distinct n-gram.
+    """
+
+    layer: int
+    order: int
+    head: int
+    table: int
+    types: int
+    occurrences: int
+    rows: int
+    collision: float
+    expected_collision: float
+    shared_types: float
+    shared_tokens: float
+    expected_shared: float
+    mean_per_row: float
+    expected_mean_per_row: float
+    max_per_row: int
+    expected_max_per_row: float
+
+    @property
+    def collision_vs_expected(self) -> float | None:
+        """measured / expected collision ratio (None when nothing is expected)."""
+        return self.collision / self.expected_collision if self.expected_collision > 0 else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field plus ``collision_vs_expected``, as plain JSON types."""
+        return {**asdict(self), "collision_vs_expected": self.collision_vs_expected}
+
+
+@dataclass(frozen=True)
+class OrderStats:
+    """All heads of one order in one layer together.
+
+    ``all_heads_shared``: share of distinct n-grams whose row is shared with some other n-gram on
+    every head. ``indistinguishable``: share of distinct n-grams whose rows on every head equal
+    those of one other n-gram, so their concatenated memory vectors are identical.
+    """
+
+    layer: int
+    order: int
+    tables: tuple[int, ...]
+    types: int
+    all_heads_shared: float
+    expected_all_heads_shared: float
+    indistinguishable: float
+    expected_indistinguishable: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as plain JSON types."""
+        return {**asdict(self), "tables": list(self.tables)}
+
+
+@dataclass(frozen=True)
+class CollisionReport:
+    """The collision figures of one spec (one table size of a sweep)."""
+
+    spec: HashSpec
+    heads: tuple[HeadStats, ...]
+    orders: tuple[OrderStats, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec, its fingerprint and every figure."""
+        return {
+            "table_sizes": list(self.spec.table_sizes),
+            "spec_fingerprint": self.spec.fingerprint,
+            "heads": [h.to_dict() for h in self.heads],
+            "orders": [o.to_dict() for o in self.orders],
+        }
+
+
+def analyse_collisions(types: Mapping[int, NgramTypes], spec: HashSpec) -> CollisionReport:
+    """The collision figures of ``spec`` for the distinct n-grams ``types``."""
+    return sweep_collisions(types, [spec])[0]
+
+
+def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec]) -> list[CollisionReport]:
+    """Collision figures for several specs that differ only in table sizes (heads may differ too).
+
+    Each distinct n-gram's mix is computed once per layer and reduced modulo every spec's primes,
+    so the cost per extra table size is a few passes over the distinct n-grams, not the corpus.
+    """
+    if not specs:
+        raise UsageError("give at least one spec (table size) to analyse")
+    first = specs[0]
+    for spec in specs[1:]:
+        if spec.max_ngram != first.max_ngram or not np.array_equal(spec.multipliers, first.multipliers):
+            raise UsageError(
+                "a sweep varies table sizes only: every spec needs the same N, layers, seed and V'"
+            )
+    missing = [n for n in range(2, first.max_ngram + 1) if n not in types]
+    if missing:
+        raise UsageError(f"no distinct n-grams were counted for order(s) {missing}")
+    heads: list[list[HeadStats]] = [[] for _ in specs]
+    orders: list[list[OrderStats]] = [[] for _ in specs]
+    for order in range(2, first.max_ngram + 1):
+        grams = types[order]
+        mixes = _order_mixes(grams, first)
+        for li in range(first.num_layers):
+            layer_mixes = _LayerMixes(mixes[li])
+            for si, spec in enumerate(specs):
+                head_stats, order_stats = _layer_stats(grams, layer_mixes, spec, li)
+                heads[si].extend(head_stats)
+                orders[si].append(order_stats)
+    return [
+        CollisionReport(
+            spec,
+            tuple(sorted(heads[si], key=lambda s: (spec.layer_ids.index(s.layer), s.order, s.head))),
+            tuple(sorted(orders[si], key=lambda s: (spec.layer_ids.index(s.layer), s.order))),
+        )
+        for si, spec in enumerate(specs)
+    ]
+
+
+def _order_mixes(grams: NgramTypes, spec: HashSpec) -> np.ndarray:
+    """uint64 [L, U]: the order's mix of every distinct n-gram in every layer (never negative)."""
+    out = np.empty((spec.num_layers, grams.types), dtype=np.uint64)
+    for lo in range(0, grams.types, MIX_BLOCK):
+        hi = min(lo + MIX_BLOCK, grams.types)
+        windows = np.zeros((hi - lo, spec.max_ngram), dtype=np.int64)
+        windows[:, : grams.order] = grams.windows(lo, hi)
+        out[:, lo:hi] = ngram_mixes(windows, spec)[:, :, grams.order - 2].T.view(np.uint64)
+    return out
+
+
+def _layer_stats(
+    grams: NgramTypes, mixes: _LayerMixes, spec: HashSpec, li: int
+) -> tuple[list[HeadStats], OrderStats]:
+    """Per-head and all-heads figures of one order in layer index ``li``."""
+    t, occurrences = grams.types, grams.occurrences
+    layer, primes = spec.layer_ids[li], [int(p) for p in spec.primes[li, grams.order - 2]]
+    rows = np.empty(t, dtype=np.uint64)
+    shared_all = np.ones(t, dtype=bool)
+    heads = []
+    for h, prime in enumerate(primes):
+        np.remainder(mixes.values, np.uint64(prime), out=rows)
+        shared, used, top = _row_loads(rows, prime)
+        shared_all &= shared
+        heads.append(
+            HeadStats(
+                layer=layer,
+                order=grams.order,
+                head=h,
+                table=prime,
+                types=t,
+                occurrences=occurrences,
+                rows=used,
+                collision=1.0 - used / t if t else 0.0,
+                expected_collision=expected_collision_ratio(t, prime),
+                shared_types=float(shared.mean()) if t else 0.0,
+                shared_tokens=float(grams.counts.sum(where=shared) / occurrences) if t else 0.0,
+                expected_shared=expected_shared_share(t, prime),
+                mean_per_row=t / used if used else 0.0,
+                expected_mean_per_row=expected_mean_per_row(t, prime),
+                max_per_row=top,
+                expected_max_per_row=expected_max_per_row(t, prime),
+            )
+        )
+    indistinguishable = _indistinguishable(mixes, primes, shared_all)
+    summary = OrderStats(
+        layer=layer,
+        order=grams.order,
+        tables=tuple(primes),
+        types=t,
+        all_heads_shared=float(shared_all.mean()) if t else 0.0,
+        expected_all_heads_shared=expected_all_heads_shared(t, primes),
+        indistinguishable=indistinguishable / t if t else 0.0,
+        expected_indistinguishable=expected_indistinguishable(t, primes),
+    )
+    return heads, summary
+
+
+def _row_loads(rows: np.ndarray, table: int) -> tuple[np.ndarray, int, int]:
+    """(per n-gram: is its row shared?, rows used, most n-grams in one row)."""
+    if rows.shape[0] == 0:
+        return np.zeros(0, dtype=bool), 0, 0
+    signed = rows.view(np.int64)  # rows < table < 2^63
+    if table <= 4 * rows.shape[0] + (1 << 22):
+        load = np.bincount(signed, minlength=table)
+        return (load > 1)[signed], int(np.count_nonzero(load)), int(load.max())
+    _, inverse, load = np.unique(signed, return_inverse=True, return_counts=True)
+    return load[inverse] > 1, int(load.shape[0]), int(load.max())
+
+
+@dataclass
+class _LayerMixes:
+    """One order's mixes in one layer, and (computed once, on demand) the mix values that repeat."""
+
+    values: np.ndarray
+
+    @cached_property
+    def repeated(self) -> np.ndarray:
+        """Sorted distinct mix values that more than one n-gram has."""
+        return _repeated_values(self.values)
+
+
+def _indistinguishable(mixes: _LayerMixes, primes: Sequence[int], candidates: np.ndarray) -> int:
+    """How many n-grams have the same row on every head as some other n-gram.
+
+    Equal rows on every head means mix_a = mix_b modulo every prime, so modulo their product. When
+    the product exceeds 2^63 - 1, the largest difference of two mixes, that means equal mixes
+    (Chinese remainder theorem): the answer is the same for every such table size, from one sort.
+    Otherwise the rows of all heads pack into one uint64 key (mixed radix), compared among the
+    n-grams shared on every head (``candidates``, the only ones that can qualify).
+    """
+    if math.prod(primes) > _I64_MAX:
+        return _count_repeated(mixes.values, mixes.repeated)
+    sub = mixes.values[candidates]
+    key = np.zeros(sub.shape[0], dtype=np.uint64)
+    for prime in primes:
+        key *= np.uint64(prime)
+        key += sub % np.uint64(prime)
+    return _count_repeated(key, _repeated_values(key))
+
+
+def _repeated_values(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values that occur more than once in ``values``."""
+    ordered = np.sort(values)
+    return np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
+
+
+def _count_repeated(values: np.ndarray, repeated: np.ndarray) -> int:
+    """How many entries of ``values`` are in the sorted array ``repeated``."""
+    if repeated.shape[0] == 0:
+        return 0
+    pos = np.minimum(np.searchsorted(repeated, values), repeated.shape[0] - 1)
+    return int(np.count_nonzero(repeated[pos] == values))

@@ -1,0 +1,325 @@
+"""Lint an n-gram hash configuration: each finding says what is wrong, why it matters, and the fix.
+
+A :class:`HashConstants` holds the numbers a hash kernel consumes (multipliers, table sizes,
+offsets, row dtype). ngramtool derives them from a :class:`~ngramtool.spec.HashSpec`, which rules
+out some mistakes by construction (sizes are distinct primes, multipliers odd and bounded); the
+same checks matter for constants that come from elsewhere (an index manifest, another tool).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import NgramToolError
+from ..primes import is_prime
+from ..spec import INT32_LIMIT, INT64_MAX, HashSpec
+from .collisions import expected_shared_share
+
+NEAR_MULTIPLE = 0.05  # a table size within 5% of V' of some k * V' is flagged
+
+
+@dataclass(frozen=True)
+class HashConstants:
+    """The derived constants of a hash: what a kernel consumes.
+
+    Attributes:
+        vocab_size: V'; ids fed to the hash are below it.
+        layer_ids: the Engram layers.
+        multipliers: [L][N] Python ints (external values may not fit int64).
+        primes: int64 [L, N-1, K] table sizes.
+        offsets: int64 [L, (N-1)K] first row of each column in the layer's table.
+        row_dtype: the dtype the rows are stored in.
+    """
+
+    vocab_size: int
+    layer_ids: tuple[int, ...]
+    multipliers: tuple[tuple[int, ...], ...]
+    primes: np.ndarray
+    offsets: np.ndarray
+    row_dtype: np.dtype
+
+    @classmethod
+    def from_spec(cls, spec: HashSpec) -> HashConstants:
+        """The constants ngramtool derives from ``spec``."""
+        return cls(
+            spec.vocab_size,
+            spec.layer_ids,
+            tuple(tuple(int(m) for m in row) for row in spec.multipliers.tolist()),
+            spec.primes,
+            spec.offsets,
+            spec.row_dtype,
+        )
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any], row_dtype: str | None = None) -> HashConstants:
+        """The constants of a spec record with a ``derived`` block (index manifest, ``spec show --json``).
+
+        ``row_dtype`` (e.g. ``"<i4"``) is the dtype the rows were stored in; by default the record's
+        own ``row_dtype``, else the smallest that ngramtool would choose.
+        """
+        try:
+            derived = record["derived"]
+            layers, heads = len(record["layer_ids"]), int(record["heads"])
+            primes = np.asarray(derived["primes"], dtype=np.int64).reshape(layers, -1, heads)
+            offsets = np.asarray(derived["offsets"], dtype=np.int64).reshape(layers, -1)
+            multipliers = tuple(tuple(int(m) for m in row) for row in derived["multipliers"])
+            vocab_size = int(record["vocab_size"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise NgramToolError(
+                f"not a spec record with derived constants ({exc!r}); give an index directory, its "
+                "manifest.json, or the output of 'ngramtool spec show --json'"
+            ) from None
+        last = primes.reshape(layers, -1)[:, -1]
+        needs64 = int((offsets[:, -1] + last).max()) >= INT32_LIMIT
+        dtype = row_dtype or record.get("row_dtype") or ("<i8" if needs64 else "<i4")
+        return cls(vocab_size, tuple(record["layer_ids"]), multipliers, primes, offsets, np.dtype(dtype))
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One lint warning: a stable ``code``, what was found, why it matters, and how to fix it."""
+
+    code: str
+    message: str
+    reason: str
+    fix: str
+
+    def to_dict(self) -> dict[str, str]:
+        """The four fields."""
+        return asdict(self)
+
+
+def lint_spec(
+    spec: HashSpec, *, dim: int | None = None, hidden_size: int | None = None, types: int | None = None
+) -> list[Finding]:
+    """Lint the constants ngramtool derives from ``spec`` (see :func:`lint_constants`)."""
+    return lint_constants(HashConstants.from_spec(spec), dim=dim, hidden_size=hidden_size, types=types)
+
+
+def lint_constants(
+    constants: HashConstants,
+    *,
+    dim: int | None = None,
+    hidden_size: int | None = None,
+    types: int | None = None,
+) -> list[Finding]:
+    """Every finding for ``constants``.
+
+    Args:
+        constants: what to check.
+        dim: values per row (per head), for the hidden-size check.
+        hidden_size: the width the memory is meant to fit; ``dim`` should divide it.
+        types: expected distinct n-grams per order, for the heads check (default: the table size).
+    """
+    findings = [
+        *_near_vocab_multiples(constants),
+        *_bad_primes(constants),
+        *_duplicate_sizes(constants),
+        *_multipliers(constants),
+        *_row_overflow(constants),
+        *_too_many_heads(constants, types),
+    ]
+    if dim is not None and hidden_size is not None:
+        findings.extend(_dim_vs_hidden(constants, dim, hidden_size))
+    return findings
+
+
+def _where(constants: HashConstants, li: int, oi: int) -> str:
+    return f"layer {constants.layer_ids[li]}, {oi + 2}-grams"
+
+
+def _near_vocab_multiples(c: HashConstants) -> list[Finding]:
+    v = c.vocab_size
+    near = sorted({int(p) for p in c.primes.ravel() if _near_multiple(int(p), v)})
+    if not near:
+        return []
+    k = round(near[0] / v)
+    return [
+        Finding(
+            "near-vocab-multiple",
+            f"{len(near)} table size(s) lie within {NEAR_MULTIPLE:.0%} of V' of a multiple of V'={v:,} "
+            f"(e.g. {near[0]:,} vs {k} x V' = {k * v:,})",
+            "a radix-style n-gram hash (prev * V' + cur) mod M with M close to k * V' keeps only about k "
+            "distinct predecessors per token; Engram's multiply-XOR is not radix-style, but the alignment "
+            "buys nothing and breaks any consumer that hashes that way",
+            f"move the base size away from every multiple of V', e.g. --table {round((k + 0.5) * v)} "
+            f"(halfway between {k} and {k + 1} x V')",
+        )
+    ]
+
+
+def _near_multiple(size: int, vocab_size: int) -> bool:
+    """True when ``size`` is within NEAR_MULTIPLE * V' of k * V' for some k >= 1."""
+    k = round(size / vocab_size)
+    return k >= 1 and abs(size - k * vocab_size) <= NEAR_MULTIPLE * vocab_size
+
+
+def _bad_primes(c: HashConstants) -> list[Finding]:
+    composite = sorted({int(p) for p in c.primes.ravel() if not is_prime(int(p))})
+    if not composite:
+        return []
+    return [
+        Finding(
+            "not-prime",
+            f"{len(composite)} table size(s) are not prime: {', '.join(f'{p:,}' for p in composite[:6])}",
+            "mix mod M with a composite M = a*b leaks structure of mix mod a; with an even M the row's "
+            "parity is the XOR of the ids' parities (odd multipliers), so half the rows pair up",
+            "use the smallest unused prime above each size, as Engram does (ngramtool derives them "
+            "from the base sizes: regenerate the constants with 'ngramtool spec show --json')",
+        )
+    ]
+
+
+def _duplicate_sizes(c: HashConstants) -> list[Finding]:
+    counts = Counter(int(p) for p in c.primes.ravel())
+    repeated = sorted(p for p, n in counts.items() if n > 1)
+    if not repeated:
+        return []
+    same_mix = [
+        _where(c, li, oi)
+        for li in range(c.primes.shape[0])
+        for oi in range(c.primes.shape[1])
+        if len(set(c.primes[li, oi].tolist())) < c.primes.shape[2]
+    ]
+    wasted = (
+        f"; within {', '.join(same_mix)} heads share one mix, so equal sizes give identical rows "
+        "and the extra head is wasted"
+        if same_mix
+        else ""
+    )
+    return [
+        Finding(
+            "duplicate-table-size",
+            f"{len(repeated)} table size(s) occur more than once: "
+            + ", ".join(f"{p:,}" for p in repeated[:6]),
+            "Engram makes every table size of the whole memory distinct so that no two heads collide "
+            f"on the same n-grams{wasted}",
+            "give every (layer, order, head) its own prime: derive them with one shared 'seen' set "
+            "(ENGRAM_SPEC.md 3.2), as 'ngramtool spec show' does",
+        )
+    ]
+
+
+def _multipliers(c: HashConstants) -> list[Finding]:
+    even, overflow = [], []
+    for li, row in enumerate(c.multipliers):
+        for lag, m in enumerate(row):
+            where = f"layer {c.layer_ids[li]} lag {lag}: {m}"
+            if m % 2 == 0:
+                even.append(where)
+            if m * (c.vocab_size - 1) > INT64_MAX or m < 0:
+                overflow.append(where)
+    out = []
+    if even:
+        out.append(
+            Finding(
+                "even-multiplier",
+                f"{len(even)} even multiplier(s): {'; '.join(even[:4])}",
+                "an even multiplier m = 2^j * u zeroes the low j bits of every product and, once products "
+                "wrap, maps ids 2^(64-j) apart to the same value; an odd multiplier makes id -> id * m a "
+                "bijection mod 2^64, so the XOR mix keeps every bit of every id",
+                "use odd multipliers 2r+1, as Engram does (ENGRAM_SPEC.md 3.1)",
+            )
+        )
+    if overflow:
+        bound = INT64_MAX // c.vocab_size
+        out.append(
+            Finding(
+                "multiplier-overflow",
+                f"{len(overflow)} multiplier(s) times V'-1 = {c.vocab_size - 1:,} leave int64: "
+                + "; ".join(overflow[:4]),
+                "products wrap around and mixes turn negative; floor modulo (numpy, torch) and "
+                "truncating modulo (C, CUDA) then disagree, so two implementations give different rows",
+                f"keep every multiplier in [1, {bound:,}] (floor((2^63-1)/V')), as Engram's derivation "
+                "does, and feed only canonical ids below V'",
+            )
+        )
+    return out
+
+
+def _row_overflow(c: HashConstants) -> list[Finding]:
+    last = c.primes.reshape(c.primes.shape[0], -1)[:, -1]
+    rows = c.offsets[:, -1] + last
+    over = [(c.layer_ids[li], int(r)) for li, r in enumerate(rows) if r >= INT32_LIMIT]
+    if not over:
+        return []
+    listing = ", ".join(f"layer {layer}: {r:,} rows" for layer, r in over)
+    if c.row_dtype.itemsize <= 4:
+        reason = "rows are stored as int32, so offsets and rows past 2^31 - 1 wrap to negative numbers"
+    else:
+        reason = (
+            "ngramtool stores these rows as int64, but consumers with int32 offsets or rows "
+            "(TileKernels' make_offsets and engram_hash) overflow"
+        )
+    return [
+        Finding(
+            "offsets-past-int32",
+            f"offsets reach past 2^31 ({listing})",
+            reason,
+            "keep each layer's table below 2^31 rows (smaller tables, fewer heads, or more Engram "
+            "layers), or use int64 offsets and rows everywhere",
+        )
+    ]
+
+
+def _too_many_heads(c: HashConstants, types: int | None) -> list[Finding]:
+    heads = c.primes.shape[2]
+    excess = []
+    for li in range(c.primes.shape[0]):
+        for oi in range(c.primes.shape[1]):
+            sizes = [int(p) for p in c.primes[li, oi]]
+            t = types if types is not None else round(sum(sizes) / heads)
+            useful = _useful_heads(t, sizes)
+            if useful < heads:
+                excess.append((_where(c, li, oi), t, useful))
+    if not excess:
+        return []
+    where, t, useful = excess[0]
+    also = f" (and {len(excess) - 1} more layer/order group(s))" if len(excess) > 1 else ""
+    return [
+        Finding(
+            "too-many-heads",
+            f"{where}{also}: {heads} heads, but with {t:,} distinct n-grams fewer than one is expected to "
+            f"collide on all of the first {useful} heads",
+            "a head helps while it separates n-grams that collide on every other head; past that point it "
+            "costs a full table and adds no distinguishability (uniform-random estimate, docs/analysis.md)",
+            f"use --heads {useful} and spend the rows on larger tables"
+            + ("" if types is not None else ", or pass --types with the corpus's distinct n-gram count"),
+        )
+    ]
+
+
+def _useful_heads(types: int, sizes: list[int]) -> int:
+    """Heads until the expected n-grams that collide on every head drop below one."""
+    expected = float(types)
+    for h, size in enumerate(sizes):
+        expected *= expected_shared_share(types, size)
+        if expected < 1.0:
+            return h + 1
+    return len(sizes)
+
+
+def _dim_vs_hidden(c: HashConstants, dim: int, hidden: int) -> list[Finding]:
+    if hidden % dim == 0:
+        return []
+    per_layer = c.primes.shape[1] * c.primes.shape[2]
+    divisors = [d for d in range(1, math.isqrt(hidden) + 1) if hidden % d == 0]
+    divisors = sorted({*divisors, *(hidden // d for d in divisors)}, key=lambda d: (abs(d - dim), d))
+    exact = f"; --dim {hidden // per_layer} makes e_t exactly {hidden}" if hidden % per_layer == 0 else ""
+    return [
+        Finding(
+            "dim-not-dividing-hidden",
+            f"--dim {dim} does not divide the hidden size {hidden} "
+            f"({hidden} = {hidden // dim} x {dim} + {hidden % dim})",
+            "the memory vector is a concatenation of per-head slices of dim values; when dim does not "
+            "divide the hidden size the slices cannot tile it, and projections and kernels that work "
+            "in hidden-size blocks need padding",
+            f"use a divisor of {hidden} near {dim}: {', '.join(f'--dim {d}' for d in divisors[:3])}{exact}",
+        )
+    ]

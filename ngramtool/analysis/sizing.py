@@ -1,0 +1,256 @@
+"""What an Engram memory costs, from its spec alone: tables, rows, parameters, bytes, traffic.
+
+Every count uses the real prime table sizes of the spec (ENGRAM_SPEC.md 3.2), so it matches what
+``ngramtool hash`` indexes and what a trainer allocates. See docs/analysis.md for each figure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..errors import UsageError
+from ..spec import HashSpec
+
+BYTES_PER_VALUE = {"fp32": 4, "bf16": 2, "fp8": 1}
+FP8_SCALE_BYTES = 4  # one fp32 scale per block of a row
+ADAMW_STATE_BYTES = 8  # two fp32 moments per parameter
+# Usable bandwidth of one direction of a x16 link: GT/s x 16 lanes x 128b/130b encoding / 8 bits.
+PCIE_X16 = {
+    "PCIe 4.0 x16": 16e9 * 16 * 128 / 130 / 8,
+    "PCIe 5.0 x16": 32e9 * 16 * 128 / 130 / 8,
+}
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named Engram configuration: the hash spec, the width of each head's rows, and its source.
+
+    ``hidden_size`` is the backbone width the memory vector is projected into, where known.
+    """
+
+    spec: HashSpec
+    dim: int
+    hidden_size: int | None
+    source: str
+
+
+PRESETS: dict[str, Preset] = {
+    "engram-demo": Preset(
+        HashSpec(),
+        dim=64,
+        hidden_size=1024,
+        source="DeepSeek engram_demo_v1.py: layers 1 and 15, N=3, 8 heads per order, bases 5 x 129,280, "
+        "n_embed_per_ngram 512 = 8 heads x 64, backbone hidden 1024; V'=98,627 (DeepSeek-V3)",
+    ),
+    "engram-27b": Preset(
+        HashSpec(layer_ids=(2, 15), table_sizes=(2262400, 2262400)),
+        dim=80,
+        hidden_size=None,
+        source="Engram paper (arXiv 2601.07372), Engram-27B: layers 2 and 15, N=3, 8 heads per order, "
+        "d_mem 1280 = 16 heads x 80, ~2,262,400 rows per head: 5.79B (the paper rounds to 5.7B)",
+    ),
+    "engram-40b": Preset(
+        HashSpec(layer_ids=(2, 15), table_sizes=(7226341, 7226341)),
+        dim=80,
+        hidden_size=None,
+        source="Engram paper, Engram-40B: 18.5B Engram parameters. ASSUMPTION: the paper does not give "
+        "the layout here; we keep Engram-27B's (layers 2 and 15, N=3, 8 heads, 80 dims) and take the "
+        "largest per-head base table that fits 18.5e9 parameters",
+    ),
+    "tutorial": Preset(
+        HashSpec(heads=4, layer_ids=(1,), table_sizes=(262144, 262144)),
+        dim=16,
+        hidden_size=None,
+        source="The Engram tutorial chapter: orders 2-3, 4 heads per order, 262,144 rows, 16 dims: "
+        "33,554,432 parameters before prime rounding; one Engram layer",
+    ),
+}
+
+
+def preset(name: str) -> Preset:
+    """The preset called ``name``; a usage error lists the known names."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise UsageError(f"unknown preset {name!r}; known presets: {', '.join(PRESETS)}") from None
+
+
+@dataclass(frozen=True)
+class SizeReport:
+    """The sizes and costs of one memory. Byte figures are keyed by storage type fp32/bf16/fp8.
+
+    fp8 bytes include one fp32 scale per block of ``fp8_block`` values of a row.
+    """
+
+    spec: HashSpec
+    dim: int
+    fp8_block: int
+
+    @property
+    def orders(self) -> int:
+        """N-1 hashed orders."""
+        return self.spec.max_ngram - 1
+
+    @property
+    def tables_per_layer(self) -> int:
+        """(N-1) x K tables, one per order and head."""
+        return self.orders * self.spec.heads
+
+    @property
+    def tables(self) -> int:
+        """All tables of all layers."""
+        return self.tables_per_layer * self.spec.num_layers
+
+    @property
+    def tables_in_words(self) -> str:
+        """E.g. '2 orders x 8 heads = 16 tables per layer, x 2 layers = 32 tables'."""
+        text = f"{self.orders} orders x {self.spec.heads} heads = {self.tables_per_layer} tables"
+        if self.spec.num_layers == 1:
+            return text + " (1 layer)"
+        return f"{text} per layer, x {self.spec.num_layers} layers = {self.tables} tables"
+
+    @property
+    def rows(self) -> int:
+        """Rows of all tables (the sum of the real primes)."""
+        return int(self.spec.rows_per_layer.sum())
+
+    @property
+    def nominal_params(self) -> int:
+        """Parameters if every table had exactly its base size (before prime rounding)."""
+        return sum(self.spec.table_sizes) * self.spec.heads * self.spec.num_layers * self.dim
+
+    @property
+    def params(self) -> int:
+        """Parameters: rows x dim."""
+        return self.rows * self.dim
+
+    def _row_bytes(self, dtype: str) -> int:
+        scales = -(-self.dim // self.fp8_block) * FP8_SCALE_BYTES if dtype == "fp8" else 0
+        return self.dim * BYTES_PER_VALUE[dtype] + scales
+
+    @property
+    def table_bytes(self) -> dict[str, int]:
+        """Bytes of all tables per storage type."""
+        return {dtype: self.rows * self._row_bytes(dtype) for dtype in BYTES_PER_VALUE}
+
+    @property
+    def adamw_bytes(self) -> int:
+        """AdamW state: two fp32 moments per parameter."""
+        return self.params * ADAMW_STATE_BYTES
+
+    @property
+    def rows_per_token(self) -> int:
+        """Rows one token reads: one per table."""
+        return self.tables
+
+    @property
+    def values_per_token(self) -> int:
+        """Values one token reads."""
+        return self.rows_per_token * self.dim
+
+    @property
+    def bytes_per_token(self) -> dict[str, int]:
+        """Bytes one token reads (and must move when the tables live in host memory)."""
+        return {dtype: self.rows_per_token * self._row_bytes(dtype) for dtype in BYTES_PER_VALUE}
+
+    @property
+    def touched_fraction(self) -> float:
+        """Share of all rows one token reads."""
+        return self.rows_per_token / self.rows
+
+    @property
+    def memory_width(self) -> int:
+        """Width of the memory vector e_t of one layer: (N-1) x K x dim."""
+        return self.tables_per_layer * self.dim
+
+    def offload(self, tokens_per_second: float) -> dict[str, Any]:
+        """Host-to-device bandwidth at ``tokens_per_second`` per storage type, and each link's share.
+
+        An upper bound: rows shared by tokens of one batch, or cached on the device, move once.
+        """
+        out: dict[str, Any] = {"tokens_per_second": tokens_per_second, "links": dict(PCIE_X16)}
+        for dtype, per_token in self.bytes_per_token.items():
+            need = per_token * tokens_per_second
+            out[dtype] = {
+                "bytes_per_second": need,
+                "link_share": {link: need / rate for link, rate in PCIE_X16.items()},
+            }
+        return out
+
+    def backbone(self, backbone_params: float) -> dict[str, float]:
+        """Table/backbone ratio and the table's share of all parameters."""
+        return {
+            "backbone_params": backbone_params,
+            "table_to_backbone": self.params / backbone_params,
+            "table_share": self.params / (self.params + backbone_params),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every figure as plain JSON types."""
+        spec = self.spec
+        return {
+            "spec": spec.to_dict(),
+            "dim": self.dim,
+            "fp8_block": self.fp8_block,
+            "layers": spec.num_layers,
+            "orders": self.orders,
+            "heads_per_order": spec.heads,
+            "tables_per_layer": self.tables_per_layer,
+            "tables": self.tables,
+            "tables_in_words": self.tables_in_words,
+            "primes": spec.primes.tolist(),
+            "rows_per_layer": spec.rows_per_layer.tolist(),
+            "rows": self.rows,
+            "nominal_params": self.nominal_params,
+            "params": self.params,
+            "table_bytes": self.table_bytes,
+            "adamw_bytes": self.adamw_bytes,
+            "rows_per_token": self.rows_per_token,
+            "values_per_token": self.values_per_token,
+            "bytes_per_token": self.bytes_per_token,
+            "touched_fraction": self.touched_fraction,
+            "memory_width": self.memory_width,
+        }
+
+
+def size_memory(spec: HashSpec, dim: int, *, fp8_block: int = 128) -> SizeReport:
+    """The size report of ``spec`` with ``dim`` values per row (per head)."""
+    if dim < 1:
+        raise UsageError(f"--dim must be at least 1 (got {dim})")
+    if fp8_block < 1:
+        raise UsageError(f"--fp8-block must be at least 1 (got {fp8_block})")
+    return SizeReport(spec, dim, fp8_block)
+
+
+def with_table(spec: HashSpec, table: int) -> HashSpec:
+    """``spec`` with every order's base table size set to ``table``."""
+    return replace(spec, table_sizes=(table,) * (spec.max_ngram - 1))
+
+
+def fit_table(spec: HashSpec, dim: int, budget: float) -> int:
+    """The largest base table size per head (same for every order) whose parameters fit ``budget``.
+
+    Parameters grow with the base size (each head's prime is the next unused one above it), so
+    a binary search over the base finds it; the real primes are used at every step.
+    """
+    if dim < 1:
+        raise UsageError(f"--dim must be at least 1 (got {dim})")
+
+    def params(table: int) -> int:
+        return int(with_table(spec, table).rows_per_layer.sum()) * dim
+
+    tables = (spec.max_ngram - 1) * spec.heads * spec.num_layers
+    lo, hi = 2, max(2, int(budget // (dim * tables)))
+    if params(lo) > budget:
+        raise UsageError(
+            f"--budget {budget:.4g} is below the smallest memory of this layout ({params(lo):,} parameters "
+            f"with 2-row tables); raise it or use fewer heads, orders, layers or a smaller --dim"
+        )
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if params(mid) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

@@ -1,0 +1,472 @@
+"""``ngramtool collisions``: how a corpus's n-grams really use the hash tables, against uniform hashing."""
+
+from __future__ import annotations
+
+import resource
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from rich import box
+from rich.table import Table
+
+from ..analysis.collisions import (
+    CollisionReport,
+    NgramTypeCounter,
+    NgramTypes,
+    expected_collision_ratio,
+    sweep_collisions,
+)
+from ..errors import NgramToolError, UsageError
+from ..formats.index import Index, open_index
+from ..formats.tokenfiles import TOKEN_FORMATS, iter_token_file_chunks, open_token_file
+from ..pipeline import CHUNK_TOKENS, TokenChunk, iter_token_chunks
+from ..spec import HashSpec
+from ..vocab import identity_vocab
+from .common import (
+    DocSepOpt,
+    ErrorsOpt,
+    HeadsOpt,
+    JsonKeyOpt,
+    JsonOpt,
+    LayersOpt,
+    MaxNgramOpt,
+    NoCompressOpt,
+    PadOpt,
+    QuietOpt,
+    SeedOpt,
+    SpecFileOpt,
+    SpecOptions,
+    WorkersOpt,
+    byte_progress,
+    input_size,
+    parse_int_list,
+    print_json,
+    print_table,
+    resolve_vocab,
+    show_progress,
+    status,
+    stdout,
+    worker_count,
+)
+from .spec_cmd import SPEC_OPTION_NAMES, given_options, option_name
+
+DEFAULT_TOKENIZER = "cl100k_base"
+TOKEN_SUFFIXES = (".npy", ".bin", ".ds")
+
+HELP = """Measure how a corpus's n-grams share the rows of each hash table.
+
+Per layer, order and head: distinct n-grams (types), the rows they occupy, the
+collision ratio 1 - rows/types, token-weighted shared rows, n-grams per row,
+and the n-grams that collide on every head, each next to its uniform-random
+expectation. See docs/analysis.md.
+
+INPUT is text (tokenized as 'hash' does), an index directory (its own spec and
+boundary), or a token file (.npy, .bin, .ds). --table takes one or more base
+sizes, each applied to every order: a sweep in one pass over the corpus.
+
+[bold]Examples[/]
+
+  ngramtool collisions examples/corpus.txt --heads 4 --layers 1
+  ngramtool collisions examples/corpus.txt --table 16384,262144 --plot s.png
+  ngramtool collisions corpus.ngidx --json
+  ngramtool collisions ids.npy --vocab-size 62330 --max-tokens 200000
+"""
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("collisions", help=HELP)(collisions_command)
+
+
+@dataclass(frozen=True)
+class _InputOptions:
+    """What to read and how (text as ``hash`` reads it, token files, an index)."""
+
+    inputs: list[str]
+    tokens_file: Path | None
+    token_format: str | None
+    vocab_size: int | None
+    tokenizer: str | None
+    no_compress: bool
+    boundary: str
+    json_key: str | None
+    doc_sep: str | None
+    errors: str
+    add_eot: bool
+    workers: int
+    max_tokens: int | None
+    quiet: bool
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Raw token chunks, how to canonicalize them, and the spec and boundary that go with them."""
+
+    kind: str
+    sources: list[str]
+    chunks: Iterator[TokenChunk]
+    canonicalize: Callable[..., np.ndarray]  # (raw ids, first_position=) -> canonical ids
+    spec: HashSpec
+    boundary: str
+    total_bytes: int | None
+    tokenizer: str | None
+
+
+def collisions_command(
+    ctx: typer.Context,
+    inputs: Annotated[
+        list[str] | None,
+        typer.Argument(help="Text files or -, an index directory, or one token file.", show_default=False),
+    ] = None,
+    tokens_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--tokens", help="Pre-tokenized raw ids (.npy, nanoGPT/llm.c/Megatron .bin, datatrove .ds)."
+        ),
+    ] = None,
+    token_format: Annotated[
+        str | None,
+        typer.Option("--token-format", help=f"Format of the token file: {', '.join(TOKEN_FORMATS)}."),
+    ] = None,
+    vocab_size: Annotated[
+        int | None,
+        typer.Option(
+            "--vocab-size", help="With a token file and no --tokenizer: ids are canonical below this."
+        ),
+    ] = None,
+    tokenizer: Annotated[
+        str | None,
+        typer.Option(
+            "--tokenizer",
+            "-t",
+            help="tiktoken name, *.tiktoken, tokenizer.json or 'bytes'. [default: cl100k_base]",
+        ),
+    ] = None,
+    no_compress: NoCompressOpt = False,
+    max_ngram: MaxNgramOpt = 3,
+    heads: HeadsOpt = 8,
+    layers: LayersOpt = "1,15",
+    table: Annotated[
+        str | None,
+        typer.Option(
+            "--table",
+            help="Base table size(s), comma-separated; each applies to every order (a sweep). "
+            "[default: 646400, or the index's / --spec's sizes]",
+        ),
+    ] = None,
+    seed: SeedOpt = 0,
+    pad_id: PadOpt = None,
+    spec_file: SpecFileOpt = None,
+    boundary: Annotated[
+        str,
+        typer.Option("--boundary", help="'none': pad only at stream start (Engram); 'reset': per document."),
+    ] = "none",
+    add_eot: Annotated[
+        bool, typer.Option("--add-eot", help="Append the end-of-text token after each document.")
+    ] = False,
+    json_key: JsonKeyOpt = None,
+    doc_sep: DocSepOpt = None,
+    errors: ErrorsOpt = "strict",
+    workers: WorkersOpt = None,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", help="Analyse only the first N tokens.", min=1)
+    ] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option("--plot", help="Draw measured vs expected collision ratio against table size (PNG)."),
+    ] = None,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Analyse the collisions of INPUT."""
+    if boundary not in ("none", "reset"):
+        raise UsageError(f"--boundary must be 'none' or 'reset' (got {boundary!r})")
+    sweep = sorted(set(parse_int_list(table, "--table"))) if table is not None else []
+    options = SpecOptions(max_ngram, heads, layers, seed=seed, pad_id=pad_id, spec_file=spec_file)
+    read = _InputOptions(
+        inputs or [], tokens_file, token_format, vocab_size, tokenizer, no_compress, boundary,
+        json_key, doc_sep, errors, add_eot, worker_count(workers), max_tokens, quiet,
+    )  # fmt: skip
+    source = _open_source(ctx, read, options)
+    figure = _figure_class() if plot is not None else None  # fail before the long pass, not after
+    orders = source.spec.max_ngram - 1
+    specs = [replace(source.spec, table_sizes=(t,) * orders) for t in sweep] or [source.spec]
+    chunks = _first_tokens(source.chunks, max_tokens) if max_tokens else source.chunks
+    started = time.perf_counter()
+    types, documents, tokens = _count(source, chunks, quiet)
+    counted = time.perf_counter()
+    if tokens == 0:
+        raise NgramToolError("the input holds no tokens: nothing to analyse")
+    with status(f"analysing {len(specs)} table size(s)", not quiet):
+        reports = sweep_collisions(types, specs)
+    finished = time.perf_counter()
+    data = {
+        "input": {
+            "kind": source.kind,
+            "sources": source.sources,
+            "tokens": tokens,
+            "documents": documents,
+            "max_tokens": max_tokens,
+            "boundary": source.boundary,
+        },
+        "tokenizer": source.tokenizer,
+        "vocab_size": source.spec.vocab_size,
+        "spec": source.spec.to_dict(),
+        "orders": [{"order": n, "types": t.types, "occurrences": t.occurrences} for n, t in types.items()],
+        "tables": [r.to_dict() for r in reports],
+        "run": {
+            "seconds_counting": round(counted - started, 3),
+            "seconds_analysing": round(finished - counted, 3),
+            "tokens_per_second_counting": round(tokens / max(counted - started, 1e-9)),
+            "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        },
+    }
+    if plot is not None:
+        _plot(figure(figsize=(7.5, 4.5), layout="constrained"), plot, types, reports)
+    if as_json:
+        print_json(data)
+    else:
+        _render(data, reports)
+
+
+# ---------------------------------------------------------------------------------- inputs
+def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) -> _Source:
+    """Classify INPUT (text, index directory, token file) and set up its chunks and spec."""
+    inputs, tokens_file = read.inputs, read.tokens_file
+    if tokens_file is not None and inputs:
+        raise UsageError("give INPUT or --tokens FILE, not both")
+    if tokens_file is None and len(inputs) == 1 and Path(inputs[0]).is_dir():
+        return _index_source(ctx, Path(inputs[0]))
+    if tokens_file is None and len(inputs) == 1 and (read.token_format or _looks_like_tokens(inputs[0])):
+        tokens_file, inputs = Path(inputs[0]), []
+    if tokens_file is None and not inputs:
+        raise UsageError("give text INPUT files (or -), an index directory, or a token file")
+    if any(Path(i).is_dir() or _looks_like_tokens(i) for i in inputs):
+        raise UsageError("an index directory or a token file is analysed alone: give just that one INPUT")
+    if tokens_file is not None and read.tokenizer is None and read.vocab_size is not None:
+        tok, vocab = None, identity_vocab(read.vocab_size)
+    else:
+        if read.vocab_size is not None:
+            raise UsageError("--vocab-size applies only to a token file without --tokenizer")
+        tok, vocab = resolve_vocab(read.tokenizer or DEFAULT_TOKENIZER, read.no_compress, quiet=read.quiet)
+    spec = options.build(vocab, tok)
+    name = tok.name if tok is not None else None
+    if tokens_file is not None:
+        total = open_token_file(tokens_file, read.token_format).nbytes
+        chunks = iter_token_file_chunks(tokens_file, read.token_format)
+        sources = [str(tokens_file)]
+        return _Source("tokens", sources, chunks, vocab.canonicalize, spec, read.boundary, total, name)
+    chunks = iter_token_chunks(
+        inputs,
+        tok,
+        json_key=read.json_key,
+        doc_sep=read.doc_sep,
+        errors=read.errors,
+        add_eot=read.add_eot,
+        chunk_tokens=min(CHUNK_TOKENS, read.max_tokens or CHUNK_TOKENS),
+        workers=read.workers,
+    )
+    return _Source("text", inputs, chunks, vocab.canonicalize, spec, read.boundary, input_size(inputs), name)
+
+
+def _looks_like_tokens(name: str) -> bool:
+    """A token file by its suffix: .npy, .bin (nanoGPT, llm.c, Megatron) or .ds (datatrove)."""
+    return Path(name).suffix in TOKEN_SUFFIXES
+
+
+def _index_source(ctx: typer.Context, path: Path) -> _Source:
+    """An index directory: its tokens, its lookup table, its spec and its boundary policy."""
+    carried = {*SPEC_OPTION_NAMES, "boundary", "tokenizer", "no_compress", "vocab_size", "token_format"}
+    clash = given_options(ctx) & (carried - {"table"})
+    if clash:
+        names = ", ".join(option_name(c) for c in sorted(clash))
+        raise UsageError(
+            f"{path} is an index: it carries its own spec, vocabulary and boundary; drop {names}"
+        )
+    index = open_index(path)
+    lut = np.asarray(index.lut)
+    return _Source(
+        "index",
+        [str(path)],
+        _index_chunks(index),
+        lambda raw, first_position: lut[raw],
+        index.spec,
+        index.manifest["boundary"],
+        int(index.tokens.nbytes),
+        index.manifest["tokenizer"].get("name"),
+    )
+
+
+def _index_chunks(index: Index) -> Iterator[TokenChunk]:
+    """The index's tokens in chunks, with the document starts that fall in each."""
+    starts, total = np.asarray(index.doc_offsets[:-1]), len(index)
+    for lo in range(0, total, CHUNK_TOKENS):
+        hi = min(lo + CHUNK_TOKENS, total)
+        inside = starts[(starts >= lo) & ((starts < hi) | (hi == total))] - lo  # empty last documents too
+        yield TokenChunk(np.asarray(index.tokens[lo:hi]), inside, (hi - lo) * index.tokens.itemsize)
+
+
+def _first_tokens(chunks: Iterable[TokenChunk], limit: int) -> Iterator[TokenChunk]:
+    """The chunks cut after ``limit`` tokens."""
+    left = limit
+    for chunk in chunks:
+        if left <= 0:
+            return
+        size = chunk.tokens.shape[0]
+        take = min(left, size)
+        starts = chunk.doc_starts if take == size else chunk.doc_starts[chunk.doc_starts < take]
+        yield TokenChunk(chunk.tokens[:take], starts, chunk.nbytes)
+        left -= take
+
+
+def _count(
+    source: _Source, chunks: Iterable[TokenChunk], quiet: bool
+) -> tuple[dict[int, NgramTypes], int, int]:
+    """Stream the chunks into the distinct-n-gram counter: (types per order, documents, tokens)."""
+    counter = NgramTypeCounter(source.spec, boundary=source.boundary)
+    documents = 0
+    started = time.perf_counter()
+    with byte_progress(show_progress(quiet), source.total_bytes) as bar:
+        task = bar.add_task("counting", total=source.total_bytes)
+        for chunk in chunks:
+            counter.update(source.canonicalize(chunk.tokens, first_position=counter.tokens), chunk.doc_starts)
+            documents += int(chunk.doc_starts.shape[0])
+            rate = counter.tokens / max(time.perf_counter() - started, 1e-9)
+            bar.update(task, advance=chunk.nbytes, description=f"counting {rate / 1e6:.2f}M tok/s")
+    return counter.result(), documents, counter.tokens
+
+
+# --------------------------------------------------------------------------------- output
+def _share(value: float) -> str:
+    """A share as a percentage; tiny non-zero values in scientific notation."""
+    if value == 0 or value >= 1e-4:
+        return f"{value:.2%}"
+    return f"{value:.1e}"
+
+
+def _render(data: dict[str, Any], reports: list[CollisionReport]) -> None:
+    source, spec = data["input"], reports[0].spec
+    stdout.print(
+        f"[bold]{source['tokens']:,}[/] tokens in {source['documents']:,} document(s) from "
+        f"{', '.join(source['sources'])}; tokenizer {data['tokenizer']}, V'={data['vocab_size']:,}, "
+        f"boundary {source['boundary']}"
+    )
+    stdout.print(
+        f"N={spec.max_ngram}, K={spec.heads} heads per order, layers {list(spec.layer_ids)}: "
+        f"{spec.max_ngram - 1} orders x {spec.heads} heads = {spec.num_columns} tables per layer"
+    )
+    orders = Table(title="distinct n-grams", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for name in ("n", "distinct n-grams (types)", "occurrences", "types / occurrences"):
+        orders.add_column(name, justify="right")
+    for row in data["orders"]:
+        orders.add_row(
+            str(row["order"]),
+            f"{row['types']:,}",
+            f"{row['occurrences']:,}",
+            f"{row['types'] / row['occurrences']:.3f}",
+        )
+    stdout.print(orders)
+    for report in reports:
+        print_table(_head_table(report))
+        print_table(_order_table(report))
+
+
+def _head_table(report: CollisionReport) -> Table:
+    sizes = ", ".join(f"{t:,}" for t in sorted(set(report.spec.table_sizes)))
+    grid = Table(
+        title=f"base table {sizes}: per head, measured (uniform-random expectation)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    columns = (
+        "layer",
+        "n",
+        "head",
+        "M",
+        "rows used",
+        "collision (exp)",
+        "ratio",
+        "shared tok (exp)",
+        "mean/row (exp)",
+        "max/row (exp)",
+    )
+    for name in columns:
+        grid.add_column(name, justify="right")
+    previous = None
+    for h in report.heads:
+        first = (h.layer, h.order) != previous
+        previous = (h.layer, h.order)
+        ratio = h.collision_vs_expected
+        grid.add_row(
+            str(h.layer) if first else "",
+            str(h.order) if first else "",
+            str(h.head),
+            f"{h.table:,}",
+            f"{h.rows:,}",
+            f"{_share(h.collision)} ({_share(h.expected_collision)})",
+            f"{ratio:.3f}" if ratio is not None else "-",
+            f"{_share(h.shared_tokens)} ({_share(h.expected_shared)})",
+            f"{h.mean_per_row:.2f} ({h.expected_mean_per_row:.2f})",
+            f"{h.max_per_row} ({h.expected_max_per_row:.1f})",
+        )
+    return grid
+
+
+def _order_table(report: CollisionReport) -> Table:
+    grid = Table(
+        title="all heads of an order together", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
+    )
+    for name in ("layer", "n", "types", "shared on every head (exp)", "indistinguishable (exp)"):
+        grid.add_column(name, justify="right")
+    for o in report.orders:
+        grid.add_row(
+            str(o.layer),
+            str(o.order),
+            f"{o.types:,}",
+            f"{_share(o.all_heads_shared)} ({_share(o.expected_all_heads_shared)})",
+            f"{_share(o.indistinguishable)} ({_share(o.expected_indistinguishable)})",
+        )
+    return grid
+
+
+def _figure_class() -> type:
+    """matplotlib's Figure (no pyplot, no GUI backend), or a one-line error saying how to get it."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise NgramToolError("--plot needs matplotlib: pip install 'ngramtool[plot]'") from None
+    return Figure
+
+
+def _plot(figure: Any, path: Path, types: dict[int, NgramTypes], reports: list[CollisionReport]) -> None:
+    """Measured (mean over layers and heads, with their range) and expected collision ratio vs M."""
+    axes = figure.add_subplot()
+    for i, (order, grams) in enumerate(types.items()):
+        points = [[h for h in r.heads if h.order == order] for r in reports]
+        tables = np.array([np.mean([h.table for h in heads]) for heads in points])
+        measured = [np.array([h.collision for h in heads]) for heads in points]
+        mean = np.array([m.mean() for m in measured])
+        spread = np.array([[mean[j] - m.min(), m.max() - mean[j]] for j, m in enumerate(measured)]).T
+        axes.errorbar(
+            tables, mean, yerr=spread, fmt="o", color=f"C{i}", capsize=3,
+            label=f"{order}-grams measured ({grams.types:,} distinct)",
+        )  # fmt: skip
+        grid = np.geomspace(tables.min() / 2, tables.max() * 2, 200)
+        expected = [expected_collision_ratio(grams.types, round(m)) for m in grid]
+        axes.plot(grid, expected, color=f"C{i}", linewidth=1, label=f"{order}-grams uniform random")
+    axes.set_xscale("log")
+    axes.set_xlabel("table size M (rows per head)")
+    axes.set_ylabel("collision ratio 1 - rows / types")
+    axes.set_title("n-gram hash collisions: measured vs uniform-random expectation")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize="small")
+    try:
+        figure.savefig(path, dpi=120)
+    except OSError as exc:
+        raise NgramToolError(f"cannot write the plot {path}: {exc.strerror}") from None

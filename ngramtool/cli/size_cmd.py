@@ -1,0 +1,179 @@
+"""``ngramtool size``: tables, parameters, bytes and traffic of an Engram memory, without a corpus."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.table import Table
+
+from ..analysis.sizing import PCIE_X16, SizeReport, fit_table, preset, size_memory, with_table
+from ..errors import UsageError
+from .common import (
+    HeadsOpt,
+    JsonOpt,
+    LayersOpt,
+    MaxNgramOpt,
+    SpecOptions,
+    TableOpt,
+    print_json,
+    print_table,
+    stdout,
+)
+from .spec_cmd import DimOpt, build_spec, given_options
+
+HELP = """Size an Engram memory from its layout alone, without a corpus.
+
+Tables and rows (with the real primes), parameters, bytes in fp32 / bf16 /
+fp8, AdamW state, what one token reads, host-offload bandwidth, and the
+table's share of the model. Options you give override the preset
+(default: engram-demo). --heads counts heads PER ORDER.
+
+[bold]Examples[/]
+
+  ngramtool size                                  # the Engram demo
+  ngramtool size --preset engram-27b --tokens-per-second 2e6 --json
+  ngramtool size --preset engram-27b --backbone-params 21e9
+  ngramtool size --preset engram-27b --budget 5.7e9   # table that fits
+  ngramtool size --heads 4 --max-ngram 4 --table 1000003 --dim 32
+"""
+
+STORAGE = ("fp32", "bf16", "fp8")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("size", help=HELP)(size_command)
+
+
+def size_command(
+    ctx: typer.Context,
+    preset_name: Annotated[
+        str, typer.Option("--preset", help="engram-demo, engram-27b, engram-40b or tutorial.")
+    ] = "engram-demo",
+    max_ngram: MaxNgramOpt = 3,
+    heads: HeadsOpt = 8,
+    layers: LayersOpt = "1,15",
+    table: TableOpt = "646400",
+    dim: DimOpt = None,
+    budget: Annotated[
+        float | None,
+        typer.Option("--budget", help="Parameter budget: find the largest per-head table that fits."),
+    ] = None,
+    tokens_per_second: Annotated[
+        float | None,
+        typer.Option("--tokens-per-second", help="Throughput R for the host-offload bandwidth."),
+    ] = None,
+    backbone_params: Annotated[
+        float | None,
+        typer.Option("--backbone-params", help="Backbone parameters P, for the table's share."),
+    ] = None,
+    fp8_block: Annotated[
+        int, typer.Option("--fp8-block", help="fp8: values per fp32 scale along a row.", min=1)
+    ] = 128,
+    as_json: JsonOpt = False,
+) -> None:
+    """Report the sizes and costs of a memory."""
+    chosen = preset(preset_name)
+    for option, value in (
+        ("--budget", budget),
+        ("--tokens-per-second", tokens_per_second),
+        ("--backbone-params", backbone_params),
+    ):
+        if value is not None and not value > 0:
+            raise UsageError(f"{option} must be a positive number (got {value:g})")
+    given = given_options(ctx)
+    options = SpecOptions(max_ngram, heads, layers, table)
+    spec = build_spec(ctx, options, preset_name=preset_name, tokenizer=None)
+    dim = dim if dim is not None else chosen.dim
+    fitted = None
+    if budget is not None:
+        if "table" in given:
+            raise UsageError("--budget chooses the table size: drop --table")
+        spec = with_table(spec, fit_table(spec, dim, budget))
+        fitted = {"budget": budget, "table": spec.table_sizes[0]}
+    report = size_memory(spec, dim, fp8_block=fp8_block)
+    data = report.to_dict()
+    data["preset"] = preset_name
+    data["budget"] = fitted
+    data["offload"] = report.offload(tokens_per_second) if tokens_per_second else None
+    data["backbone"] = report.backbone(backbone_params) if backbone_params else None
+    if as_json:
+        print_json(data)
+        return
+    modified = given & {"max_ngram", "heads", "layers", "table", "dim", "budget"}
+    _render(f"{preset_name} (modified)" if modified else preset_name, report, data)
+
+
+def _si(value: float, unit: str = "") -> str:
+    for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= factor:
+            return f"{value / factor:.2f} {prefix}{unit}"
+    return f"{value:g} {unit}".strip()
+
+
+def _in_words(count: int) -> str:
+    for factor, word in ((1e9, "billion"), (1e6, "million")):
+        if count >= factor:
+            return f"{count / factor:.3g} {word}"
+    return f"{count:,}"
+
+
+def _render(name: str, report: SizeReport, data: dict[str, Any]) -> None:
+    spec = report.spec
+    stdout.print(f"[bold]{name}[/]: {report.tables_in_words}")
+    grid = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    grid.add_column("figure")
+    grid.add_column("value", justify="right")
+    grid.add_column("note")
+    primes = spec.primes.ravel()
+    rows = [
+        ("rows per table", f"{int(primes.min()):,} .. {int(primes.max()):,}", "distinct primes >= bases"),
+        (
+            "rows per layer",
+            ", ".join(f"{int(r):,}" for r in spec.rows_per_layer),
+            f"layers {list(spec.layer_ids)}",
+        ),
+        ("rows", f"{report.rows:,}", f"{report.tables} tables"),
+        ("dim per head", f"{report.dim}", "values per row"),
+        ("memory width e_t", f"{report.memory_width:,}", "per layer: (N-1) x K x dim"),
+        ("parameters", f"{report.params:,}", _in_words(report.params)),
+        ("  before prime rounding", f"{report.nominal_params:,}", "bases x K x L x dim"),
+        ("AdamW moments", _si(report.adamw_bytes, "B"), "two fp32 moments"),
+        ("rows read per token", f"{report.rows_per_token}", "one per table"),
+        ("values read per token", f"{report.values_per_token:,}", ""),
+        ("share of rows per token", f"{report.touched_fraction:.3g}", "rows read / rows"),
+    ]
+    if data["budget"]:
+        fit = data["budget"]
+        rows.append(("budget", f"{fit['budget']:,.0f}", f"largest base table that fits: {fit['table']:,}"))
+    if data["backbone"]:
+        backbone = data["backbone"]
+        rows.append(("backbone parameters", f"{backbone['backbone_params']:,.0f}", ""))
+        rows.append(("table / backbone", f"{backbone['table_to_backbone']:.3f}", ""))
+        rows.append(("table share", f"{backbone['table_share']:.1%}", "paper: 20-25% of the sparse budget"))
+    for row in rows:
+        grid.add_row(*row)
+    print_table(grid)
+    print_table(_storage_table(report, data["offload"]))
+
+
+def _storage_table(report: SizeReport, offload: dict[str, Any] | None) -> Table:
+    """Bytes per storage type: the tables, one token's reads and, with a rate, the offload traffic."""
+    title = f"storage (fp8: + one fp32 scale per {report.fp8_block} values of a row)"
+    grid = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    grid.add_column("type")
+    grid.add_column("tables", justify="right")
+    grid.add_column("bytes/token", justify="right")
+    if offload:
+        grid.add_column(f"at {_si(offload['tokens_per_second'], 'tok/s')}", justify="right")
+        for link in PCIE_X16:
+            grid.add_column(f"{link} ({_si(PCIE_X16[link], 'B/s')})", justify="right")
+    for dtype in STORAGE:
+        cells = [dtype, _si(report.table_bytes[dtype], "B"), f"{report.bytes_per_token[dtype]:,}"]
+        if offload:
+            cells.append(_si(offload[dtype]["bytes_per_second"], "B/s"))
+            cells.extend(f"{share:.1%}" for share in offload[dtype]["link_share"].values())
+        grid.add_row(*cells)
+    return grid
