@@ -5,7 +5,7 @@ from __future__ import annotations
 import resource
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,7 +21,11 @@ from ..analysis.collisions import (
     expected_collision_ratio,
     sweep_collisions,
 )
+from ..analysis.partials import SUFFIX as PARTS_SUFFIX
+from ..analysis.partials import load_and_merge, load_types, merge_types
+from ..analysis.partials import save_types as save_partial_types
 from ..errors import NgramToolError, UsageError
+from ..formats.dataset import MergedIndex
 from ..formats.index import Index, open_index
 from ..formats.tokenfiles import TOKEN_FORMATS, iter_token_file_chunks, open_token_file
 from ..pipeline import CHUNK_TOKENS, TokenChunk, iter_token_chunks
@@ -109,12 +113,14 @@ class _Source:
 
     kind: str
     sources: list[str]
-    chunks: Iterator[TokenChunk]
+    streams: list[Iterator[TokenChunk]]  # independent streams (a dataset's shards); usually one
     canonicalize: Callable[..., np.ndarray]  # (raw ids, first_position=) -> canonical ids
     spec: HashSpec
     boundary: str
     total_bytes: int | None
     tokenizer: str | None
+    vocab_fingerprint: str
+    parts: list[Path] = field(default_factory=list)  # saved partial counts to merge instead of counting
 
 
 def collisions_command(
@@ -176,6 +182,13 @@ def collisions_command(
     max_tokens: Annotated[
         int | None, typer.Option("--max-tokens", help="Analyse only the first N tokens.", min=1)
     ] = None,
+    save_types: Annotated[
+        Path | None,
+        typer.Option(
+            "--save-types",
+            help="Also save the distinct n-gram counts (FILE.ngtypes.npz): parts of shards merge exactly.",
+        ),
+    ] = None,
     plot: Annotated[
         Path | None,
         typer.Option("--plot", help="Draw measured vs expected collision ratio against table size (PNG)."),
@@ -196,10 +209,20 @@ def collisions_command(
     figure = _figure_class() if plot is not None else None  # fail before the long pass, not after
     orders = source.spec.max_ngram - 1
     specs = [replace(source.spec, table_sizes=(t,) * orders) for t in sweep] or [source.spec]
-    chunks = _first_tokens(source.chunks, max_tokens) if max_tokens else source.chunks
+    streams = _first_tokens(source.streams, max_tokens) if max_tokens else source.streams
     started = time.perf_counter()
-    types, documents, tokens = _count(source, chunks, quiet)
+    if source.parts:
+        types, meta = load_and_merge(source.parts)
+        documents, tokens = meta["documents"], meta["tokens"]
+    else:
+        types, documents, tokens = _count(source, streams, quiet)
     counted = time.perf_counter()
+    if save_types is not None:
+        meta = {"max_ngram": source.spec.max_ngram, "vocab_size": source.spec.vocab_size,
+                "pad_id": source.spec.pad_id, "boundary": source.boundary,
+                "vocab_fingerprint": source.vocab_fingerprint, "tokens": tokens, "documents": documents,
+                "sources": source.sources}  # fmt: skip
+        save_partial_types(save_types, types, meta)
     if tokens == 0:
         raise NgramToolError("the input holds no tokens: nothing to analyse")
     with status(f"analysing {len(specs)} table size(s)", not quiet):
@@ -238,6 +261,8 @@ def collisions_command(
 def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) -> _Source:
     """Classify INPUT (text, index directory, token file) and set up its chunks and spec."""
     inputs, tokens_file = read.inputs, read.tokens_file
+    if inputs and all(name.endswith(PARTS_SUFFIX) for name in inputs):
+        return _parts_source(read, options)
     if tokens_file is not None and inputs:
         raise UsageError("give INPUT or --tokens FILE, not both")
     if tokens_file is None and len(inputs) == 1 and Path(inputs[0]).is_dir():
@@ -260,7 +285,17 @@ def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) 
         total = open_token_file(tokens_file, read.token_format).nbytes
         chunks = iter_token_file_chunks(tokens_file, read.token_format)
         sources = [str(tokens_file)]
-        return _Source("tokens", sources, chunks, vocab.canonicalize, spec, read.boundary, total, name)
+        return _Source(
+            "tokens",
+            sources,
+            [chunks],
+            vocab.canonicalize,
+            spec,
+            read.boundary,
+            total,
+            name,
+            vocab.fingerprint,
+        )
     chunks = iter_token_chunks(
         inputs,
         tok,
@@ -271,7 +306,38 @@ def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) 
         chunk_tokens=min(CHUNK_TOKENS, read.max_tokens or CHUNK_TOKENS),
         workers=read.workers,
     )
-    return _Source("text", inputs, chunks, vocab.canonicalize, spec, read.boundary, input_size(inputs), name)
+    total = input_size(inputs)
+    return _Source(
+        "text", inputs, [chunks], vocab.canonicalize, spec, read.boundary, total, name, vocab.fingerprint
+    )
+
+
+def _parts_source(read: _InputOptions, options: SpecOptions) -> _Source:
+    """Saved partial counts (--save-types): merged instead of counted; the spec takes V' and pad from them."""
+    paths = [Path(name) for name in read.inputs]
+    meta = load_types(paths[0])[1]
+    if options.spec_file is not None:
+        spec = options.build(None, None, meta["vocab_size"])
+    else:
+        spec = HashSpec(
+            max_ngram=meta["max_ngram"],
+            heads=options.heads,
+            layer_ids=tuple(parse_int_list(options.layers, "--layers")),
+            table_sizes=(int(SpecOptions.table),) * (meta["max_ngram"] - 1),
+            seed=options.seed,
+            pad_id=meta["pad_id"],
+            vocab_size=meta["vocab_size"],
+        )
+    if (spec.max_ngram, spec.vocab_size, spec.pad_id) != (
+        meta["max_ngram"],
+        meta["vocab_size"],
+        meta["pad_id"],
+    ):
+        raise UsageError("--spec does not match the N, V' and pad the partial counts were made with")
+    return _Source(
+        "partial counts", read.inputs, [], lambda raw, first_position: raw, spec, meta["boundary"], None,
+        None, meta["vocab_fingerprint"], paths,
+    )  # fmt: skip
 
 
 def _looks_like_tokens(name: str) -> bool:
@@ -290,15 +356,19 @@ def _index_source(ctx: typer.Context, path: Path) -> _Source:
         )
     index = open_index(path)
     lut = np.asarray(index.lut)
+    shards = (
+        index.shards if isinstance(index, MergedIndex) else [index]
+    )  # a dataset: each shard its own stream
     return _Source(
-        "index",
+        "dataset" if isinstance(index, MergedIndex) else "index",
         [str(path)],
-        _index_chunks(index),
+        [_index_chunks(shard) for shard in shards],
         lambda raw, first_position: lut[raw],
         index.spec,
         index.manifest["boundary"],
-        int(index.tokens.nbytes),
+        sum(int(shard.tokens.nbytes) for shard in shards),
         index.manifest["tokenizer"].get("name"),
+        index.manifest["vocab"]["fingerprint"],
     )
 
 
@@ -311,34 +381,44 @@ def _index_chunks(index: Index) -> Iterator[TokenChunk]:
         yield TokenChunk(np.asarray(index.tokens[lo:hi]), inside, (hi - lo) * index.tokens.itemsize)
 
 
-def _first_tokens(chunks: Iterable[TokenChunk], limit: int) -> Iterator[TokenChunk]:
-    """The chunks cut after ``limit`` tokens."""
+def _first_tokens(streams: list[Iterator[TokenChunk]], limit: int) -> list[Iterator[TokenChunk]]:
+    """The streams cut after ``limit`` tokens in all (later streams may be left out)."""
     left = limit
-    for chunk in chunks:
-        if left <= 0:
-            return
-        size = chunk.tokens.shape[0]
-        take = min(left, size)
-        starts = chunk.doc_starts if take == size else chunk.doc_starts[chunk.doc_starts < take]
-        yield TokenChunk(chunk.tokens[:take], starts, chunk.nbytes)
-        left -= take
+
+    def cut(chunks: Iterator[TokenChunk]) -> Iterator[TokenChunk]:
+        nonlocal left
+        for chunk in chunks:
+            if left <= 0:
+                return
+            size = chunk.tokens.shape[0]
+            take = min(left, size)
+            starts = chunk.doc_starts if take == size else chunk.doc_starts[chunk.doc_starts < take]
+            yield TokenChunk(chunk.tokens[:take], starts, chunk.nbytes)
+            left -= take
+
+    return [cut(chunks) for chunks in streams]
 
 
 def _count(
-    source: _Source, chunks: Iterable[TokenChunk], quiet: bool
+    source: _Source, streams: Iterable[Iterable[TokenChunk]], quiet: bool
 ) -> tuple[dict[int, NgramTypes], int, int]:
-    """Stream the chunks into the distinct-n-gram counter: (types per order, documents, tokens)."""
-    counter = NgramTypeCounter(source.spec, boundary=source.boundary)
-    documents = 0
+    """Count each independent stream's distinct n-grams and merge them (exact): (types, docs, tokens)."""
+    parts, documents, tokens = [], 0, 0
     started = time.perf_counter()
     with byte_progress(show_progress(quiet), source.total_bytes) as bar:
         task = bar.add_task("counting", total=source.total_bytes)
-        for chunk in chunks:
-            counter.update(source.canonicalize(chunk.tokens, first_position=counter.tokens), chunk.doc_starts)
-            documents += int(chunk.doc_starts.shape[0])
-            rate = counter.tokens / max(time.perf_counter() - started, 1e-9)
-            bar.update(task, advance=chunk.nbytes, description=f"counting {rate / 1e6:.2f}M tok/s")
-    return counter.result(), documents, counter.tokens
+        for chunks in streams:
+            counter = NgramTypeCounter(source.spec, boundary=source.boundary)
+            for chunk in chunks:
+                counter.update(
+                    source.canonicalize(chunk.tokens, first_position=counter.tokens), chunk.doc_starts
+                )
+                documents += int(chunk.doc_starts.shape[0])
+                rate = (tokens + counter.tokens) / max(time.perf_counter() - started, 1e-9)
+                bar.update(task, advance=chunk.nbytes, description=f"counting {rate / 1e6:.2f}M tok/s")
+            parts.append(counter.result())
+            tokens += counter.tokens
+    return (parts[0] if len(parts) == 1 else merge_types(parts)), documents, tokens
 
 
 # --------------------------------------------------------------------------------- output

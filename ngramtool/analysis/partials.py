@@ -1,0 +1,105 @@
+"""Partial collision counts: the distinct n-grams of one shard, saved, loaded and merged exactly.
+
+The distinct n-grams of several independent streams (the shards of a sharded run) are the union
+of each stream's distinct n-grams, with occurrence counts added. Counting each shard where it
+lives (``ngramtool collisions SHARD --save-types part.ngtypes.npz``) and merging the parts
+(``ngramtool collisions part*.ngtypes.npz``) therefore gives exactly the single-machine answer.
+Distinct n-grams do not depend on table sizes, so parts merge whatever tables are analysed later.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import NgramToolError, UsageError
+from ..formats.partial import partial_file
+from .collisions import NgramTypes, _merge, key_codec
+
+SUFFIX = ".ngtypes.npz"
+FORMAT_NAME = "ngramtool-ngram-types"
+# What the n-gram windows depend on: parts must agree on all of it to merge.
+IDENTITY = ("max_ngram", "vocab_size", "pad_id", "boundary", "vocab_fingerprint")
+
+
+def merge_types(parts: Sequence[Mapping[int, NgramTypes]]) -> dict[int, NgramTypes]:
+    """The union of several parts' distinct n-grams per order, counts added (exact)."""
+    if not parts:
+        raise UsageError("no partial counts to merge")
+    merged: dict[int, NgramTypes] = {}
+    for order in parts[0]:
+        keys, counts = parts[0][order].keys, parts[0][order].counts.copy()
+        for part in parts[1:]:
+            keys, counts = _merge(keys, counts, part[order].keys, part[order].counts.copy())
+        merged[order] = NgramTypes(order, keys, counts, parts[0][order].codec)
+    return merged
+
+
+def save_types(path: Path, types: Mapping[int, NgramTypes], meta: Mapping[str, Any]) -> None:
+    """Write one part: per order its sorted keys and counts, and ``meta`` (see IDENTITY) as JSON."""
+    missing = [key for key in IDENTITY if key not in meta]
+    if missing:
+        raise ValueError(f"partial counts need {missing} in their metadata")
+    arrays = {}
+    for order, grams in types.items():
+        arrays[f"keys_{order}"] = grams.keys
+        arrays[f"counts_{order}"] = grams.counts
+    header = json.dumps({"format": FORMAT_NAME, "version": 1, **meta}).encode("utf-8")
+    arrays["meta"] = np.frombuffer(header, dtype=np.uint8)
+    tmp = partial_file(Path(path))
+    try:
+        with tmp.open("wb") as handle:
+            np.savez(handle, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def load_types(path: Path) -> tuple[dict[int, NgramTypes], dict[str, Any]]:
+    """Read one part written by :func:`save_types`: (types per order, metadata)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(bytes(data["meta"]).decode("utf-8"))
+            if meta.get("format") != FORMAT_NAME:
+                raise NgramToolError(f"{path} is not a partial n-gram count file")
+            types = {}
+            for order in range(2, meta["max_ngram"] + 1):
+                codec = key_codec(meta["vocab_size"], order)
+                keys = data[f"keys_{order}"]
+                if keys.dtype != codec.dtype:
+                    raise NgramToolError(
+                        f"{path}: keys of order {order} are {keys.dtype}, expected {codec.dtype}"
+                    )
+                types[order] = NgramTypes(order, keys, data[f"counts_{order}"], codec)
+    except (OSError, ValueError, KeyError) as exc:
+        raise NgramToolError(f"{path}: not a readable partial count file ({exc})") from None
+    return types, meta
+
+
+def load_and_merge(paths: Sequence[Path]) -> tuple[dict[int, NgramTypes], dict[str, Any]]:
+    """Load parts, check they count the same windows, merge; meta sums tokens and documents."""
+    parts, metas = [], []
+    for path in paths:
+        types, meta = load_types(path)
+        parts.append(types)
+        metas.append(meta)
+    first = metas[0]
+    for path, meta in zip(paths[1:], metas[1:], strict=True):
+        differ = [key for key in IDENTITY if meta[key] != first[key]]
+        if differ:
+            raise UsageError(
+                f"{path} was counted with another {', '.join(differ)} than {paths[0]}: cannot merge"
+            )
+    merged_meta = {
+        **first,
+        "tokens": sum(m.get("tokens", 0) for m in metas),
+        "documents": sum(m.get("documents", 0) for m in metas),
+        "parts": [str(p) for p in paths],
+    }
+    return merge_types(parts), merged_meta

@@ -1,0 +1,95 @@
+"""Collisions across shards: per-shard partial counts merge exactly to the single-machine answer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ngramtool.analysis.collisions import NgramTypeCounter, count_ngram_types
+from ngramtool.analysis.partials import load_and_merge, merge_types, save_types
+from ngramtool.errors import UsageError
+from ngramtool.spec import HashSpec
+
+SPEC = HashSpec(max_ngram=3, heads=2, layer_ids=(0,), table_sizes=(101, 103), pad_id=0, vocab_size=50)
+
+
+def brute_force(streams: list[list[int]]) -> dict[int, Counter]:
+    """Distinct n-grams with counts over independent streams, from the definition."""
+    out: dict[int, Counter] = {2: Counter(), 3: Counter()}
+    for ids in streams:
+        padded = [SPEC.pad_id] * 2 + ids
+        for t in range(len(ids)):
+            for n in (2, 3):
+                out[n][tuple(padded[t + 3 - n : t + 3])] += 1
+    return out
+
+
+def as_counter(types, order: int) -> Counter:
+    windows = types[order].windows()  # column k is lag k: reverse to reading order
+    return Counter(
+        {tuple(w[::-1].tolist()): int(c) for w, c in zip(windows, types[order].counts, strict=True)}
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 49), max_size=40), min_size=1, max_size=5))
+def test_merged_parts_equal_the_brute_force_union(streams):
+    parts = [count_ngram_types(np.asarray(ids, dtype=np.int64), SPEC) for ids in streams]
+    merged = merge_types(parts)
+    expected = brute_force(streams)
+    for order in (2, 3):
+        assert as_counter(merged, order) == expected[order]
+
+
+def test_save_load_merge_round_trip_and_refusals(tmp_path):
+    rng = np.random.default_rng(0)
+    streams = [rng.integers(0, 50, size) for size in (300, 10, 200)]
+    paths = []
+    for i, ids in enumerate(streams):
+        counter = NgramTypeCounter(SPEC)
+        counter.update(ids)
+        meta = {"max_ngram": 3, "vocab_size": 50, "pad_id": 0, "boundary": "none", "vocab_fingerprint": "v",
+                "tokens": len(ids), "documents": 1}  # fmt: skip
+        path = tmp_path / f"p{i}.ngtypes.npz"
+        save_types(path, counter.result(), meta)
+        paths.append(path)
+    merged, meta = load_and_merge(paths)
+    assert meta["tokens"] == 510 and meta["documents"] == 3
+    direct = merge_types([count_ngram_types(ids, SPEC) for ids in streams])
+    for order in (2, 3):
+        assert np.array_equal(merged[order].keys, direct[order].keys)
+        assert np.array_equal(merged[order].counts, direct[order].counts)
+    odd = tmp_path / "odd.ngtypes.npz"
+    save_types(odd, count_ngram_types(streams[0], SPEC), {**meta, "boundary": "reset"})
+    with pytest.raises(UsageError, match="another boundary"):
+        load_and_merge([paths[0], odd])
+
+
+def test_cli_parts_equal_counting_the_dataset(tmp_path):
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "ngramtool", *args], capture_output=True, timeout=120)
+
+    folder = tmp_path / "shards"
+    texts = ["the cat sat on the mat. " * 20, "a dog and a cat and a mat. " * 15]
+    for i, text in enumerate(texts):
+        (tmp_path / f"t{i}.txt").write_text(text)
+    common = ["--tokenizer", "bytes", "--heads", "2", "-q"]
+    assert run("hash", str(tmp_path / "t*.txt"), "-o", f"{folder}/", *common).returncode == 0
+    assert run("merge", str(folder), "-q").returncode == 0
+    whole = json.loads(run("collisions", str(folder), "--json", "--table", "257", "-q").stdout)
+    parts = []
+    for i in range(2):
+        part = tmp_path / f"t{i}.ngtypes.npz"
+        result = run("collisions", str(folder / f"t{i}.txt.ngidx"), "--save-types", str(part), "--json", "-q")
+        assert result.returncode == 0, result.stderr.decode()
+        parts.append(str(part))
+    merged = json.loads(run("collisions", *parts, "--json", "--table", "257", "--heads", "2", "-q").stdout)
+    assert merged["orders"] == whole["orders"]
+    assert merged["tables"] == whole["tables"]
