@@ -13,9 +13,18 @@ from .vocab import CompressedVocab
 
 
 def explain_text(
-    text: str, tokenizer: Tokenizer, vocab: CompressedVocab, spec: HashSpec
+    text: str,
+    tokenizer: Tokenizer,
+    vocab: CompressedVocab,
+    spec: HashSpec,
+    *,
+    backend: str = "auto",
+    device: str | None = None,
 ) -> list[dict[str, Any]]:
     """One record per token of ``text`` with every intermediate value of its rows.
+
+    The rows come from ``backend`` on ``device`` (see :mod:`ngramtool.backends`); the mixes and
+    the hash column are computed here from the definition, so the table shows that they agree.
 
     Each record: position, raw_id, text, canonical_id, key, and ``ngrams``: per layer and order,
     the window of canonical ids in reading order (oldest first, the current token last; pads
@@ -28,7 +37,7 @@ def explain_text(
     ext = np.concatenate([np.full(n - 1, spec.pad_id, dtype=np.int64), canonical])
     windows = lag_windows(ext, n)
     mixes = ngram_mixes(windows, spec)
-    rows = hash_ngrams(canonical, spec)
+    rows = hash_ngrams(canonical, spec, backend=backend, device=device)
     records = []
     for t, (raw_id, canon) in enumerate(zip(raw.tolist(), canonical.tolist(), strict=True)):
         ngrams = []

@@ -1,11 +1,14 @@
-"""Bit-exact Engram n-gram hashing on the CPU with numpy.
+"""Bit-exact Engram n-gram hashing: the streaming hasher and the numpy backend.
 
 Output layout is token-major: ``rows[t, layer, (n-2)*K + head]``; a window of tokens is one
 contiguous slice. See docs/hash-spec.md for the algorithm and ENGRAM_SPEC.md section 4.
 
-Two code paths compute the same numbers:
+:class:`NgramHasher` validates ids, carries the N-1 context ids between chunks and converts
+inputs and outputs (numpy arrays or torch tensors); a backend (:mod:`ngramtool.backends`)
+computes each chunk's rows. The numpy backend, :class:`NumpyRows`, has two code paths that
+compute the same numbers:
 
-* ``_hash_block_fast`` (the hot path) works on blocks of ``BLOCK_TOKENS`` tokens that stay in
+* ``_FastKernel`` (the hot path) works on blocks of ``BLOCK_TOKENS`` tokens that stay in
   cache. It multiplies each lag once per layer and XORs shifted views, divides by each prime with
   numpy's scalar (libdivide) unsigned division, writes head columns into a token-grouped scratch
   buffer and moves it to the token-major output in 16-byte units. It needs every id in [0, V'),
@@ -16,10 +19,12 @@ Two code paths compute the same numbers:
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
+from .backends import BACKENDS, RowsKernel, choose_backend
+from .backends.arrays import as_array, device_of, is_integer, like, to_numpy, to_tensor
 from .errors import NgramToolError, UsageError
 from .spec import HashSpec
 
@@ -114,10 +119,61 @@ class _FastKernel:
         np.copyto(out.reshape(b, -1).view(self.unit), grouped.T)
 
 
+class NumpyRows:
+    """The numpy backend's evaluator of one chunk (see :class:`ngramtool.backends.RowsKernel`).
+
+    With ``negative_ids="mask"`` the chunk goes through ``_FastKernel``; the first N-1
+    positions of each document under a reset and every row with ``negative_ids="hash"`` are
+    evaluated on explicit windows by :func:`rows_from_windows`.
+    """
+
+    tensors = False
+    device = "cpu"
+
+    def __init__(self, spec: HashSpec, *, offsets: bool, negative_ids: NegativeIds) -> None:
+        self.spec = spec
+        self.offsets = offsets
+        self.mask = negative_ids == "mask"
+        self._fast = _FastKernel(spec, offsets) if self.mask else None
+
+    def rows(self, ids: np.ndarray, context: np.ndarray, resets: np.ndarray) -> np.ndarray:
+        """Rows [T, L, C] of the chunk ``ids`` after ``context``; documents start at ``resets``."""
+        spec, n = self.spec, self.spec.max_ngram
+        ext = np.concatenate([context, ids.astype(np.int64)])
+        out = np.empty((ids.shape[0], spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
+        if self._fast is not None:
+            ext[ext < 0] = spec.pad_id
+            ext_u = ext.astype(np.uint64)
+            for lo in range(0, ids.shape[0], BLOCK_TOKENS):
+                hi = min(lo + BLOCK_TOKENS, ids.shape[0])
+                self._fast.run(ext_u[lo : hi + n - 1], out[lo:hi])
+        else:
+            out[:] = rows_from_windows(lag_windows(ext, n), spec, offsets=self.offsets)
+        if resets.size:
+            self._reset_windows(ext, resets, out)
+        if self.mask:
+            out[ids < 0] = MASKED_ROW
+        return out
+
+    def _reset_windows(self, ext: np.ndarray, starts: np.ndarray, out: np.ndarray) -> None:
+        """Recompute the first N-1 positions of each document with pad before its start."""
+        n, t_total = self.spec.max_ngram, out.shape[0]
+        ends = np.append(starts[1:], t_total)
+        positions = np.concatenate(
+            [np.arange(s, min(s + n - 1, e)) for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
+        )
+        doc_start = starts[np.searchsorted(starts, positions, side="right") - 1]
+        lags = np.arange(n)
+        windows = ext[positions[:, None] + (n - 1) - lags[None, :]]
+        windows[positions[:, None] - lags[None, :] < doc_start[:, None]] = self.spec.pad_id
+        out[positions] = rows_from_windows(windows, self.spec, offsets=self.offsets)
+
+
 class NgramHasher:
     """Streaming hasher: feed chunks of canonical ids, get their rows; any chunking gives the same rows.
 
-    The last N-1 ids of each chunk are carried into the next one.
+    The last N-1 ids of each chunk are carried into the next one. Chunks may be numpy arrays or
+    torch tensors on any device; each chunk's rows come back as the same kind (on its device).
 
     Args:
         spec: the hash configuration.
@@ -127,6 +183,10 @@ class NgramHasher:
         negative_ids: ``"mask"`` (default): a negative id is a masked token whose rows are all -1
             and which other windows see as the pad id; ``"hash"``: hash negative ids with floor
             modulo, as the Engram demo does.
+        backend: ``"auto"`` (default), ``"numpy"``, ``"torch"`` or ``"triton"``; see
+            :mod:`ngramtool.backends`. Every backend gives identical rows.
+        device: where to compute (``"cpu"``, ``"cuda"``, ``"cuda:N"``); None: where each chunk
+            lives, when the backend can compute there.
     """
 
     def __init__(
@@ -136,20 +196,25 @@ class NgramHasher:
         boundary: Boundary = "none",
         offsets: bool = True,
         negative_ids: NegativeIds = "mask",
+        backend: str = "auto",
+        device: str | None = None,
     ) -> None:
         if boundary not in ("none", "reset"):
             raise UsageError(f"boundary must be 'none' or 'reset' (got {boundary!r})")
         if negative_ids not in ("mask", "hash"):
             raise UsageError(f"negative_ids must be 'mask' or 'hash' (got {negative_ids!r})")
+        choose_backend(backend, device)  # an unknown or unusable backend fails here, not mid-stream
         self.spec = spec
         self.boundary = boundary
         self.offsets = offsets
         self.negative_ids = negative_ids
+        self.backend = backend
+        self.device = device
+        self._kernels: dict[str, RowsKernel] = {}
         self._context = np.full(spec.max_ngram - 1, spec.pad_id, dtype=np.int64)
-        self._kernel = _FastKernel(spec, offsets) if negative_ids == "mask" else None
         self._position = 0
 
-    def __call__(self, ids: np.ndarray, doc_starts: np.ndarray | None = None) -> np.ndarray:
+    def __call__(self, ids: Any, doc_starts: Any = None) -> Any:
         """Rows [T, L, C] for the next ``T`` canonical ids of the stream.
 
         ``doc_starts`` are positions within this chunk (0 <= s <= T, non-decreasing; repeats and T
@@ -157,60 +222,50 @@ class NgramHasher:
         ``boundary="reset"``.
         """
         ids = _as_id_vector(ids)
-        starts = _check_doc_starts(doc_starts, ids.shape[0])
-        spec, n = self.spec, self.spec.max_ngram
-        ext = np.concatenate([self._context, self._validated(ids)])
-        out = np.empty((ids.shape[0], spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
-        if self._kernel is not None:
-            ext_u = ext.astype(np.uint64)
-            for lo in range(0, ids.shape[0], BLOCK_TOKENS):
-                hi = min(lo + BLOCK_TOKENS, ids.shape[0])
-                self._kernel.run(ext_u[lo : hi + n - 1], out[lo:hi])
-        else:
-            out[:] = rows_from_windows(lag_windows(ext, n), spec, offsets=self.offsets)
-        if self.boundary == "reset" and starts.size:
-            inside = np.unique(starts[starts < ids.shape[0]])
-            if inside.size:
-                self._reset_windows(ext, inside, out)
-            # The carried context must not reach back before the last document start.
-            ext[: int(starts[-1]) + n - 1] = spec.pad_id
-        if self.negative_ids == "mask":
-            out[ids < 0] = MASKED_ROW
-        self._context = ext[ext.shape[0] - (n - 1) :].copy()
-        self._position += ids.shape[0]
-        return out
+        t_total = ids.shape[0]
+        starts = _check_doc_starts(doc_starts, t_total)
+        self._check_range(ids)
+        resets = np.zeros(0, dtype=np.int64)
+        if self.boundary == "reset":
+            resets = np.unique(starts[starts < t_total])
+        kernel = self._kernel(device_of(ids))
+        chunk = to_tensor(ids, kernel.device) if kernel.tensors else to_numpy(ids)
+        rows = kernel.rows(chunk, self._context, resets)
+        self._context = self._next_context(ids, starts)
+        self._position += t_total
+        return like(rows, ids)
 
-    def _validated(self, ids: np.ndarray) -> np.ndarray:
-        """ids as int64 with masked ids replaced by the pad id; out-of-range ids are an error."""
-        if ids.size == 0:
-            return ids.astype(np.int64)
+    def _kernel(self, input_device: str) -> RowsKernel:
+        """The backend evaluator for chunks that live on ``input_device`` (made once per device)."""
+        if input_device not in self._kernels:
+            choice = choose_backend(self.backend, self.device, input_device=input_device)
+            self._kernels[input_device] = BACKENDS[choice.name].kernel(
+                self.spec, offsets=self.offsets, negative_ids=self.negative_ids, device=choice.device
+            )
+        return self._kernels[input_device]
+
+    def _check_range(self, ids: Any) -> None:
+        """Ids at or above V' are an error naming the first such position in the stream."""
+        if ids.shape[0] == 0:
+            return
         top = int(ids.max())
         if top >= self.spec.vocab_size:
-            where = self._position + int(np.argmax(ids >= self.spec.vocab_size))
+            where = self._position + int(np.argmax(to_numpy(ids) >= self.spec.vocab_size))
             raise NgramToolError(
                 f"token id {top} at position {where} is not a canonical id: ids must be below "
                 f"vocab_size={self.spec.vocab_size}. Map raw ids through the compressed vocabulary "
                 "first, or set the spec's vocab_size to the real V'."
             )
-        clean = ids.astype(np.int64)
-        if self.negative_ids == "mask":
-            clean[clean < 0] = self.spec.pad_id
-        return clean
 
-    def _reset_windows(self, ext: np.ndarray, starts: np.ndarray, out: np.ndarray) -> None:
-        """Recompute the first N-1 positions of each document with pad before its start."""
-        n, t_total = self.spec.max_ngram, out.shape[0]
-        ends = np.append(starts[1:], t_total)
-        positions = np.concatenate(
-            [np.arange(s, min(s + n - 1, e)) for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
-        )
-        if positions.size == 0:
-            return
-        doc_start = starts[np.searchsorted(starts, positions, side="right") - 1]
-        lags = np.arange(n)
-        windows = ext[positions[:, None] + (n - 1) - lags[None, :]]
-        windows[positions[:, None] - lags[None, :] < doc_start[:, None]] = self.spec.pad_id
-        out[positions] = rows_from_windows(windows, self.spec, offsets=self.offsets)
+    def _next_context(self, ids: Any, starts: np.ndarray) -> np.ndarray:
+        """The N-1 ids the next chunk sees before it, with pads for ids before its document."""
+        n, t_total = self.spec.max_ngram, ids.shape[0]
+        tail = to_numpy(ids[max(t_total - (n - 1), 0) :]).astype(np.int64)
+        context = np.concatenate([self._context, tail])[-(n - 1) :]
+        if self.boundary == "reset" and starts.size:
+            # The carried context must not reach back before the last document start.
+            context[: max(int(starts[-1]) + n - 1 - t_total, 0)] = self.spec.pad_id
+        return context
 
 
 def lag_windows(ext: np.ndarray, n: int) -> np.ndarray:
@@ -219,11 +274,12 @@ def lag_windows(ext: np.ndarray, n: int) -> np.ndarray:
     return np.stack([ext[n - 1 - k : n - 1 - k + t_total] for k in range(n)], axis=1)
 
 
-def _as_id_vector(ids: object) -> np.ndarray:
-    array = np.asarray(ids)
+def _as_id_vector(ids: object) -> Any:
+    """``ids`` as a 1-D integer numpy array or torch tensor; anything else is a usage error."""
+    array = as_array(ids)
     if array.ndim != 1:
-        raise UsageError(f"expected a 1-D array of token ids, got shape {array.shape}")
-    if array.size and not np.issubdtype(array.dtype, np.integer):
+        raise UsageError(f"expected a 1-D array of token ids, got shape {tuple(array.shape)}")
+    if array.shape[0] and not is_integer(array):
         raise UsageError(f"token ids must be integers, got dtype {array.dtype}")
     return array
 
@@ -231,7 +287,7 @@ def _as_id_vector(ids: object) -> np.ndarray:
 def _check_doc_starts(doc_starts: object, length: int) -> np.ndarray:
     if doc_starts is None:
         return np.zeros(0, dtype=np.int64)
-    starts = np.asarray(doc_starts, dtype=np.int64).reshape(-1)
+    starts = np.asarray(to_numpy(doc_starts), dtype=np.int64).reshape(-1)
     if starts.size and (starts[0] < 0 or starts[-1] > length or np.any(np.diff(starts) < 0)):
         raise UsageError(
             f"doc_starts must be non-decreasing positions in [0, {length}], got {starts.tolist()[:8]}"
@@ -240,37 +296,43 @@ def _check_doc_starts(doc_starts: object, length: int) -> np.ndarray:
 
 
 def hash_ngrams(
-    canonical_ids: np.ndarray,
+    canonical_ids: Any,
     spec: HashSpec,
     *,
     offsets: bool = True,
-    doc_starts: np.ndarray | None = None,
+    doc_starts: Any = None,
     negative_ids: NegativeIds = "mask",
-) -> np.ndarray:
+    backend: str = "auto",
+    device: str | None = None,
+) -> Any:
     """Engram n-gram rows for one stream (or a batch of streams) of canonical ids.
 
     Args:
         canonical_ids: integer ids in [0, V'), shape [T] (one stream) or [B, T] (each row its own
             stream, as in the Engram demo). Negative ids are masked (see ``negative_ids``).
+            A numpy array gives numpy rows; a torch tensor gives a tensor on its device.
         spec: the hash configuration.
         offsets: True (default) gives table rows (hash + per-layer column offset, TileKernels'
             output); False gives the per-head hash ids (the Engram demo's output).
         doc_starts: positions where documents start; when given, every window is padded at its
             document's start (boundary policy ``reset``). None: pad only at the stream start.
         negative_ids: ``"mask"`` or ``"hash"``, see :class:`NgramHasher`.
+        backend: ``"auto"``, ``"numpy"``, ``"torch"`` or ``"triton"``; see :class:`NgramHasher`.
+        device: where to compute; None: where the ids live. See :class:`NgramHasher`.
 
     Returns:
         ``[T, L, (N-1)*K]`` (or ``[B, T, L, (N-1)*K]``) of ``spec.row_dtype``; column
         ``(n-2)*K + head``.
     """
-    array = np.asarray(canonical_ids)
-    boundary: Boundary = "none" if doc_starts is None else "reset"
+    array = as_array(canonical_ids)
+    options = {"offsets": offsets, "negative_ids": negative_ids, "backend": backend, "device": device}
     if array.ndim == 2:
         if doc_starts is not None:
             raise UsageError("doc_starts applies to a 1-D stream, not a [B, T] batch")
-        out = np.empty((*array.shape, spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
-        for b, row in enumerate(array):
-            out[b] = NgramHasher(spec, offsets=offsets, negative_ids=negative_ids)(row)
-        return out
-    hasher = NgramHasher(spec, boundary=boundary, offsets=offsets, negative_ids=negative_ids)
-    return hasher(array, doc_starts)
+        # Each row is its own stream: one stream with a document reset at every row start.
+        batch, length = array.shape
+        row_starts = np.arange(0, batch * length, length) if length else None
+        rows = NgramHasher(spec, boundary="reset", **options)(array.reshape(-1), row_starts)
+        return rows.reshape(batch, length, spec.num_layers, spec.num_columns)
+    boundary: Boundary = "none" if doc_starts is None else "reset"
+    return NgramHasher(spec, boundary=boundary, **options)(array, doc_starts)

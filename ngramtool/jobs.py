@@ -57,6 +57,8 @@ class HashJob:
     save_format: str | None = None
     workers: int = 1
     force: bool = False
+    backend: str = "auto"
+    device: str | None = None
     created: str | None = None  # the manifest's creation time; one value for all shards of a run
 
 
@@ -151,7 +153,7 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
         token_sink: Any = TokenFileWriter(job.save_tokens, fmt, vocab.raw_size)
     else:
         token_sink = contextlib.nullcontext()
-    hasher = NgramHasher(spec, boundary=job.boundary)  # type: ignore[arg-type]
+    hasher = NgramHasher(spec, boundary=job.boundary, backend=job.backend, device=job.device)  # type: ignore[arg-type]
     started = time.perf_counter()
     hard_cuts = nbytes = 0
     with writer, token_sink:

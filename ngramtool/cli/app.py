@@ -9,6 +9,7 @@ from rich.text import Text
 
 from ..errors import NgramToolError
 from . import (
+    bench_cmd,
     collisions_cmd,
     explain_cmd,
     export_cmd,
@@ -43,6 +44,7 @@ for module in (
     collisions_cmd,
     size_cmd,
     spec_cmd,
+    bench_cmd,
 ):
     module.register(app)
 

@@ -28,6 +28,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from ..backends import BackendChoice, choose_backend
 from ..errors import UsageError
 from ..spec import HashSpec
 from ..tokenizers import Tokenizer, load_tokenizer
@@ -79,6 +80,16 @@ WorkersOpt = Annotated[
         "--workers", "-j", help="Tokenizer threads (default: all cores); ids never depend on it.", min=1
     ),
 ]
+BackendOpt = Annotated[
+    str,
+    typer.Option(
+        "--backend", help="Hash backend: auto, numpy, torch or triton (identical rows; auto = fastest)."
+    ),
+]
+DeviceOpt = Annotated[
+    str | None, typer.Option("--device", help="Where to hash: cpu, cuda or cuda:N (default: cpu for auto).")
+]
+VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Say which backend and device hash.")]
 SpecFileOpt = Annotated[
     Path | None, typer.Option("--spec", help="Load the hash spec from a JSON file (ngramtool spec save).")
 ]
@@ -254,3 +265,11 @@ def print_table(table: Table) -> None:
         stdout.print(table)
     finally:
         stdout.width = width
+
+
+def resolve_backend(backend: str, device: str | None, verbose: bool) -> BackendChoice:
+    """Check --backend/--device up front; with --verbose, say on stderr what will hash."""
+    choice = choose_backend(backend, device)
+    if verbose:
+        stderr.print(choice.describe(), markup=False)
+    return choice

@@ -10,6 +10,8 @@ from rich.table import Table
 from ..errors import UsageError
 from ..explain import explain_text
 from .common import (
+    BackendOpt,
+    DeviceOpt,
     HeadsOpt,
     JsonOpt,
     LayersOpt,
@@ -21,8 +23,10 @@ from .common import (
     SpecOptions,
     TableOpt,
     TokenizerOpt,
+    VerboseOpt,
     print_json,
     print_table,
+    resolve_backend,
     resolve_vocab,
     stdout,
 )
@@ -56,6 +60,9 @@ def explain_command(
     seed: SeedOpt = 0,
     pad_id: PadOpt = None,
     spec_file: SpecFileOpt = None,
+    backend: BackendOpt = "auto",
+    device: DeviceOpt = None,
+    verbose: VerboseOpt = False,
     layer: Annotated[int | None, typer.Option("--layer", help="Show only this Engram layer id.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -64,7 +71,8 @@ def explain_command(
     spec = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file).build(vocab, tok)
     if layer is not None and layer not in spec.layer_ids:
         raise UsageError(f"--layer {layer} is not one of the Engram layers {list(spec.layer_ids)} (--layers)")
-    records = explain_text(text, tok, vocab, spec)
+    choice = resolve_backend(backend, device, verbose)
+    records = explain_text(text, tok, vocab, spec, backend=choice.name, device=choice.device)
     if layer is not None:
         for record in records:
             record["ngrams"] = [g for g in record["ngrams"] if g["layer"] == layer]

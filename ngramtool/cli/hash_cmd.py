@@ -17,6 +17,8 @@ from ..jobs import HashJob, input_bytes, job_vocab, run_hash_job
 from ..jobs import save_format as resolve_save_format
 from ..shards import expand_inputs, plan_shards, remove_stale_partials, shard_selection
 from .common import (
+    BackendOpt,
+    DeviceOpt,
     DocSepOpt,
     ErrorsOpt,
     HeadsOpt,
@@ -31,9 +33,11 @@ from .common import (
     SpecFileOpt,
     SpecOptions,
     TableOpt,
+    VerboseOpt,
     WorkersOpt,
     byte_progress,
     print_json,
+    resolve_backend,
     show_progress,
     status,
     stderr,
@@ -131,6 +135,9 @@ def hash_command(
     doc_sep: DocSepOpt = None,
     errors: ErrorsOpt = "strict",
     workers: WorkersOpt = None,
+    backend: BackendOpt = "auto",
+    device: DeviceOpt = None,
+    verbose: VerboseOpt = False,
     shard_index: Annotated[
         int | None, typer.Option("--shard-index", help="Sharded run: this worker's number (0-based).", min=0)
     ] = None,
@@ -162,6 +169,7 @@ def hash_command(
         raise UsageError(f"--boundary must be 'none' or 'reset' (got {boundary!r})")
     if engine not in ENGINES:
         raise UsageError(f"--engine must be one of {', '.join(ENGINES)} (got {engine!r})")
+    choice = resolve_backend(backend, device, verbose)
     if tokens_file is not None and tokenizer is None and vocab_size is None:
         tokenizer = DEFAULT_TOKENIZER
     if vocab_size is not None and (tokens_file is None or tokenizer is not None):
@@ -185,6 +193,8 @@ def hash_command(
         workers=worker_count(workers),
         force=force,
         created=timestamp(),
+        backend=choice.name,
+        device=choice.device,
     )
     with status("preparing the vocabulary", not quiet):
         tok, vocab = job_vocab(template)

@@ -1,0 +1,185 @@
+"""Hashing backends: interchangeable implementations of the Engram rows, all bit-identical.
+
+A backend only evaluates chunks: its kernel maps (the ids of one chunk, the N-1 ids carried
+from the previous chunk, the positions where a document starts) to rows ``[T, L, C]``.
+:class:`ngramtool.hashing.NgramHasher` keeps everything else (validation, the carried context,
+input and output kinds), so streaming semantics are the same whatever computes the rows.
+
+==========  ==========  ==============================================================
+backend     devices     implementation
+==========  ==========  ==============================================================
+``numpy``   cpu         ``ngramtool.hashing``'s cache-blocked uint64 kernel, one thread
+``torch``   cpu, cuda   blocks of int64 tensor ops; torch's intra-op threads on the CPU
+``triton``  cuda        one ``@triton.jit`` launch per chunk; on the CPU only under
+                        ``TRITON_INTERPRET=1`` (tests)
+==========  ==========  ==============================================================
+
+``auto`` takes the first available backend of :data:`AUTO_ORDER` for the device, fastest
+first as measured (docs/performance.md); it never picks the Triton interpreter.
+
+For a command line: :func:`choose_backend` turns ``--backend``/``--device`` into a
+:class:`BackendChoice` (a usage error names what is missing and how to fix it), whose
+:meth:`~BackendChoice.describe` is the line to print with ``--verbose``; pass its ``name`` and
+``device`` to :class:`~ngramtool.hashing.NgramHasher` or :func:`~ngramtool.hashing.hash_ngrams`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..spec import HashSpec
+
+NAMES = ("numpy", "torch", "triton")
+CHOICES = ("auto", *NAMES)
+# Fastest first, per device type (docs/performance.md). The numpy kernel beats torch's int64
+# remainder on the CPU; on a GPU the Triton kernel's division-free modulo beats torch.
+AUTO_ORDER = {"cpu": ("numpy", "torch"), "cuda": ("triton", "torch")}
+DEVICE_TYPES = tuple(AUTO_ORDER)
+
+
+class RowsKernel(Protocol):
+    """A backend's evaluator for one spec, option set and device."""
+
+    tensors: bool
+    """True: :meth:`rows` takes and returns torch tensors on ``device``; False: numpy arrays."""
+    device: str
+
+    def rows(self, ids: Any, context: np.ndarray, resets: np.ndarray) -> Any:
+        """Rows ``[T, L, C]`` of ``spec.row_dtype`` for one chunk.
+
+        Args:
+            ids: the chunk's T ids, each below V'; negative ids are masked tokens (or, with
+                ``negative_ids="hash"``, hashed as they are).
+            context: int64 [N-1], the ids before the chunk (negative ones as in ``ids``), with
+                pads in place of anything before the current document.
+            resets: sorted distinct positions in [0, T) where a document starts: windows of
+                later tokens see the pad id before them. Empty for boundary ``none``.
+        """
+        ...
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A registry entry; the implementation module is imported only when the backend is used."""
+
+    name: str
+    module: str
+    requires: tuple[str, ...]
+    extra: str
+
+    def _impl(self) -> ModuleType:
+        return importlib.import_module(f"{__name__}.{self.module}")
+
+    def missing_packages(self) -> list[str]:
+        """The packages this backend needs that are not installed."""
+        return [name for name in self.requires if importlib.util.find_spec(name) is None]
+
+    def devices(self) -> tuple[str, ...]:
+        """Device types (``cpu``, ``cuda``) it can run on in this process, usable first."""
+        return () if self.missing_packages() else self._impl().devices()
+
+    def available(self, device: str | None = None) -> bool:
+        """Whether it can run at all (``device=None``) or on ``device``."""
+        devices = self.devices()
+        return bool(devices) if device is None else device_type(device) in devices
+
+    def unavailable_reason(self, device: str) -> str:
+        """One line: why it cannot run on ``device``, and how to fix that."""
+        missing = self.missing_packages()
+        if missing:
+            return (
+                f"the {self.name} backend needs {' and '.join(missing)}, which is not installed: "
+                f"pip install 'ngramtool[{self.extra}]'"
+            )
+        return self._impl().unavailable_reason(device_type(device))
+
+    def kernel(self, spec: HashSpec, *, offsets: bool, negative_ids: str, device: str) -> RowsKernel:
+        """The evaluator of ``spec`` on ``device`` (constants moved there once)."""
+        return self._impl().make_kernel(spec, offsets=offsets, negative_ids=negative_ids, device=device)
+
+
+BACKENDS: dict[str, Backend] = {
+    "numpy": Backend("numpy", "numpy_backend", (), ""),
+    "torch": Backend("torch", "torch_backend", ("torch",), "torch"),
+    "triton": Backend("triton", "triton_backend", ("torch", "triton"), "gpu"),
+}
+
+
+@dataclass(frozen=True)
+class BackendChoice:
+    """A resolved backend: its name, the device it computes on, and whether ``auto`` chose it."""
+
+    name: str
+    device: str
+    auto: bool = False
+
+    def describe(self) -> str:
+        """A line for ``--verbose``, e.g. ``backend: triton on cuda (NVIDIA H200)``."""
+        where = self.device
+        if device_type(self.device) == "cuda":
+            import torch
+
+            where += f" ({torch.cuda.get_device_name(self.device)})"
+        elif self.name == "triton":
+            where += " (Triton interpreter)"
+        return f"backend: {self.name} on {where}{' (auto)' if self.auto else ''}"
+
+
+def device_type(device: str) -> str:
+    """``cpu`` or ``cuda`` for ``cpu``, ``cuda``, ``cuda:N``; anything else is a usage error."""
+    kind, _, index = str(device).partition(":")
+    if kind not in DEVICE_TYPES or (index and not (kind == "cuda" and index.isdigit())):
+        raise UsageError(f"unknown device {device!r}: use cpu, cuda or cuda:N")
+    return kind
+
+
+def choose_backend(
+    backend: str = "auto", device: str | None = None, *, input_device: str | None = None
+) -> BackendChoice:
+    """Resolve ``--backend`` and ``--device`` (the function a command line calls).
+
+    Args:
+        backend: ``auto`` or one of :data:`NAMES`.
+        device: ``cpu``, ``cuda`` or ``cuda:N``; None: the input's device when the backend can
+            run there, else the backend's first usable device (``auto``: the CPU).
+        input_device: where the input lives (a tensor's device), when known.
+
+    Raises:
+        UsageError: an unknown name or device, or a backend that cannot run there (the message
+            says what to install or which option to change).
+    """
+    if backend not in CHOICES:
+        raise UsageError(f"unknown backend {backend!r}: choose one of {', '.join(CHOICES)}")
+    if device is not None:
+        device_type(device)
+    if backend == "auto":
+        where = device or input_device or "cpu"
+        order = AUTO_ORDER[device_type(where)]
+        for name in order:
+            if BACKENDS[name].available(where):
+                return BackendChoice(name, where, auto=True)
+        raise UsageError(f"no backend can hash on {where}: {BACKENDS[order[-1]].unavailable_reason(where)}")
+    entry = BACKENDS[backend]
+    if device is None:
+        usable = entry.devices()
+        if input_device is not None and device_type(input_device) in usable:
+            device = input_device
+        else:
+            device = usable[0] if usable else (input_device or "cpu")
+    if not entry.available(device):
+        raise UsageError(entry.unavailable_reason(device))
+    return BackendChoice(backend, device)
+
+
+def available_backends(device: str = "cpu") -> list[str]:
+    """The backends that can run on ``device`` in this process, in registry order."""
+    return [name for name in NAMES if BACKENDS[name].available(device)]
