@@ -95,7 +95,7 @@ def verify_index(index: Index) -> VerifyReport:
         canonical = vocab.canonicalize(np.asarray(index.tokens[lo:hi]), first_position=lo)
         expected = hasher(canonical, _local_starts(offsets, lo, hi) if hi > lo else None)
         _check_rows(np.asarray(index.rows[lo:hi]), expected, lo)
-    report.checks.append(f"all {len(index):,} rows re-derived ({manifest['boundary']} boundary)")
+    report.checks.append(f"all {len(index):,} rows re-derived (boundary {manifest['boundary']})")
     return report
 
 

@@ -121,3 +121,16 @@ def test_merge_refuses_mixed_specs_and_changed_shards(parts, tmp_path):
     changed = run("inspect", str(good))
     assert changed.returncode == 1 and b"changed since the dataset was merged" in changed.stderr
     assert run("merge", str(tmp_path / "nothing-here")).returncode == 2
+
+
+def test_torch_dataset_reads_a_merged_dataset(parts, tmp_path):
+    torch_data = pytest.importorskip("ngramtool.torch")
+    out = tmp_path / "ds"
+    assert run("hash", str(parts / "*.txt"), "-o", f"{out}/", "-q", *SPEC_ARGS).returncode == 0
+    assert run("merge", str(out), "-q").returncode == 0
+    dataset = torch_data.IndexDataset(out, seq_len=100)
+    merged = open_index(out)
+    item = dataset[len(dataset) // 2]
+    start = item["start"]
+    assert item["tokens"].tolist() == merged.tokens[start : start + 101].tolist()
+    assert item["rows"].numpy().tolist() == merged.rows[start : start + 100].tolist()
