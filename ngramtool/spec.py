@@ -77,6 +77,11 @@ class HashSpec:
                 f"table_sizes (--table) needs one base size per order 2..{self.max_ngram} "
                 f"({self.max_ngram - 1} values), got {len(self.table_sizes)}: {list(self.table_sizes)}"
             )
+        if max(self.table_sizes) * (self.max_ngram - 1) * self.heads * 2 >= INT64_MAX:
+            raise UsageError(
+                f"table sizes (--table) up to {max(self.table_sizes)} give a layer more than 2^63 rows; "
+                "row numbers must fit int64: use smaller tables or fewer heads"
+            )
         if min(self.table_sizes) < 2:
             raise UsageError(f"every table size (--table) must be at least 2 (got {list(self.table_sizes)})")
         if self.vocab_size < 1:
