@@ -273,6 +273,8 @@ class HFTokenizer:
             self._tok = HFCore.from_str(data.decode("utf-8"))
         except Exception as exc:  # tokenizers raises a generic Exception on bad JSON
             raise NgramToolError(f"{path} is not a valid HF tokenizer.json: {exc}") from None
+        # Text that looks like a special token is text (as tiktoken's encode_ordinary does).
+        self._tok.encode_special_tokens = True
         self.name = path.name.removesuffix(".gz")
         self.fingerprint = hashlib.sha256(b"ngramtool-hf-v1\n" + data).hexdigest()
         self.n_vocab = self._tok.get_vocab_size(with_added_tokens=True)
