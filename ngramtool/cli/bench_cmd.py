@@ -11,9 +11,11 @@ from ..benchmarking import BenchReport, default_backends, run_bench
 from ..spec import HashSpec
 from .common import JsonOpt, SpecFileOpt, load_spec_file, print_json, stderr, stdout
 
-HELP = """Measure the hashing backends on random canonical ids, next to the straightforward torch
-reference (one CPU thread, on the same ids up to --reference-tokens) and the device's measured
-memory copy bandwidth, in one run.
+HELP = """Measure every hashing backend against the torch reference and the copy bandwidth.
+
+Hashes random canonical ids with each backend, next to the straightforward torch reference (one
+CPU thread, on the same ids up to --reference-tokens) and the device's measured memory copy
+bandwidth, in one run.
 
 Reported per backend: tokens/s, output GB/s, bytes read + written GB/s and their share of the
 copy bandwidth, and the speed-up over the reference (also per CPU thread). The table is

@@ -18,8 +18,10 @@ from ..formats.tokenfiles import open_token_file
 from ..spec import HashSpec
 from .common import JsonOpt, binary_input, print_json, stdout
 
-HELP = """Show what an index directory, a pipe stream or a token file holds: manifest, shapes, spec,
-first rows (token files: format, dtype, counts, first ids).
+HELP = """Show what an index, a merged dataset, a stream or a token file holds.
+
+Index, dataset and stream: manifest, shapes, spec and the first rows; token files: format,
+dtype, counts and the first ids.
 
 [bold]Examples[/]
 
