@@ -3,12 +3,16 @@
 Public API::
 
     from ngramtool import HashSpec, load_tokenizer, build_vocab, hash_ngrams, NgramHasher, open_index
+    from ngramtool import read_stream, open_token_file, merge_shards
 """
 
 __version__ = "0.1.0"
 
 from .errors import NgramToolError, UsageError
+from .formats.dataset import merge_shards
 from .formats.index import open_index
+from .formats.stream import read_stream
+from .formats.tokenfiles import open_token_file
 from .hashing import NgramHasher, hash_ngrams
 from .spec import HashSpec
 from .tokenizers import load_tokenizer
@@ -24,5 +28,8 @@ __all__ = [
     "build_vocab",
     "hash_ngrams",
     "load_tokenizer",
+    "merge_shards",
     "open_index",
+    "open_token_file",
+    "read_stream",
 ]
