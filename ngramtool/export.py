@@ -24,8 +24,14 @@ def export_per_layer(index: Index, dest: Path, *, force: bool = False) -> dict[s
     record written to ``layers.json``.
     """
     dest = Path(dest)
+    if dest.exists() and dest.resolve() == Path(index.path).resolve():
+        raise UsageError(f"the export would replace its own index {dest}; choose another -o")
     if dest.exists() and not force:
         raise UsageError(f"{dest} already exists; pass --force to replace it")
+    if dest.exists() and not (dest / LAYOUT_FILE).is_file():
+        raise UsageError(
+            f"{dest} exists and is not a per-layer export (no {LAYOUT_FILE}); refusing to replace it"
+        )
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = partial_dir(dest)
     try:

@@ -176,6 +176,13 @@ class HashSpec:
         unknown = set(data) - known
         if unknown:
             raise UsageError(f"unknown HashSpec field(s): {sorted(unknown)}; known: {sorted(known)}")
+        for name, value in data.items():
+            items = value if name in ("layer_ids", "table_sizes") else [value]
+            if not isinstance(items, list | tuple) or not all(
+                isinstance(x, int) and not isinstance(x, bool) for x in items
+            ):
+                kind = "a list of integers" if name in ("layer_ids", "table_sizes") else "an integer"
+                raise UsageError(f"HashSpec field {name!r} must be {kind}, got {value!r}")
         return cls(**data)
 
     @classmethod

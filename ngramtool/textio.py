@@ -117,6 +117,7 @@ class _Utf8Stream:
         self.name = name
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors)
         self._consumed = 0
+        self._at_start = True  # a byte-order mark at the very start is not text
 
     def decode(self, data: bytes, final: bool = False) -> str:
         pending = len(self._decoder.getstate()[0])
@@ -130,6 +131,9 @@ class _Utf8Stream:
                 "to substitute U+FFFD"
             ) from None
         self._consumed += len(data)
+        if self._at_start and text:
+            self._at_start = False
+            text = text.removeprefix("\ufeff")
         return text
 
 
@@ -183,8 +187,22 @@ def _jsonl_pieces(stream: BinaryIO, name: str, errors: Errors, json_key: str) ->
         value = record[json_key]
         if not isinstance(value, str):
             raise NgramToolError(f"{name}:{line_no}: '{json_key}' holds {type(value).__name__}, not text")
-        yield TextPiece(value, True, len(raw))
+        yield TextPiece(_no_lone_surrogates(value, f"{name}:{line_no}", errors), True, len(raw))
     decoder.decode(b"", True)
+
+
+def _no_lone_surrogates(text: str, where: str, errors: Errors) -> str:
+    """JSON can escape lone surrogates (\\ud800), which are not text: an error, or U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        if errors == "strict":
+            raise NgramToolError(
+                f"{where}: the text holds a lone surrogate escape (not valid Unicode); "
+                "pass --errors replace to substitute U+FFFD"
+            ) from None
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+    return text
 
 
 def iter_text_pieces(

@@ -212,6 +212,13 @@ def _tiktoken_by_name(name: str) -> TiktokenTokenizer | None:
         encoding = _construct_offline(lookup, None)
     except _MissingDataFile as missing:
         url = missing.blobpath
+        if name in _CONSTRUCTOR_FOR_FILE:  # e.g. gpt2: tiktoken reads other files, the ranks are shared
+            source = _CONSTRUCTOR_FOR_FILE[name]
+            raise NgramToolError(
+                f"tokenizer '{name}' needs its data and ngramtool never downloads. It has the ranks of "
+                f"{source}: pass --tokenizer path/to/{name}.tiktoken, the {source}.tiktoken file renamed, "
+                "or put tiktoken's cache (TIKTOKEN_CACHE_DIR) in place."
+            ) from None
         raise NgramToolError(
             f"tokenizer '{name}' needs its data file and ngramtool never downloads. Fetch {url} on "
             f"a machine with network access and pass it as --tokenizer path/to/{name}.tiktoken, or "

@@ -131,3 +131,14 @@ def test_add_eot_between_and_after_documents(tmp_path):
     chunk = next(iter_token_chunks([str(path)], tok, json_key="t", add_eot=True))
     assert chunk.tokens.tolist() == [ord("a"), 0, ord("b"), 0]
     assert chunk.doc_starts.tolist() == [0, 2]
+
+
+def test_byte_order_mark_and_lone_surrogates(tmp_path):
+    plain = tmp_path / "bom.txt"
+    plain.write_bytes("\ufeffhello".encode())
+    assert "".join(p.text for p in iter_text_pieces(str(plain))) == "hello"
+    jsonl = tmp_path / "s.jsonl"
+    jsonl.write_bytes(b'\xef\xbb\xbf{"t": "a\\ud800b"}\n')
+    with pytest.raises(NgramToolError, match="lone surrogate"):
+        list(iter_text_pieces(str(jsonl), json_key="t"))
+    assert [p.text for p in iter_text_pieces(str(jsonl), json_key="t", errors="replace")] == ["a\ufffdb"]

@@ -59,6 +59,14 @@ def main() -> None:
     except NgramToolError as exc:
         stderr.print(Text("error: ", style="bold red") + Text(str(exc)))
         sys.exit(exc.exit_code)
+    except MemoryError:
+        stderr.print(
+            Text("error: ", style="bold red")
+            + Text(
+                "out of memory: this spec needs larger arrays than the machine has; use fewer heads or layers"
+            )
+        )
+        sys.exit(1)
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
         sys.stderr.close()

@@ -34,6 +34,7 @@ from ..vocab import identity_vocab
 from .common import (
     DocSepOpt,
     ErrorsOpt,
+    ForceOpt,
     HeadsOpt,
     JsonKeyOpt,
     JsonOpt,
@@ -47,6 +48,7 @@ from .common import (
     SpecOptions,
     WorkersOpt,
     byte_progress,
+    check_output_file,
     input_size,
     parse_int_list,
     print_json,
@@ -123,6 +125,9 @@ class _Source:
     parts: list[Path] = field(default_factory=list)  # saved partial counts to merge instead of counting
 
 
+PLOT_SUFFIXES = {".png", ".pdf", ".svg"}
+
+
 def collisions_command(
     ctx: typer.Context,
     inputs: Annotated[
@@ -193,6 +198,7 @@ def collisions_command(
         Path | None,
         typer.Option("--plot", help="Draw measured vs expected collision ratio against table size (PNG)."),
     ] = None,
+    force: ForceOpt = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -207,6 +213,16 @@ def collisions_command(
     )  # fmt: skip
     source = _open_source(ctx, read, options)
     figure = _figure_class() if plot is not None else None  # fail before the long pass, not after
+    if plot is not None:
+        check_output_file(plot, force, inputs or [], what="--plot file")
+        if plot.suffix.lower() not in PLOT_SUFFIXES:
+            raise UsageError(f"--plot {plot}: use one of {', '.join(sorted(PLOT_SUFFIXES))}")
+    if save_types is not None:
+        if not str(save_types).endswith(PARTS_SUFFIX):
+            raise UsageError(
+                f"--save-types {save_types}: name it *{PARTS_SUFFIX} so that collisions reads it back"
+            )
+        check_output_file(save_types, force, inputs or [], what="--save-types file")
     orders = source.spec.max_ngram - 1
     specs = [replace(source.spec, table_sizes=(t,) * orders) for t in sweep] or [source.spec]
     streams = _first_tokens(source.streams, max_tokens) if max_tokens else source.streams
@@ -221,7 +237,8 @@ def collisions_command(
         meta = {"max_ngram": source.spec.max_ngram, "vocab_size": source.spec.vocab_size,
                 "pad_id": source.spec.pad_id, "boundary": source.boundary,
                 "vocab_fingerprint": source.vocab_fingerprint, "tokens": tokens, "documents": documents,
-                "sources": source.sources}  # fmt: skip
+                "sources": source.sources, "spec": source.spec.to_dict(),
+                "tokenizer": source.tokenizer}  # fmt: skip
         save_partial_types(save_types, types, meta)
     if tokens == 0:
         raise NgramToolError("the input holds no tokens: nothing to analyse")
@@ -262,7 +279,7 @@ def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) 
     """Classify INPUT (text, index directory, token file) and set up its chunks and spec."""
     inputs, tokens_file = read.inputs, read.tokens_file
     if inputs and all(name.endswith(PARTS_SUFFIX) for name in inputs):
-        return _parts_source(read, options)
+        return _parts_source(ctx, read, options)
     if tokens_file is not None and inputs:
         raise UsageError("give INPUT or --tokens FILE, not both")
     if tokens_file is None and len(inputs) == 1 and Path(inputs[0]).is_dir():
@@ -312,12 +329,21 @@ def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) 
     )
 
 
-def _parts_source(read: _InputOptions, options: SpecOptions) -> _Source:
-    """Saved partial counts (--save-types): merged instead of counted; the spec takes V' and pad from them."""
+def _parts_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) -> _Source:
+    """Saved partial counts (--save-types): merged instead of counted.
+
+    The spec is the one the parts recorded, unless --spec or spec options say otherwise (V' and
+    the pad always come from the parts).
+    """
     paths = [Path(name) for name in read.inputs]
+    if len({p.resolve() for p in paths}) != len(paths):
+        raise UsageError("a partial count file is given twice: it would be counted twice")
     meta = load_types(paths[0])[1]
+    explicit = given_options(ctx) & (set(SPEC_OPTION_NAMES) - {"table"})
     if options.spec_file is not None:
         spec = options.build(None, None, meta["vocab_size"])
+    elif "spec" in meta and not explicit:
+        spec = HashSpec.from_dict(meta["spec"])
     else:
         spec = HashSpec(
             max_ngram=meta["max_ngram"],
@@ -336,7 +362,7 @@ def _parts_source(read: _InputOptions, options: SpecOptions) -> _Source:
         raise UsageError("--spec does not match the N, V' and pad the partial counts were made with")
     return _Source(
         "partial counts", read.inputs, [], lambda raw, first_position: raw, spec, meta["boundary"], None,
-        None, meta["vocab_fingerprint"], paths,
+        meta.get("tokenizer"), meta["vocab_fingerprint"], paths,
     )  # fmt: skip
 
 

@@ -118,6 +118,16 @@ def _integer(text: str) -> int:
     return int(value)
 
 
+SPEC_FLAGS = {
+    "--max-ngram": "max_ngram",
+    "--heads": "heads",
+    "--layers": "layers",
+    "--table": "table",
+    "--seed": "seed",
+    "--pad-id": "pad_id",
+}
+
+
 @dataclass(frozen=True)
 class SpecOptions:
     """The hash-spec options as given on the command line."""
@@ -135,6 +145,14 @@ class SpecOptions:
     ) -> HashSpec:
         """The HashSpec: from --spec, or from the options with V' and the pad from the vocabulary."""
         if self.spec_file is not None:
+            defaults = SpecOptions(spec_file=self.spec_file)
+            clash = [
+                option
+                for option, field in SPEC_FLAGS.items()
+                if getattr(self, field) != getattr(defaults, field)
+            ]
+            if clash:
+                raise UsageError(f"--spec gives the whole hash spec: drop {', '.join(clash)}")
             return load_spec_file(self.spec_file, vocab)
         tables = parse_int_list(self.table, "--table")
         if len(tables) == 1:
@@ -273,3 +291,27 @@ def resolve_backend(backend: str, device: str | None, verbose: bool) -> BackendC
     if verbose:
         stderr.print(choice.describe(), markup=False)
     return choice
+
+
+ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing output file.")]
+
+
+def check_output_file(
+    path: Path, force: bool, inputs: list[str] | tuple[str, ...] = (), what: str = "output"
+) -> None:
+    """Refuse, before any work, an output that would clobber an input, a directory or (without
+    --force) an existing file; create missing parent directories."""
+    path = Path(path)
+    if str(path) == "-":
+        raise UsageError(f"the {what} must be a file path; '-' (stdout) is not supported here")
+    if path.is_dir():
+        raise UsageError(f"the {what} {path} is a directory; give a file path")
+    for name in inputs:
+        if name != "-" and Path(name).exists() and path.exists() and path.resolve() == Path(name).resolve():
+            raise UsageError(f"the {what} {path} is also an input: it would be overwritten")
+    if path.exists() and not force:
+        raise UsageError(f"{path} already exists; pass --force to replace it")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create the directory of {path}: {exc.strerror}") from None

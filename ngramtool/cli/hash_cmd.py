@@ -36,6 +36,7 @@ from .common import (
     VerboseOpt,
     WorkersOpt,
     byte_progress,
+    check_output_file,
     print_json,
     resolve_backend,
     show_progress,
@@ -201,6 +202,7 @@ def hash_command(
     spec = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file).build(vocab, tok)
     template = dataclasses.replace(template, spec_json=spec.to_json())
     if save_tokens is not None:  # checked before any work is done
+        check_output_file(save_tokens, force, inputs, what="--save-tokens file")
         template = dataclasses.replace(
             template, save_format=resolve_save_format(str(save_tokens), save_format, vocab.raw_size)
         )

@@ -14,7 +14,7 @@ from ..formats.dataset import DATASET, MergedIndex
 from ..formats.index import MANIFEST, open_index
 from ..formats.stream import MAGIC as STREAM_MAGIC
 from ..formats.stream import is_stream, read_stream
-from ..formats.tokenfiles import open_token_file
+from ..formats.tokenfiles import TOKEN_FORMATS, open_token_file
 from ..spec import HashSpec
 from .common import JsonOpt, binary_input, print_json, stdout
 
@@ -42,17 +42,20 @@ def inspect_command(
         str, typer.Argument(help="Index directory, stream file, token file, or - for a stream on stdin.")
     ],
     rows: Annotated[int, typer.Option("--rows", help="How many leading tokens' rows to show.", min=0)] = 3,
+    token_format: Annotated[
+        str | None, typer.Option("--token-format", help=f"A token file's format: {', '.join(TOKEN_FORMATS)}.")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Inspect PATH."""
-    report = _inspect(path, rows)
+    report = _inspect(path, rows, token_format)
     if as_json:
         print_json(report)
     else:
         _render(report)
 
 
-def _inspect(path: str, rows: int) -> dict[str, Any]:
+def _inspect(path: str, rows: int, token_format: str | None = None) -> dict[str, Any]:
     if path != "-" and (Path(path) / DATASET).is_file():
         dataset = MergedIndex(Path(path))
         report = _common(dataset.manifest, dataset.spec)
@@ -67,8 +70,8 @@ def _inspect(path: str, rows: int) -> dict[str, Any]:
         return report
     if path != "-" and Path(path).is_dir():
         raise UsageError(f"{path} is a directory but not an ngramtool index (no {MANIFEST})")
-    if path != "-" and not _starts_a_stream(Path(path)):
-        token_file = open_token_file(path)
+    if path != "-" and (token_format is not None or not _starts_a_stream(Path(path))):
+        token_file = open_token_file(path, token_format)
         return {
             "kind": "token file",
             **token_file.describe(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
 import typer
@@ -81,7 +82,7 @@ def size_command(
         ("--tokens-per-second", tokens_per_second),
         ("--backbone-params", backbone_params),
     ):
-        if value is not None and not value > 0:
+        if value is not None and not (value > 0 and math.isfinite(value)):
             raise UsageError(f"{option} must be a positive number (got {value:g})")
     given = given_options(ctx)
     options = SpecOptions(max_ngram, heads, layers, table)

@@ -18,6 +18,7 @@ from rich.table import Table
 from ..analysis.lint import Finding, HashConstants, lint_constants
 from ..analysis.sizing import PRESETS, preset
 from ..errors import NgramToolError, UsageError
+from ..formats.dataset import DATASET, read_dataset
 from ..formats.index import MANIFEST, read_manifest, spec_record
 from ..spec import HashSpec
 from .common import (
@@ -346,18 +347,22 @@ def option_name(parameter: str) -> str:
 
 def _recorded_constants(target: Path) -> HashConstants:
     """Constants from an index directory, a manifest.json, or a spec record JSON file."""
-    if target.is_dir():
+    if target.is_dir() and (target / DATASET).is_file():
+        manifest = read_dataset(target)
+    elif target.is_dir():
         manifest = read_manifest(target)
     elif target.name == MANIFEST:
         manifest = read_manifest(target.parent)
     else:
         try:
             manifest = {"spec": json.loads(target.read_text(encoding="utf-8"))}
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise UsageError(f"cannot read {target} as JSON: {exc}") from None
     rows = manifest.get("arrays", {}).get("rows", {}).get("dtype")
     if not isinstance(manifest.get("spec"), dict):
         raise UsageError(f"{target} holds no spec record")
+    if "derived" not in manifest["spec"]:  # a `spec save` file: derive the constants from its fields
+        manifest["spec"] = spec_record(HashSpec.from_dict(manifest["spec"]))
     return HashConstants.from_record(manifest["spec"], rows)
 
 

@@ -17,11 +17,13 @@ from ..pipeline import iter_token_chunks
 from .common import (
     DocSepOpt,
     ErrorsOpt,
+    ForceOpt,
     JsonKeyOpt,
     JsonOpt,
     NoCompressOpt,
     QuietOpt,
     TokenizerOpt,
+    check_output_file,
     print_json,
     resolve_vocab,
     stderr,
@@ -63,12 +65,15 @@ def tokenize_command(
     json_key: JsonKeyOpt = None,
     doc_sep: DocSepOpt = None,
     errors: ErrorsOpt = "strict",
+    force: ForceOpt = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Tokenize INPUT...."""
     if output is not None and (show or as_json):
         raise UsageError("-o saves the ids; combine it with neither --show nor --json")
+    if output is not None:
+        check_output_file(output, force, inputs)
     tok, vocab = resolve_vocab(tokenizer, no_compress, quiet=quiet)
     chunks = iter_token_chunks(inputs, tok, json_key=json_key, doc_sep=doc_sep, errors=errors)
     if output is not None:

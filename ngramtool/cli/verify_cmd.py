@@ -8,11 +8,11 @@ from typing import Annotated
 
 import typer
 
-from ..errors import UsageError
+from ..errors import NgramToolError, UsageError
 from ..formats.dataset import DATASET, MergedIndex
 from ..formats.index import MANIFEST, open_index
 from ..formats.stream import read_stream
-from ..verify import verify_dataset, verify_index, verify_stream
+from ..verify import VerifyReport, verify_dataset, verify_index, verify_stream
 from .common import JsonOpt, QuietOpt, binary_input, print_json, status, stderr
 
 HELP = """Verify an index, a merged dataset or a stream: checksums, fingerprints, every row.
@@ -43,15 +43,12 @@ def verify_command(
     """Verify PATH."""
     started = time.perf_counter()
     with status(f"verifying {path}", not quiet):
-        if path != "-" and (Path(path) / DATASET).is_file():
-            report = verify_dataset(MergedIndex(Path(path)))
-        elif path != "-" and (Path(path) / MANIFEST).is_file():
-            report = verify_index(open_index(path))
-        elif path == "-" or Path(path).is_file():
-            with binary_input(path) as source:
-                report = verify_stream(read_stream(source))
-        else:
-            raise UsageError(f"{path} is neither an ngramtool index nor a stream file")
+        try:
+            report = _verify(path)
+        except NgramToolError as exc:
+            if as_json and not isinstance(exc, UsageError):  # a failed check is a result too
+                print_json({"path": path, "ok": False, "error": str(exc)})
+            raise
     seconds = time.perf_counter() - started
     result = {
         "path": path,
@@ -65,3 +62,14 @@ def verify_command(
         print_json(result)
     elif not quiet:
         stderr.print(f"ok: {path}: " + "; ".join(report.checks) + f" in {seconds:.2f} s", markup=False)
+
+
+def _verify(path: str) -> VerifyReport:
+    if path != "-" and (Path(path) / DATASET).is_file():
+        return verify_dataset(MergedIndex(Path(path)))
+    if path != "-" and (Path(path) / MANIFEST).is_file():
+        return verify_index(open_index(path))
+    if path == "-" or Path(path).is_file():
+        with binary_input(path) as source:
+            return verify_stream(read_stream(source))
+    raise UsageError(f"{path} is neither an ngramtool index, a merged dataset nor a stream file")

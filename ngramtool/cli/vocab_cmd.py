@@ -11,9 +11,11 @@ from rich.table import Table
 from ..formats.npy import atomic_npy
 from ..jobs import tokenizer_record, vocab_record
 from .common import (
+    ForceOpt,
     JsonOpt,
     NoCompressOpt,
     TokenizerOpt,
+    check_output_file,
     print_json,
     resolve_vocab,
     stdout,
@@ -47,9 +49,12 @@ def vocab_command(
         Path | None,
         typer.Option("--export", help="Write the lookup table (int64 [V], -1 = no token) as .npy."),
     ] = None,
+    force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Report the compressed vocabulary."""
+    if export is not None:
+        check_output_file(export, force, what="--export file")
     tok, vocab = resolve_vocab(tokenizer, no_compress)
     groups = []
     for canonical, members in vocab.merge_groups(top if vocab.compressed else 0):

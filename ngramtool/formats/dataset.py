@@ -136,8 +136,21 @@ class MergedIndex:
         self.path = Path(path)
         self.manifest = read_dataset(self.path)
         self.shards = []
+        listed = {record["path"] for record in self.manifest["shards"]}
+        unlisted = sorted(
+            p.name for p in self.path.iterdir() if (p / MANIFEST).is_file() and p.name not in listed
+        )
+        if unlisted:
+            raise NgramToolError(
+                f"{self.path} holds shards that dataset.json does not list ({', '.join(unlisted[:3])}); "
+                "run ngramtool merge again"
+            )
         for record in self.manifest["shards"]:
             shard_path = self.path / record["path"]
+            if not (shard_path / MANIFEST).is_file():
+                raise NgramToolError(
+                    f"{shard_path}, listed in dataset.json, is missing; run ngramtool merge again"
+                )
             if _manifest_sha256(shard_path) != record["manifest_sha256"]:
                 raise NgramToolError(
                     f"{shard_path} changed since the dataset was merged; run ngramtool merge again"
