@@ -242,3 +242,34 @@ def test_vocab_no_compress_reports_the_identity():
     report = json.loads(result.stdout)
     assert report["vocab"]["compressed"] is False and report["largest_groups"] == []
     assert "identity map" in run("vocab", "--no-compress").stdout.decode()
+
+
+def test_spec_file_refuses_explicit_spec_options(tmp_path):
+    from ngramtool import HashSpec
+
+    spec_file = tmp_path / "s.json"
+    spec_file.write_text(HashSpec(heads=4, vocab_size=62_330, pad_id=0).to_json())
+    (tmp_path / "x.txt").write_text("hello")
+    result = run(
+        "hash", str(tmp_path / "x.txt"), "--spec", str(spec_file), "--heads", "2", "-o", str(tmp_path / "o")
+    )
+    assert_one_line_error(result, 2, "--spec gives the whole hash spec: drop --heads")
+
+
+def test_outputs_never_clobber_inputs_or_existing_files(tmp_path):
+    text = tmp_path / "t.txt"
+    text.write_text("hello there")
+    assert_one_line_error(run("tokenize", str(text), "-o", str(text)), 2, "is also an input")
+    assert text.read_text() == "hello there"
+    lut = tmp_path / "lut.npy"
+    lut.write_text("keep")
+    assert_one_line_error(run("vocab", "--export", str(lut)), 2, "--force")
+    assert lut.read_text() == "keep"
+    keep = tmp_path / "precious"
+    keep.mkdir()
+    (keep / "thesis.txt").write_text("important")
+    index = tmp_path / "i.ngidx"
+    assert run("hash", str(text), "-o", str(index), "-q").returncode == 0
+    assert_one_line_error(run("export", str(index), "-o", str(keep), "--force"), 2, "not a per-layer export")
+    assert (keep / "thesis.txt").read_text() == "important"
+    assert_one_line_error(run("export", str(index), "-o", str(index), "--force"), 2, "its own index")

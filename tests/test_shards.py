@@ -134,3 +134,24 @@ def test_torch_dataset_reads_a_merged_dataset(parts, tmp_path):
     start = item["start"]
     assert item["tokens"].tolist() == merged.tokens[start : start + 101].tolist()
     assert item["rows"].numpy().tolist() == merged.rows[start : start + 100].tolist()
+
+
+def test_stale_or_incomplete_datasets_are_detected(parts, tmp_path):
+    out = tmp_path / "stale"
+    assert (
+        run(
+            "hash", str(parts / "p0.txt"), str(parts / "p1.txt"), "-o", f"{out}/", "-q", *SPEC_ARGS
+        ).returncode
+        == 0
+    )
+    assert run("merge", str(out), "-q").returncode == 0
+    assert run("hash", str(parts / "p2.txt"), "-o", f"{out}/", "-q", *SPEC_ARGS).returncode == 0
+    result = run("verify", str(out), "--json")
+    assert result.returncode == 1 and b"does not list" in result.stderr
+    assert json.loads(result.stdout)["ok"] is False
+    import shutil
+
+    shutil.rmtree(out / "p2.txt.ngidx")
+    shutil.rmtree(out / "p1.txt.ngidx")
+    missing = run("inspect", str(out))
+    assert missing.returncode == 1 and b"is missing" in missing.stderr

@@ -115,3 +115,11 @@ def test_invalid_specs_are_usage_errors(kwargs, fragment):
 def test_unknown_json_field_is_an_error():
     with pytest.raises(UsageError, match="unknown HashSpec field"):
         HashSpec.from_dict({"heads": 2, "bogus": 1})
+
+
+@pytest.mark.parametrize(
+    "data", [{"heads": "4"}, {"table_sizes": [10, "x"]}, {"layer_ids": None}, {"seed": True}]
+)
+def test_json_fields_of_the_wrong_type_are_usage_errors(data):
+    with pytest.raises(UsageError, match="must be"):
+        HashSpec.from_dict(data)
