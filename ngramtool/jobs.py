@@ -25,6 +25,7 @@ from .formats.tokenfiles import TOKEN_FORMATS, TokenFileWriter, iter_token_file_
 from .hashing import NgramHasher
 from .pipeline import hash_chunks, iter_token_chunks
 from .spec import HashSpec
+from .textio import input_size
 from .tokenizers import Tokenizer, load_tokenizer
 from .vocab import CompressedVocab, build_vocab, identity_vocab
 
@@ -110,9 +111,7 @@ def input_bytes(job: HashJob) -> int | None:
     """Bytes the job will read (for progress), or None when reading stdin."""
     if job.tokens_file is not None:
         return open_token_file(job.tokens_file, job.token_format).nbytes
-    if "-" in job.inputs:
-        return None
-    return sum(Path(name).stat().st_size for name in job.inputs if Path(name).is_file())
+    return input_size(job.inputs)
 
 
 def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, Any]:

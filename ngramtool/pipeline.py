@@ -10,6 +10,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,6 +19,9 @@ from .hashing import NgramHasher
 from .textio import Errors, TextPiece, iter_text_pieces
 from .tokenizers import Tokenizer
 from .vocab import CompressedVocab
+
+if TYPE_CHECKING:
+    from .formats.index import Index
 
 CHUNK_TOKENS = 1 << 20
 BATCH_CHARS = 1 << 20
@@ -150,6 +154,23 @@ def iter_token_chunks(
         yield builder.take()
 
 
+def starts_within(starts: np.ndarray, lo: int, hi: int, total: int) -> np.ndarray:
+    """The document starts in [lo, hi), relative to ``lo``; starts at ``total`` (empty trailing
+    documents) belong to the range that ends there."""
+    starts = np.asarray(starts, dtype=np.int64)
+    return starts[(starts >= lo) & ((starts < hi) | (hi == total))] - lo
+
+
+def iter_index_chunks(index: Index, chunk_tokens: int = CHUNK_TOKENS) -> Iterator[TokenChunk]:
+    """An index's raw ids in chunks, with the document starts that fall in each (memory maps read
+    a chunk at a time)."""
+    starts, total = np.asarray(index.doc_offsets[:-1]), len(index)
+    for lo in range(0, total, chunk_tokens):
+        hi = min(lo + chunk_tokens, total)
+        tokens = np.asarray(index.tokens[lo:hi])
+        yield TokenChunk(tokens, starts_within(starts, lo, hi, total), tokens.nbytes)
+
+
 def split_chunk(chunk: TokenChunk, max_tokens: int) -> Iterator[TokenChunk]:
     """``chunk`` in pieces of at most ``max_tokens`` tokens, document starts kept in place.
 
@@ -163,10 +184,12 @@ def split_chunk(chunk: TokenChunk, max_tokens: int) -> Iterator[TokenChunk]:
     starts = chunk.doc_starts
     for lo in range(0, total, max_tokens):
         hi = min(lo + max_tokens, total)
-        inside = starts[(starts >= lo) & ((starts < hi) | (hi == total))] - lo
         first = lo == 0
         yield TokenChunk(
-            chunk.tokens[lo:hi], inside, chunk.nbytes if first else 0, chunk.hard_cuts if first else 0
+            chunk.tokens[lo:hi],
+            starts_within(starts, lo, hi, total),
+            chunk.nbytes if first else 0,
+            chunk.hard_cuts if first else 0,
         )
 
 

@@ -227,3 +227,10 @@ def iter_text_pieces(
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
+
+
+def input_size(inputs: list[str] | tuple[str, ...]) -> int | None:
+    """Total bytes of the input files (for progress), or None when stdin is among them."""
+    if "-" in inputs:
+        return None
+    return sum(Path(name).stat().st_size for name in inputs if Path(name).is_file())

@@ -18,9 +18,9 @@ from .formats.dataset import MergedIndex
 from .formats.index import Index
 from .formats.stream import StreamReader
 from .hashing import NgramHasher
+from .pipeline import iter_index_chunks
 from .vocab import CompressedVocab
 
-CHUNK_TOKENS = 1 << 20
 READ_BYTES = 16 << 20
 
 
@@ -59,13 +59,6 @@ def _check_rows(stored: np.ndarray, expected: np.ndarray, first_position: int, w
     )
 
 
-def _local_starts(doc_offsets: np.ndarray, lo: int, hi: int) -> np.ndarray:
-    """Document starts within tokens [lo, hi) as positions relative to lo (repeats kept)."""
-    starts = doc_offsets[:-1]
-    inside = starts[(starts >= lo) & (starts < hi)]
-    return (inside - lo).astype(np.int64)
-
-
 def verify_index(index: Index) -> VerifyReport:
     """Check the checksums, the fingerprints and every row of an index; raise at the first problem."""
     report = VerifyReport(num_tokens=len(index), num_documents=int(index.doc_offsets.shape[0] - 1))
@@ -90,11 +83,12 @@ def verify_index(index: Index) -> VerifyReport:
         raise NgramToolError("doc_offsets must rise from 0 to the token count")
     vocab = _vocab_from_lut(index.lut)
     hasher = NgramHasher(index.spec, boundary=manifest["boundary"])
-    for lo in range(0, max(len(index), 1), CHUNK_TOKENS):
-        hi = min(lo + CHUNK_TOKENS, len(index))
-        canonical = vocab.canonicalize(np.asarray(index.tokens[lo:hi]), first_position=lo)
-        expected = hasher(canonical, _local_starts(offsets, lo, hi) if hi > lo else None)
+    lo = 0
+    for chunk in iter_index_chunks(index):
+        hi = lo + chunk.tokens.shape[0]
+        expected = hasher(vocab.canonicalize(chunk.tokens, first_position=lo), chunk.doc_starts)
         _check_rows(np.asarray(index.rows[lo:hi]), expected, lo)
+        lo = hi
     report.checks.append(f"all {len(index):,} rows re-derived (boundary {manifest['boundary']})")
     return report
 

@@ -26,10 +26,11 @@ from ..analysis.partials import load_and_merge, load_types, merge_types
 from ..analysis.partials import save_types as save_partial_types
 from ..errors import NgramToolError, UsageError
 from ..formats.dataset import MergedIndex
-from ..formats.index import Index, open_index
+from ..formats.index import open_index
 from ..formats.tokenfiles import TOKEN_FORMATS, iter_token_file_chunks, open_token_file
-from ..pipeline import CHUNK_TOKENS, TokenChunk, iter_token_chunks
+from ..pipeline import CHUNK_TOKENS, TokenChunk, iter_index_chunks, iter_token_chunks
 from ..spec import HashSpec
+from ..textio import input_size
 from ..vocab import identity_vocab
 from .common import (
     DocSepOpt,
@@ -49,7 +50,6 @@ from .common import (
     WorkersOpt,
     byte_progress,
     check_output_file,
-    input_size,
     parse_int_list,
     print_json,
     print_table,
@@ -388,7 +388,7 @@ def _index_source(ctx: typer.Context, path: Path) -> _Source:
     return _Source(
         "dataset" if isinstance(index, MergedIndex) else "index",
         [str(path)],
-        [_index_chunks(shard) for shard in shards],
+        [iter_index_chunks(shard) for shard in shards],
         lambda raw, first_position: lut[raw],
         index.spec,
         index.manifest["boundary"],
@@ -396,15 +396,6 @@ def _index_source(ctx: typer.Context, path: Path) -> _Source:
         index.manifest["tokenizer"].get("name"),
         index.manifest["vocab"]["fingerprint"],
     )
-
-
-def _index_chunks(index: Index) -> Iterator[TokenChunk]:
-    """The index's tokens in chunks, with the document starts that fall in each."""
-    starts, total = np.asarray(index.doc_offsets[:-1]), len(index)
-    for lo in range(0, total, CHUNK_TOKENS):
-        hi = min(lo + CHUNK_TOKENS, total)
-        inside = starts[(starts >= lo) & ((starts < hi) | (hi == total))] - lo  # empty last documents too
-        yield TokenChunk(np.asarray(index.tokens[lo:hi]), inside, (hi - lo) * index.tokens.itemsize)
 
 
 def _first_tokens(streams: list[Iterator[TokenChunk]], limit: int) -> list[Iterator[TokenChunk]]:

@@ -238,18 +238,6 @@ def byte_progress(enabled: bool, total: int | None) -> Progress:
     )
 
 
-def input_size(inputs: list[str]) -> int | None:
-    """Total bytes of the input files, or None when stdin is among them."""
-    if "-" in inputs:
-        return None
-    total = 0
-    for name in inputs:
-        path = Path(name)
-        if path.is_file():
-            total += path.stat().st_size
-    return total
-
-
 def print_json(data: Any, *, to_stderr: bool = False) -> None:
     """JSON on stdout (stderr when stdout carries binary data), one document."""
     out = sys.stderr if to_stderr else sys.stdout

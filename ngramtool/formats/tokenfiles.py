@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ..errors import NgramToolError, UsageError
-from ..pipeline import CHUNK_TOKENS, TokenChunk
+from ..pipeline import CHUNK_TOKENS, TokenChunk, starts_within
 from .npy import npy_header
 
 TOKEN_FORMATS = ("npy", "nanogpt", "llmc", "megatron", "datatrove")
@@ -183,9 +183,7 @@ def iter_token_file_chunks(
         hi = min(lo + chunk_tokens, total)
         part = np.asarray(file.tokens[lo:hi])
         _check_ids(part, lo, file.path)
-        first = np.searchsorted(starts, lo, side="left")
-        last = np.searchsorted(starts, hi, side="left" if hi < total else "right")
-        yield TokenChunk(part.astype(np.uint32), starts[first:last] - lo, part.nbytes)
+        yield TokenChunk(part.astype(np.uint32), starts_within(starts, lo, hi, total), part.nbytes)
 
 
 class TokenFileWriter:
