@@ -27,7 +27,7 @@ from ..analysis.partials import save_types as save_partial_types
 from ..errors import NgramToolError, UsageError
 from ..formats.dataset import MergedIndex
 from ..formats.index import open_index
-from ..formats.tokenfiles import TOKEN_FORMATS, iter_token_file_chunks, open_token_file
+from ..formats.tokenfiles import iter_token_file_chunks, open_token_file
 from ..pipeline import CHUNK_TOKENS, TokenChunk, iter_index_chunks, iter_token_chunks
 from ..spec import HashSpec
 from ..textio import input_size
@@ -42,11 +42,15 @@ from .common import (
     LayersOpt,
     MaxNgramOpt,
     NoCompressOpt,
+    OptionalTokenizerOpt,
     PadOpt,
     QuietOpt,
     SeedOpt,
     SpecFileOpt,
     SpecOptions,
+    TokenFormatOpt,
+    TokensFileOpt,
+    TokenVocabSizeOpt,
     WorkersOpt,
     byte_progress,
     check_output_file,
@@ -134,30 +138,10 @@ def collisions_command(
         list[str] | None,
         typer.Argument(help="Text files or -, an index directory, or one token file.", show_default=False),
     ] = None,
-    tokens_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--tokens", help="Pre-tokenized raw ids (.npy, nanoGPT/llm.c/Megatron .bin, datatrove .ds)."
-        ),
-    ] = None,
-    token_format: Annotated[
-        str | None,
-        typer.Option("--token-format", help=f"Format of the token file: {', '.join(TOKEN_FORMATS)}."),
-    ] = None,
-    vocab_size: Annotated[
-        int | None,
-        typer.Option(
-            "--vocab-size", help="With a token file and no --tokenizer: ids are canonical below this."
-        ),
-    ] = None,
-    tokenizer: Annotated[
-        str | None,
-        typer.Option(
-            "--tokenizer",
-            "-t",
-            help="tiktoken name, *.tiktoken, tokenizer.json or 'bytes'. [default: cl100k_base]",
-        ),
-    ] = None,
+    tokens_file: TokensFileOpt = None,
+    token_format: TokenFormatOpt = None,
+    vocab_size: TokenVocabSizeOpt = None,
+    tokenizer: OptionalTokenizerOpt = None,
     no_compress: NoCompressOpt = False,
     max_ngram: MaxNgramOpt = 3,
     heads: HeadsOpt = 8,

@@ -30,6 +30,7 @@ from rich.table import Table
 
 from ..backends import BackendChoice, choose_backend
 from ..errors import UsageError
+from ..formats.tokenfiles import TOKEN_FORMATS
 from ..spec import HashSpec
 from ..tokenizers import Tokenizer, load_tokenizer
 from ..vocab import CompressedVocab, build_vocab
@@ -45,6 +46,30 @@ TokenizerOpt = Annotated[
         "-t",
         help="tiktoken name (cl100k_base works offline), path to a *.tiktoken file, "
         "path to an HF tokenizer.json, or 'bytes'.",
+    ),
+]
+OptionalTokenizerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--tokenizer",
+        "-t",
+        help="tiktoken name, *.tiktoken file, tokenizer.json, or 'bytes'. [default: cl100k_base]",
+    ),
+]
+TokensFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--tokens", help="Pre-tokenized raw ids (.npy, nanoGPT/llm.c/Megatron .bin, datatrove .ds)."
+    ),
+]
+TokenFormatOpt = Annotated[
+    str | None,
+    typer.Option("--token-format", help=f"Format of the token file: {', '.join(TOKEN_FORMATS)}."),
+]
+TokenVocabSizeOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--vocab-size", help="With a token file and no --tokenizer: ids are canonical below this.", min=1
     ),
 ]
 NoCompressOpt = Annotated[

@@ -12,7 +12,6 @@ import typer
 from ..engines import ENGINES, run_ray
 from ..errors import UsageError
 from ..formats.index import timestamp
-from ..formats.tokenfiles import TOKEN_FORMATS
 from ..jobs import HashJob, input_bytes, job_vocab, run_hash_job
 from ..jobs import save_format as resolve_save_format
 from ..shards import expand_inputs, plan_shards, remove_stale_partials, shard_selection
@@ -27,12 +26,16 @@ from .common import (
     LayersOpt,
     MaxNgramOpt,
     NoCompressOpt,
+    OptionalTokenizerOpt,
     PadOpt,
     QuietOpt,
     SeedOpt,
     SpecFileOpt,
     SpecOptions,
     TableOpt,
+    TokenFormatOpt,
+    TokensFileOpt,
+    TokenVocabSizeOpt,
     VerboseOpt,
     WorkersOpt,
     byte_progress,
@@ -88,33 +91,16 @@ def hash_command(
         ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing index.")] = False,
-    tokens_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--tokens", help="Pre-tokenized raw ids (.npy, nanoGPT/llm.c/Megatron .bin, datatrove .ds)."
-        ),
-    ] = None,
-    token_format: Annotated[
-        str | None, typer.Option("--token-format", help=f"Format of --tokens: {', '.join(TOKEN_FORMATS)}.")
-    ] = None,
+    tokens_file: TokensFileOpt = None,
+    token_format: TokenFormatOpt = None,
     save_tokens: Annotated[
         Path | None, typer.Option("--save-tokens", help="Also write the raw ids as a token file here.")
     ] = None,
     save_format: Annotated[
         str | None, typer.Option("--save-format", help="Format of --save-tokens (default: from its suffix).")
     ] = None,
-    vocab_size: Annotated[
-        int | None,
-        typer.Option("--vocab-size", help="With --tokens and no --tokenizer: ids are canonical below this."),
-    ] = None,
-    tokenizer: Annotated[
-        str | None,
-        typer.Option(
-            "--tokenizer",
-            "-t",
-            help="tiktoken name, *.tiktoken file, tokenizer.json, or 'bytes'. [default: cl100k_base]",
-        ),
-    ] = None,
+    vocab_size: TokenVocabSizeOpt = None,
+    tokenizer: OptionalTokenizerOpt = None,
     no_compress: NoCompressOpt = False,
     max_ngram: MaxNgramOpt = 3,
     heads: HeadsOpt = 8,
