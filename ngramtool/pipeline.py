@@ -90,24 +90,20 @@ def _batches(pieces: Iterable[TextPiece], chars: int) -> Iterator[list[TextPiece
 def encode_pieces(
     pieces: Iterable[TextPiece], tokenizer: Tokenizer, workers: int = 1
 ) -> Iterator[tuple[TextPiece, np.ndarray]]:
-    """(piece, ids) in input order, encoding on ``workers`` threads.
+    """(piece, ids) in input order, encoding in the background.
 
-    The tokenizers release the GIL while they encode, so threads scale; at most ``2*workers``
-    batches are in flight, which bounds memory.
+    Batches of pieces are encoded on ``workers`` threads when the tokenizer releases the GIL
+    (tiktoken, bytes). A tokenizer that holds it (HF ``tokenizers``) gets one thread, whose
+    ``encode_batch`` runs on the library's own thread pool. Either way encoding overlaps whatever
+    the caller does with the ids (hashing, writing), and at most ``2*threads`` batches are in
+    flight, which bounds memory.
     """
-    if workers <= 1:
-        for piece in pieces:
-            yield piece, tokenizer.encode(piece.text)
-        return
-
-    def encode_batch(batch: list[TextPiece]) -> list[np.ndarray]:
-        return [tokenizer.encode(piece.text) for piece in batch]
-
-    with ThreadPoolExecutor(workers, thread_name_prefix="ngramtool-encode") as pool:
+    threads = 1 if tokenizer.parallel_batches else max(1, workers)
+    with ThreadPoolExecutor(threads, thread_name_prefix="ngramtool-encode") as pool:
         pending: deque[tuple[list[TextPiece], Future[list[np.ndarray]]]] = deque()
         for batch in _batches(pieces, BATCH_CHARS):
-            pending.append((batch, pool.submit(encode_batch, batch)))
-            if len(pending) >= 2 * workers:
+            pending.append((batch, pool.submit(tokenizer.encode_batch, [piece.text for piece in batch])))
+            if len(pending) >= 2 * threads:
                 done, future = pending.popleft()
                 yield from zip(done, future.result(), strict=True)
         while pending:
@@ -140,7 +136,9 @@ def iter_token_chunks(
     pieces = (
         piece
         for source in inputs
-        for piece in iter_text_pieces(source, json_key=json_key, doc_sep=doc_sep, errors=errors)
+        for piece in iter_text_pieces(
+            source, json_key=json_key, doc_sep=doc_sep, errors=errors, piece_chars=tokenizer.piece_chars
+        )
     )
     for piece, ids in encode_pieces(pieces, tokenizer, workers):
         if piece.doc_start and eot is not None and builder.size + len(builder.starts) > 0:

@@ -69,17 +69,18 @@ def safe_cut(text: str, lo: int, hi: int) -> int:
     return -1
 
 
-def _cuts(text: str, final: bool) -> Iterator[tuple[str, bool]]:
-    """(piece, hard_cut) pairs covering a prefix of ``text`` (all of it when ``final``)."""
+def _cuts(text: str, final: bool, target: int) -> Iterator[tuple[str, bool]]:
+    """(piece, hard_cut) pairs covering a prefix of ``text`` (all of it when ``final``); pieces aim
+    at ``target`` characters."""
     start = 0
     while True:
         rest = len(text) - start
-        if rest == 0 or (rest <= TARGET_PIECE_CHARS and not final):
+        if rest == 0 or (rest <= target and not final):
             return
-        if rest <= TARGET_PIECE_CHARS:
+        if rest <= target:
             yield text[start:], False
             return
-        cut = safe_cut(text, start, start + 2 * TARGET_PIECE_CHARS)
+        cut = safe_cut(text, start, start + 2 * target)
         if cut < 0:
             cut = safe_cut(text, start, start + MAX_PIECE_CHARS)
         hard = cut < 0
@@ -137,7 +138,9 @@ class _Utf8Stream:
         return text
 
 
-def _plain_pieces(stream: BinaryIO, name: str, errors: Errors, doc_sep: str | None) -> Iterator[TextPiece]:
+def _plain_pieces(
+    stream: BinaryIO, name: str, errors: Errors, doc_sep: str | None, target: int
+) -> Iterator[TextPiece]:
     decoder = _Utf8Stream(name, errors)
     buffer = ""
     nbytes = 0
@@ -150,13 +153,13 @@ def _plain_pieces(stream: BinaryIO, name: str, errors: Errors, doc_sep: str | No
         segments = buffer.split(doc_sep) if doc_sep else [buffer]
         buffer = segments.pop()
         for doc in segments:  # complete documents
-            pieces = list(_cuts(doc, True)) or [("", False)]
+            pieces = list(_cuts(doc, True, target)) or [("", False)]
             for text, hard in pieces:
                 yield TextPiece(text, doc_start, nbytes, hard)
                 nbytes, doc_start = 0, False
             doc_start = True
         emitted = 0
-        for text, hard in _cuts(buffer, final):
+        for text, hard in _cuts(buffer, final, target):
             yield TextPiece(text, doc_start, nbytes, hard)
             nbytes, doc_start = 0, False
             emitted += len(text)
@@ -211,8 +214,13 @@ def iter_text_pieces(
     json_key: str | None = None,
     doc_sep: str | None = None,
     errors: Errors = "strict",
+    piece_chars: int | None = None,
 ) -> Iterator[TextPiece]:
-    """Pieces of one input (a path or ``-``), in order; the first piece starts a document."""
+    """Pieces of one input (a path or ``-``), in order; the first piece starts a document.
+
+    Plain text is cut into pieces of about ``piece_chars`` characters (default
+    ``TARGET_PIECE_CHARS``); a JSONL record is one piece.
+    """
     if json_key is not None and doc_sep is not None:
         raise UsageError("--json-key and --doc-sep do not combine: JSONL lines are already documents")
     if doc_sep == "":
@@ -223,7 +231,7 @@ def iter_text_pieces(
         if json_key is not None:
             yield from _jsonl_pieces(stream, name, errors, json_key)
         else:
-            yield from _plain_pieces(stream, name, errors, doc_sep)
+            yield from _plain_pieces(stream, name, errors, doc_sep, piece_chars or TARGET_PIECE_CHARS)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()

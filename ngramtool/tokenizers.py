@@ -62,9 +62,16 @@ class Tokenizer(Protocol):
     fingerprint: str
     n_vocab: int  # the id space: every id is below it
     pad_token_id: int | None  # raw id used as the default pad (mapped through the vocabulary)
+    # True when encode_batch spreads a batch over the library's own threads (it holds the GIL
+    # in encode); False when encode releases the GIL, so callers encode on their own threads.
+    parallel_batches: bool
+    piece_chars: int | None  # text piece size that keeps encoding fast (None: textio's default)
 
     def encode(self, text: str) -> np.ndarray:
         """uint32 ids of ``text``; text that looks like a special token is encoded as text."""
+
+    def encode_batch(self, texts: list[str]) -> list[np.ndarray]:
+        """``[encode(t) for t in texts]``, possibly on several threads."""
 
     def vocabulary(self) -> Iterator[TokenText]:
         """Every assigned id in ascending order (ids with no token are skipped)."""
@@ -95,8 +102,19 @@ def byte_level_string(data: bytes) -> str:
     return "".join(BYTE_TO_UNICODE[b] for b in data)
 
 
+class _OneByOne:
+    """encode_batch for tokenizers whose encode releases the GIL: callers bring the threads."""
+
+    parallel_batches = False
+    piece_chars = None
+
+    def encode_batch(self, texts: list[str]) -> list[np.ndarray]:
+        """``[encode(t) for t in texts]`` on this thread."""
+        return [self.encode(text) for text in texts]  # type: ignore[attr-defined]
+
+
 # ---------------------------------------------------------------------------------------- bytes
-class ByteTokenizer:
+class ByteTokenizer(_OneByOne):
     """UTF-8 bytes as ids 0..255. The default pad is byte 0."""
 
     name = "bytes"
@@ -120,7 +138,7 @@ class ByteTokenizer:
 
 
 # ------------------------------------------------------------------------------------- tiktoken
-class TiktokenTokenizer:
+class TiktokenTokenizer(_OneByOne):
     """A ``tiktoken.Encoding`` with its data fingerprint."""
 
     def __init__(self, encoding, name: str) -> None:
@@ -265,7 +283,14 @@ def _tiktoken_from_file(path: Path) -> TiktokenTokenizer:
 
 # ------------------------------------------------------------------------------------------ HF
 class HFTokenizer:
-    """An HF ``tokenizer.json`` through the ``tokenizers`` package (extra ``hf``)."""
+    """An HF ``tokenizer.json`` through the ``tokenizers`` package (extra ``hf``).
+
+    Its ``encode`` holds the GIL, so text is encoded in batches of small pieces that the library
+    spreads over its own threads (16K-character pieces measured 1.6x faster than 1M ones here).
+    """
+
+    parallel_batches = True
+    piece_chars = 1 << 14
 
     def __init__(self, path: Path) -> None:
         try:
@@ -306,6 +331,12 @@ class HFTokenizer:
         """uint32 ids without added special tokens (no BOS/EOS)."""
         ids = self._tok.encode(text, add_special_tokens=False).ids
         return np.asarray(ids, dtype=np.uint32)
+
+    def encode_batch(self, texts: list[str]) -> list[np.ndarray]:
+        """:meth:`encode` of each text, on the tokenizers library's thread pool (all cores unless
+        RAYON_NUM_THREADS says otherwise)."""
+        encodings = self._tok.encode_batch(texts, add_special_tokens=False)
+        return [np.asarray(encoding.ids, dtype=np.uint32) for encoding in encodings]
 
     def vocabulary(self) -> Iterator[TokenText]:
         """``decode([id])`` and ``id_to_token(id)`` per id, as the Engram demo reads them."""

@@ -13,7 +13,7 @@ import ngramtool.textio as textio
 from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.pipeline import iter_token_chunks
 from ngramtool.textio import iter_text_pieces
-from ngramtool.tokenizers import load_tokenizer
+from ngramtool.tokenizers import HFTokenizer, load_tokenizer
 
 WORDS = ["ab", "The", "x", "é", "ß", "文字", "Ω", "42", "7", "'s", "’", "--", "/", "!?"]
 GAPS = [" ", "\n", "\n\n", "  ", "\t", ". ", ".\n", " \n", "\r\n", "\u00a0", "", "\n ", ",\n\n"]
@@ -24,10 +24,11 @@ texts = st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(GAPS)), max_s
 
 @pytest.fixture()
 def tiny_pieces(monkeypatch):
-    """Force many cuts: pieces of ~16 characters, read blocks of 7 bytes."""
+    """Force many cuts: pieces of ~16 characters (HF's own size too), read blocks of 7 bytes."""
     monkeypatch.setattr(textio, "TARGET_PIECE_CHARS", 16)
     monkeypatch.setattr(textio, "MAX_PIECE_CHARS", 256)
     monkeypatch.setattr(textio, "READ_BLOCK_BYTES", 7)
+    monkeypatch.setattr(HFTokenizer, "piece_chars", 16)
 
 
 def _chunked_ids(path, tokenizer) -> np.ndarray:
@@ -50,11 +51,14 @@ def test_chunked_ids_equal_whole_text_ids(
         assert ids.tolist() == tokenizer.encode(text).tolist()
 
 
-def test_bundled_corpus_chunks_exactly(monkeypatch):
+@pytest.mark.parametrize("name", ["cl100k_base", "deepseek"])
+def test_bundled_corpus_chunks_exactly(monkeypatch, name, deepseek_tokenizer_path):
+    """Many real-sized pieces (HF: its own 16K pieces, encoded as batches) give the whole-text ids."""
     from conftest import CORPUS
 
     monkeypatch.setattr(textio, "TARGET_PIECE_CHARS", 2000)
-    tokenizer = load_tokenizer("cl100k_base")
+    tokenizer = load_tokenizer(str(deepseek_tokenizer_path) if name == "deepseek" else name)
+    assert len(list(iter_text_pieces(str(CORPUS), piece_chars=tokenizer.piece_chars))) > 10
     ids, hard = _chunked_ids(CORPUS, tokenizer)
     assert hard == 0
     assert np.array_equal(ids, tokenizer.encode(CORPUS.read_text(encoding="utf-8")))
