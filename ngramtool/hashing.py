@@ -19,6 +19,8 @@ compute the same numbers:
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
@@ -124,7 +126,8 @@ class NumpyRows:
 
     With ``negative_ids="mask"`` the chunk goes through ``_FastKernel``; the first N-1
     positions of each document under a reset and every row with ``negative_ids="hash"`` are
-    evaluated on explicit windows by :func:`rows_from_windows`.
+    evaluated on explicit windows by :func:`rows_from_windows`. Each thread gets its own
+    ``_FastKernel`` buffers, so threads may evaluate chunks at the same time.
     """
 
     tensors = False
@@ -134,19 +137,27 @@ class NumpyRows:
         self.spec = spec
         self.offsets = offsets
         self.mask = negative_ids == "mask"
-        self._fast = _FastKernel(spec, offsets) if self.mask else None
+        self._per_thread = threading.local()
+
+    def _fast(self) -> _FastKernel:
+        """This thread's block kernel (made on first use)."""
+        kernel = getattr(self._per_thread, "kernel", None)
+        if kernel is None:
+            kernel = self._per_thread.kernel = _FastKernel(self.spec, self.offsets)
+        return kernel
 
     def rows(self, ids: np.ndarray, context: np.ndarray, resets: np.ndarray) -> np.ndarray:
         """Rows [T, L, C] of the chunk ``ids`` after ``context``; documents start at ``resets``."""
         spec, n = self.spec, self.spec.max_ngram
         ext = np.concatenate([context, ids.astype(np.int64)])
         out = np.empty((ids.shape[0], spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
-        if self._fast is not None:
+        if self.mask:
             ext[ext < 0] = spec.pad_id
             ext_u = ext.astype(np.uint64)
+            fast = self._fast()
             for lo in range(0, ids.shape[0], BLOCK_TOKENS):
                 hi = min(lo + BLOCK_TOKENS, ids.shape[0])
-                self._fast.run(ext_u[lo : hi + n - 1], out[lo:hi])
+                fast.run(ext_u[lo : hi + n - 1], out[lo:hi])
         else:
             out[:] = rows_from_windows(lag_windows(ext, n), spec, offsets=self.offsets)
         if resets.size:
@@ -221,6 +232,15 @@ class NgramHasher:
         stand for empty documents) where a document starts; they matter only with
         ``boundary="reset"``.
         """
+        return self.deferred(ids, doc_starts)()
+
+    def deferred(self, ids: Any, doc_starts: Any = None) -> Callable[[], Any]:
+        """Take the next chunk now; return a function that computes its rows (as :meth:`__call__`).
+
+        The ids are checked and the stream advances at once, and the returned function carries
+        this chunk's own context, so functions of consecutive chunks may run later, in any order
+        and on several threads at once. ``ids`` must stay unchanged until its function has run.
+        """
         ids = _as_id_vector(ids)
         t_total = ids.shape[0]
         starts = _check_doc_starts(doc_starts, t_total)
@@ -230,10 +250,10 @@ class NgramHasher:
             resets = np.unique(starts[starts < t_total])
         kernel = self._kernel(device_of(ids))
         chunk = to_tensor(ids, kernel.device) if kernel.tensors else to_numpy(ids)
-        rows = kernel.rows(chunk, self._context, resets)
+        context = self._context
         self._context = self._next_context(ids, starts)
         self._position += t_total
-        return like(rows, ids)
+        return lambda: like(kernel.rows(chunk, context, resets), ids)
 
     def _kernel(self, input_device: str) -> RowsKernel:
         """The backend evaluator for chunks that live on ``input_device`` (made once per device)."""

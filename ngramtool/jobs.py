@@ -31,6 +31,8 @@ from .vocab import CompressedVocab, build_vocab, identity_vocab
 
 SUFFIX_FORMATS = {".npy": "npy", ".ds": "datatrove", ".bin": "nanogpt"}
 UINT16_IDS = 1 << 16
+# Hash threads: each hashes 10-15M tokens/s, so a few keep up with many tokenizer threads.
+MAX_HASH_THREADS = 4
 Progress = Callable[[int, int], None]  # (bytes consumed, tokens written) since the last call
 
 
@@ -157,7 +159,7 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
     started = time.perf_counter()
     hard_cuts = nbytes = 0
     with writer, token_sink, WriteBehind() as behind:
-        for chunk, _, rows in hash_chunks(chunks, vocab, hasher):
+        for chunk, _, rows in hash_chunks(chunks, vocab, hasher, min(job.workers, MAX_HASH_THREADS)):
             behind.submit(writer.append, chunk.tokens, rows, chunk.doc_starts)
             if job.save_tokens is not None:
                 behind.submit(token_sink.append, chunk.tokens, chunk.doc_starts)

@@ -1,14 +1,20 @@
-"""Pipeline plumbing: splitting chunks keeps document starts; write-behind keeps order and errors."""
+"""Pipeline plumbing: splitting chunks keeps document starts; parallel hashing equals serial
+hashing; write-behind keeps order and errors."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import ngramtool.pipeline as pipeline
 from ngramtool.formats.behind import WriteBehind
-from ngramtool.pipeline import TokenChunk, split_chunk
+from ngramtool.hashing import NgramHasher, NumpyRows
+from ngramtool.pipeline import TokenChunk, hash_chunks, split_chunk
+from ngramtool.vocab import identity_vocab
 
 
 @given(st.integers(0, 40), st.lists(st.integers(0, 40), max_size=6), st.integers(1, 9))
@@ -40,3 +46,57 @@ def test_write_behind_runs_in_order_and_raises_errors():
         for i in range(10):
             behind.submit(seen.append, i)
         behind.drain()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    sizes=st.lists(st.integers(0, 60), min_size=1, max_size=8),
+    raw_starts=st.lists(st.integers(0, 400), max_size=10),
+    threads=st.integers(1, 4),
+    boundary=st.sampled_from(["none", "reset"]),
+    piece_tokens=st.integers(1, 25),
+    seed=st.integers(0, 2**16),
+)
+def test_parallel_hash_chunks_equal_one_serial_stream(
+    monkeypatch, small_spec, sizes, raw_starts, threads, boundary, piece_tokens, seed
+):
+    """Pieces hashed on several threads at once give the rows of hashing the whole stream."""
+    row_bytes = small_spec.num_layers * small_spec.num_columns * small_spec.row_dtype.itemsize
+    monkeypatch.setattr(pipeline, "HASH_BYTES", piece_tokens * row_bytes)
+    total = sum(sizes)
+    ids = np.random.default_rng(seed).integers(0, small_spec.vocab_size, total).astype(np.uint32)
+    starts = np.asarray(sorted(min(s, total) for s in raw_starts), dtype=np.int64)
+    chunks, lo = [], 0
+    for size in sizes:
+        hi = lo + size
+        within = starts[(starts >= lo) & ((starts < hi) | (hi == total))] - lo
+        chunks.append(TokenChunk(ids[lo:hi], within))
+        lo = hi
+    hasher = NgramHasher(small_spec, boundary=boundary, backend="numpy")
+    out = list(hash_chunks(chunks, identity_vocab(small_spec.vocab_size), hasher, threads))
+    rows = np.concatenate([r for _, _, r in out]) if out else np.zeros((0,))
+    expected = NgramHasher(small_spec, boundary=boundary, backend="numpy")(ids, starts)
+    assert np.array_equal(rows.reshape(expected.shape), expected)
+    assert all(r.shape[0] <= piece_tokens for _, _, r in out)
+
+
+def test_one_numpy_kernel_serves_many_threads(small_spec):
+    """NumpyRows keeps its block buffers per thread: concurrent chunks do not mix."""
+    kernel = NumpyRows(small_spec, offsets=True, negative_ids="mask")
+    rng = np.random.default_rng(7)
+    chunks = [rng.integers(0, small_spec.vocab_size, 40_000) for _ in range(12)]
+    context = np.full(small_spec.max_ngram - 1, small_spec.pad_id, dtype=np.int64)
+    no_resets = np.zeros(0, dtype=np.int64)
+    serial = [kernel.rows(c, context, no_resets) for c in chunks]
+    with ThreadPoolExecutor(4) as pool:
+        parallel = list(pool.map(lambda c: kernel.rows(c, context, no_resets), chunks))
+    assert all(np.array_equal(a, b) for a, b in zip(serial, parallel, strict=True))
+
+
+def test_deferred_chunks_may_run_in_any_order(small_spec):
+    ids = np.random.default_rng(3).integers(0, small_spec.vocab_size, 100)
+    hasher = NgramHasher(small_spec, boundary="reset", backend="numpy")
+    later = [hasher.deferred(ids[lo : lo + 10], [0] if lo == 50 else None) for lo in range(0, 100, 10)]
+    rows = [fn() for fn in reversed(later)][::-1]
+    expected = NgramHasher(small_spec, boundary="reset", backend="numpy")(ids, [50])
+    assert np.array_equal(np.concatenate(rows), expected)
