@@ -105,7 +105,8 @@ class IndexWriter:
         self.rows = NpyStreamWriter(
             self.tmp / "rows.npy", spec.row_dtype, (spec.num_layers, spec.num_columns)
         )
-        self.doc_starts: list[int] = []
+        # Document starts stream to disk as they come (a list would grow with the corpus).
+        self.doc_offsets = NpyStreamWriter(self.tmp / "doc_offsets.npy", np.dtype(np.int64))
         self.committed = False
 
     def __enter__(self) -> IndexWriter:
@@ -113,30 +114,28 @@ class IndexWriter:
 
     def __exit__(self, *exc_info: object) -> None:
         if not self.committed:
-            self.tokens.abort()
-            self.rows.abort()
+            for writer in (self.tokens, self.rows, self.doc_offsets):
+                writer.abort()
             shutil.rmtree(self.tmp, ignore_errors=True)
 
     def append(self, tokens: np.ndarray, rows: np.ndarray, doc_starts: np.ndarray) -> None:
         """Append a chunk: raw ids [n], rows [n, L, C], document starts as positions in the chunk."""
-        base = self.tokens.rows
-        self.doc_starts.extend((np.asarray(doc_starts, dtype=np.int64) + base).tolist())
+        self.doc_offsets.append(np.asarray(doc_starts, dtype=np.int64).reshape(-1) + self.tokens.rows)
         self.tokens.append(tokens)
         self.rows.append(rows)
 
     def commit(self) -> dict[str, Any]:
         """Finish every file, write the manifest, and rename the directory into place."""
         num_tokens = self.tokens.rows
-        offsets = np.asarray([*self.doc_starts, num_tokens], dtype=np.int64)
-        doc_writer = NpyStreamWriter(self.tmp / "doc_offsets.npy", np.dtype(np.int64))
-        doc_writer.append(offsets)
+        num_documents = self.doc_offsets.rows
+        self.doc_offsets.append(np.asarray([num_tokens], dtype=np.int64))
         lut_writer = NpyStreamWriter(self.tmp / "lut.npy", np.dtype(np.int64))
         lut_writer.append(self.meta.lut)
         arrays = {}
         writers = (
             ("tokens", self.tokens),
             ("rows", self.rows),
-            ("doc_offsets", doc_writer),
+            ("doc_offsets", self.doc_offsets),
             ("lut", lut_writer),
         )
         for name, writer in writers:
@@ -148,7 +147,7 @@ class IndexWriter:
                 "data_sha256": writer.sha256,
             }
         manifest = self.meta.manifest()
-        manifest.update(num_tokens=num_tokens, num_documents=len(self.doc_starts), arrays=arrays)
+        manifest.update(num_tokens=num_tokens, num_documents=num_documents, arrays=arrays)
         _write_json_durably(self.tmp / MANIFEST, manifest)
         self._publish()
         self.committed = True
