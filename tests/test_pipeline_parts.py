@@ -3,6 +3,7 @@ hashing; write-behind keeps order and errors."""
 
 from __future__ import annotations
 
+import hashlib
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 import ngramtool.pipeline as pipeline
 from ngramtool.formats.behind import WriteBehind
+from ngramtool.formats.npy import NpyStreamWriter
 from ngramtool.hashing import NgramHasher, NumpyRows
 from ngramtool.pipeline import TokenChunk, hash_chunks, split_chunk
 from ngramtool.vocab import identity_vocab
@@ -100,3 +102,18 @@ def test_deferred_chunks_may_run_in_any_order(small_spec):
     rows = [fn() for fn in reversed(later)][::-1]
     expected = NgramHasher(small_spec, boundary="reset", backend="numpy")(ids, [50])
     assert np.array_equal(np.concatenate(rows), expected)
+
+
+def test_background_digest_equals_inline_digest_and_the_file(tmp_path):
+    rng = np.random.default_rng(5)
+    parts = [rng.integers(-(2**31), 2**31, (n, 2, 3)).astype(np.int32) for n in (0, 7, 4000, 1, 900)]
+    digests = []
+    for behind in (False, True):
+        writer = NpyStreamWriter(tmp_path / f"{behind}.npy", np.dtype(np.int32), (2, 3), digest_behind=behind)
+        for part in parts:
+            writer.append(part)
+        writer.close()
+        assert np.array_equal(np.load(writer.path), np.concatenate(parts))
+        digests.append(writer.sha256)
+    data = (tmp_path / "True.npy").read_bytes()[128:]
+    assert digests[0] == digests[1] == hashlib.sha256(data).hexdigest()

@@ -19,10 +19,10 @@ DEPTH = 4
 class WriteBehind:
     """A single background thread that runs submitted calls in order."""
 
-    def __init__(self, depth: int = DEPTH) -> None:
+    def __init__(self, depth: int = DEPTH, name: str = "ngramtool-write") -> None:
         self._queue: queue.Queue[tuple[Callable[..., Any], tuple[Any, ...]] | None] = queue.Queue(depth)
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="ngramtool-write", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
@@ -51,13 +51,19 @@ class WriteBehind:
             error, self._error = self._error, None
             raise error
 
+    def stop(self) -> None:
+        """Let the queued calls finish and end the thread, dropping any error among them (for
+        callers that are failing already and keep their own error)."""
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join()
+        self._error = None
+
     def __enter__(self) -> WriteBehind:
         return self
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
         if exc_type is None:
             self.drain()
-        else:  # already failing: stop the thread, keep the original error
-            if self._thread.is_alive():
-                self._queue.put(None)
-                self._thread.join()
+        else:  # already failing: keep the original error
+            self.stop()

@@ -103,7 +103,7 @@ class IndexWriter:
         spec = meta.spec
         self.tokens = NpyStreamWriter(self.tmp / "tokens.npy", np.dtype(np.uint32))
         self.rows = NpyStreamWriter(
-            self.tmp / "rows.npy", spec.row_dtype, (spec.num_layers, spec.num_columns)
+            self.tmp / "rows.npy", spec.row_dtype, (spec.num_layers, spec.num_columns), digest_behind=True
         )
         # Document starts stream to disk as they come (a list would grow with the corpus).
         self.doc_offsets = NpyStreamWriter(self.tmp / "doc_offsets.npy", np.dtype(np.int64))
