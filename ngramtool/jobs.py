@@ -25,6 +25,7 @@ from .formats.tokenfiles import TOKEN_FORMATS, TokenFileWriter, iter_token_file_
 from .hashing import NgramHasher
 from .pipeline import hash_chunks, iter_token_chunks
 from .spec import HashSpec
+from .stages import StageClock, timed
 from .textio import input_size
 from .tokenizers import Tokenizer, load_tokenizer
 from .vocab import CompressedVocab, build_vocab, identity_vocab
@@ -131,6 +132,7 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
         sources=(job.tokens_file,) if job.tokens_file is not None else job.inputs,
         created=job.created,
     )
+    clock = StageClock()  # the streaming part of the run, after tokenizer and vocabulary loading
     if job.tokens_file is not None:
         chunks = iter_token_file_chunks(job.tokens_file, job.token_format)
     else:
@@ -144,12 +146,13 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
             errors=job.errors,  # type: ignore[arg-type]
             add_eot=job.add_eot,
             workers=job.workers,
+            clock=clock,
         )
     if job.dest == "-":
         stream_manifest = meta.manifest(STREAM_FORMAT, f"{STREAM_MAJOR}.{STREAM_MINOR}")
         writer: IndexWriter | StreamWriter = StreamWriter(sys.stdout.buffer, stream_manifest, vocab.lut, spec)
     else:
-        writer = IndexWriter(Path(job.dest), meta, force=job.force)
+        writer = IndexWriter(Path(job.dest), meta, force=job.force, clock=clock)
     if job.save_tokens is not None:
         fmt = save_format(job.save_tokens, job.save_format, vocab.raw_size)
         token_sink: Any = TokenFileWriter(job.save_tokens, fmt, vocab.raw_size)
@@ -158,11 +161,13 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
     hasher = NgramHasher(spec, boundary=job.boundary, backend=job.backend, device=job.device)  # type: ignore[arg-type]
     started = time.perf_counter()
     hard_cuts = nbytes = 0
+    write = timed(clock, "write", writer.append)
+    save = timed(clock, "write", token_sink.append) if job.save_tokens is not None else None
     with writer, token_sink, WriteBehind() as behind:
-        for chunk, _, rows in hash_chunks(chunks, vocab, hasher, min(job.workers, MAX_HASH_THREADS)):
-            behind.submit(writer.append, chunk.tokens, rows, chunk.doc_starts)
+        for chunk, _, rows in hash_chunks(chunks, vocab, hasher, min(job.workers, MAX_HASH_THREADS), clock):
+            behind.submit(write, chunk.tokens, rows, chunk.doc_starts)
             if job.save_tokens is not None:
-                behind.submit(token_sink.append, chunk.tokens, chunk.doc_starts)
+                behind.submit(save, chunk.tokens, chunk.doc_starts)
             hard_cuts += chunk.hard_cuts
             nbytes += chunk.nbytes
             if progress is not None:
@@ -186,4 +191,5 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
         "spec_fingerprint": spec.fingerprint,
         "boundary": job.boundary,
         "unsafe_text_cuts": hard_cuts,
+        "profile": clock.report(),
     }

@@ -17,6 +17,7 @@ import numpy as np
 from .backends import choose_backend
 from .errors import UsageError
 from .hashing import NgramHasher
+from .stages import StageClock, timed
 from .textio import Errors, TextPiece, iter_text_pieces
 from .tokenizers import Tokenizer
 from .vocab import CompressedVocab
@@ -89,7 +90,7 @@ def _batches(pieces: Iterable[TextPiece], chars: int) -> Iterator[list[TextPiece
 
 
 def encode_pieces(
-    pieces: Iterable[TextPiece], tokenizer: Tokenizer, workers: int = 1
+    pieces: Iterable[TextPiece], tokenizer: Tokenizer, workers: int = 1, clock: StageClock | None = None
 ) -> Iterator[tuple[TextPiece, np.ndarray]]:
     """(piece, ids) in input order, encoding in the background.
 
@@ -97,13 +98,14 @@ def encode_pieces(
     (tiktoken, bytes). A tokenizer that holds it (HF ``tokenizers``) gets one thread, whose
     ``encode_batch`` runs on the library's own thread pool. Either way encoding overlaps whatever
     the caller does with the ids (hashing, writing), and at most ``2*threads`` batches are in
-    flight, which bounds memory.
+    flight, which bounds memory. ``clock`` counts the encoding's CPU time as ``tokenize``.
     """
     threads = 1 if tokenizer.parallel_batches else max(1, workers)
+    encode = timed(clock, "tokenize", tokenizer.encode_batch)
     with ThreadPoolExecutor(threads, thread_name_prefix="ngramtool-encode") as pool:
         pending: deque[tuple[list[TextPiece], Future[list[np.ndarray]]]] = deque()
         for batch in _batches(pieces, BATCH_CHARS):
-            pending.append((batch, pool.submit(tokenizer.encode_batch, [piece.text for piece in batch])))
+            pending.append((batch, pool.submit(encode, [piece.text for piece in batch])))
             if len(pending) >= 2 * threads:
                 done, future = pending.popleft()
                 yield from zip(done, future.result(), strict=True)
@@ -122,11 +124,12 @@ def iter_token_chunks(
     add_eot: bool = False,
     chunk_tokens: int = CHUNK_TOKENS,
     workers: int = 1,
+    clock: StageClock | None = None,
 ) -> Iterator[TokenChunk]:
     """Tokenize inputs (paths or ``-``) into chunks; each input file starts a document.
 
     ``add_eot`` appends the tokenizer's end-of-text id (its pad/eot token) after each document;
-    ``workers`` threads encode in parallel (the ids do not depend on it).
+    ``workers`` threads encode in parallel (the ids do not depend on it); ``clock`` times them.
     """
     eot = None
     if add_eot:
@@ -141,7 +144,7 @@ def iter_token_chunks(
             source, json_key=json_key, doc_sep=doc_sep, errors=errors, piece_chars=tokenizer.piece_chars
         )
     )
-    for piece, ids in encode_pieces(pieces, tokenizer, workers):
+    for piece, ids in encode_pieces(pieces, tokenizer, workers, clock):
         if piece.doc_start and eot is not None and builder.size + len(builder.starts) > 0:
             builder.add(eot, False, 0, False)
         builder.add(ids, piece.doc_start, piece.nbytes, piece.hard_cut)
@@ -193,7 +196,11 @@ def split_chunk(chunk: TokenChunk, max_tokens: int) -> Iterator[TokenChunk]:
 
 
 def hash_chunks(
-    chunks: Iterable[TokenChunk], vocab: CompressedVocab, hasher: NgramHasher, threads: int = 1
+    chunks: Iterable[TokenChunk],
+    vocab: CompressedVocab,
+    hasher: NgramHasher,
+    threads: int = 1,
+    clock: StageClock | None = None,
 ) -> Iterator[tuple[TokenChunk, np.ndarray, np.ndarray]]:
     """(chunk, canonical ids, rows) in stream order, hashing on ``threads`` threads.
 
@@ -203,6 +210,7 @@ def hash_chunks(
     backend hashes consecutive pieces on several threads at once (each piece carries its own
     context, see :meth:`NgramHasher.deferred`); other backends parallelize inside their kernels
     and get one thread. At most ``threads + 1`` pieces are in flight, which bounds memory.
+    ``clock`` counts the hashing's CPU time as ``hash``.
     """
     spec = hasher.spec
     row_bytes = spec.num_layers * spec.num_columns * spec.row_dtype.itemsize
@@ -215,7 +223,8 @@ def hash_chunks(
         for whole in chunks:
             for chunk in split_chunk(whole, max_tokens):
                 canonical = vocab.canonicalize(chunk.tokens, first_position=position)
-                pending.append((chunk, canonical, pool.submit(hasher.deferred(canonical, chunk.doc_starts))))
+                compute = timed(clock, "hash", hasher.deferred(canonical, chunk.doc_starts))
+                pending.append((chunk, canonical, pool.submit(compute)))
                 position += chunk.tokens.shape[0]
                 if len(pending) > threads:
                     done, ids, rows = pending.popleft()

@@ -4,6 +4,7 @@ hashing; write-behind keeps order and errors."""
 from __future__ import annotations
 
 import hashlib
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -15,8 +16,12 @@ import ngramtool.pipeline as pipeline
 from ngramtool.formats.behind import WriteBehind
 from ngramtool.formats.npy import NpyStreamWriter
 from ngramtool.hashing import NgramHasher, NumpyRows
+from ngramtool.jobs import HashJob, run_hash_job
 from ngramtool.pipeline import TokenChunk, hash_chunks, split_chunk
-from ngramtool.vocab import identity_vocab
+from ngramtool.spec import HashSpec
+from ngramtool.stages import StageClock, timed
+from ngramtool.tokenizers import load_tokenizer
+from ngramtool.vocab import build_vocab, identity_vocab
 
 
 @given(st.integers(0, 40), st.lists(st.integers(0, 40), max_size=6), st.integers(1, 9))
@@ -117,3 +122,32 @@ def test_background_digest_equals_inline_digest_and_the_file(tmp_path):
         digests.append(writer.sha256)
     data = (tmp_path / "True.npy").read_bytes()[128:]
     assert digests[0] == digests[1] == hashlib.sha256(data).hexdigest()
+
+
+def test_stage_clock_sums_thread_cpu_time_per_stage():
+    clock = StageClock()
+
+    def spin(seconds: float) -> int:
+        end, n = time.thread_time() + seconds, 0
+        while time.thread_time() < end:
+            n += 1
+        return n
+
+    with ThreadPoolExecutor(2) as pool:
+        assert all(pool.map(timed(clock, "busy", spin), [0.05, 0.05, 0.05]))
+    assert timed(None, "busy", spin) is spin
+    report = clock.report()
+    assert 0.15 <= report["stage_cpu_seconds"]["busy"] < 1.0
+    assert report["cpu_seconds"] >= 0.15 and report["wall_seconds"] > 0
+
+
+def test_a_hash_run_reports_where_its_cpu_time_went(tmp_path):
+    from conftest import CORPUS
+
+    vocab = build_vocab(load_tokenizer("cl100k_base"))
+    spec = HashSpec(vocab_size=vocab.size)
+    job = HashJob((str(CORPUS),), str(tmp_path / "x.ngidx"), spec.to_json(), workers=2)
+    profile = run_hash_job(job)["profile"]
+    assert set(profile["stage_cpu_seconds"]) == {"tokenize", "hash", "write", "sha256"}
+    assert all(seconds > 0 for seconds in profile["stage_cpu_seconds"].values())
+    assert profile["cpu_seconds"] >= sum(profile["stage_cpu_seconds"].values()) * 0.9

@@ -20,6 +20,7 @@ import numpy as np
 from .. import __version__
 from ..errors import NgramToolError, UsageError
 from ..spec import HashSpec
+from ..stages import StageClock
 from .npy import HEADER_BYTES, NpyStreamWriter
 from .partial import partial_dir
 
@@ -84,10 +85,12 @@ class IndexWriter:
     """Stream tokens, rows and document starts into an index directory; :meth:`commit` publishes it.
 
     Use as a context manager: leaving the block without ``commit`` (an error, Ctrl-C) removes the
-    temporary directory and leaves the destination untouched.
+    temporary directory and leaves the destination untouched. ``clock`` times the rows' sha256.
     """
 
-    def __init__(self, dest: Path, meta: IndexMeta, *, force: bool = False) -> None:
+    def __init__(
+        self, dest: Path, meta: IndexMeta, *, force: bool = False, clock: StageClock | None = None
+    ) -> None:
         self.dest = Path(dest)
         self.meta = meta
         if self.dest.exists() and not force:
@@ -103,7 +106,11 @@ class IndexWriter:
         spec = meta.spec
         self.tokens = NpyStreamWriter(self.tmp / "tokens.npy", np.dtype(np.uint32))
         self.rows = NpyStreamWriter(
-            self.tmp / "rows.npy", spec.row_dtype, (spec.num_layers, spec.num_columns), digest_behind=True
+            self.tmp / "rows.npy",
+            spec.row_dtype,
+            (spec.num_layers, spec.num_columns),
+            digest_behind=True,
+            clock=clock,
         )
         # Document starts stream to disk as they come (a list would grow with the corpus).
         self.doc_offsets = NpyStreamWriter(self.tmp / "doc_offsets.npy", np.dtype(np.int64))

@@ -17,6 +17,7 @@ from typing import BinaryIO
 import numpy as np
 
 from ..errors import NgramToolError
+from ..stages import StageClock, timed
 from .behind import WriteBehind
 from .partial import partial_file
 
@@ -43,7 +44,8 @@ class NpyStreamWriter:
     With ``digest_behind`` the sha256 runs on a thread of its own, overlapped with the writes
     (both release the GIL): for the rows, the bulk of an index, that halves the work of the
     thread that writes, which caps a run's throughput on machines with many tokenizer threads.
-    Appended arrays must then stay unchanged until :meth:`close`.
+    Appended arrays must then stay unchanged until :meth:`close`. ``clock`` counts that thread's
+    CPU time as ``sha256``.
 
     Attributes:
         rows: items written along the first axis so far.
@@ -51,7 +53,13 @@ class NpyStreamWriter:
     """
 
     def __init__(
-        self, path: Path, dtype: np.dtype, inner_shape: tuple[int, ...] = (), *, digest_behind: bool = False
+        self,
+        path: Path,
+        dtype: np.dtype,
+        inner_shape: tuple[int, ...] = (),
+        *,
+        digest_behind: bool = False,
+        clock: StageClock | None = None,
     ) -> None:
         self.path = path
         self.dtype = np.dtype(dtype).newbyteorder("<")
@@ -59,6 +67,7 @@ class NpyStreamWriter:
         self.rows = 0
         self._digest = hashlib.sha256()
         self._digester = WriteBehind(name="ngramtool-sha256") if digest_behind else None
+        self._update = timed(clock, "sha256", self._digest.update)
         self._handle: BinaryIO = path.open("wb")
         self._handle.write(npy_header(self.dtype, (0, *self.inner_shape)))
         self.sha256 = ""
@@ -73,7 +82,7 @@ class NpyStreamWriter:
         if self._digester is None:
             self._digest.update(view)
         else:
-            self._digester.submit(self._digest.update, view)
+            self._digester.submit(self._update, view)
         self._handle.write(view)
         self.rows += array.shape[0]
         self._written += view.nbytes

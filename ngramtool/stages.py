@@ -1,0 +1,70 @@
+"""Where a run's CPU time goes: per-stage thread CPU seconds, to find the bottleneck.
+
+A pipeline stage runs on one or more threads (tokenizer threads, hash threads, the writer, the
+sha256 thread). :class:`StageClock` wraps each stage's unit of work and adds the CPU time of the
+thread that ran it (``time.thread_time``), so a stage's total is the core-seconds it used. With
+the wall time and the process's CPU time next to them, a run says how many cores it kept busy
+and which stage would cap it on a machine with more cores: a stage confined to one thread
+cannot go faster than its core-seconds allow.
+"""
+
+from __future__ import annotations
+
+import resource
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+R = TypeVar("R")
+
+
+def process_cpu_seconds() -> float:
+    """User + system CPU seconds of this process so far, all threads."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+class StageClock:
+    """Thread CPU seconds per named stage, summed over the threads that ran it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seconds: dict[str, float] = {}
+        self._wall_start = time.perf_counter()
+        self._cpu_start = process_cpu_seconds()
+
+    def add(self, stage: str, seconds: float) -> None:
+        """Count ``seconds`` of CPU time for ``stage`` (thread-safe)."""
+        with self._lock:
+            self._seconds[stage] = self._seconds.get(stage, 0.0) + seconds
+
+    def timed(self, stage: str, fn: Callable[..., R]) -> Callable[..., R]:
+        """``fn`` wrapped so that the CPU time of each call, on whatever thread, counts for ``stage``."""
+
+        def run(*args: Any, **kwargs: Any) -> R:
+            start = time.thread_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.add(stage, time.thread_time() - start)
+
+        return run
+
+    def report(self) -> dict[str, Any]:
+        """Wall and process CPU seconds since the clock started, and each stage's CPU seconds."""
+        wall = time.perf_counter() - self._wall_start
+        cpu = process_cpu_seconds() - self._cpu_start
+        with self._lock:
+            stages = {name: round(seconds, 3) for name, seconds in self._seconds.items()}
+        return {
+            "wall_seconds": round(wall, 3),
+            "cpu_seconds": round(cpu, 3),
+            "cores_busy": round(cpu / wall, 2) if wall > 0 else None,
+            "stage_cpu_seconds": stages,
+        }
+
+
+def timed(clock: StageClock | None, stage: str, fn: Callable[..., R]) -> Callable[..., R]:
+    """``clock.timed(stage, fn)``, or ``fn`` itself without a clock."""
+    return fn if clock is None else clock.timed(stage, fn)
