@@ -65,8 +65,8 @@ def measure_tokenizer(path: str, workers: int) -> None:
     print(json.dumps([sum(len(x) for x in ids), time.perf_counter() - start]))
 
 
-def pipeline(path: Path, workers: int) -> tuple[int, float, float]:
-    """(tokens, seconds, peak RSS in MB) of `ngramtool hash` in a child process."""
+def pipeline(path: Path, workers: int) -> tuple[dict, float, float]:
+    """(summary, seconds, peak RSS in MB) of `ngramtool hash --json` in a child process."""
     with tempfile.TemporaryDirectory() as tmp:
         command = [sys.executable, "-m", "ngramtool", "hash", str(path), "-o", f"{tmp}/x.ngidx", "--json"]
         start = time.perf_counter()
@@ -76,7 +76,7 @@ def pipeline(path: Path, workers: int) -> tuple[int, float, float]:
         seconds = time.perf_counter() - start
         if status != 0:
             raise SystemExit(f"ngramtool hash failed with status {status}")
-    return json.loads(out)["num_tokens"], seconds, usage.ru_maxrss / 1024
+    return json.loads(out), seconds, usage.ru_maxrss / 1024
 
 
 def main() -> None:
@@ -99,16 +99,33 @@ def main() -> None:
             f"{'speedup':>8} {'peak RSS MB':>12}"
         )
         base = None
+        profiles = []
         for workers in args.workers:
             tokens, seconds = tokenizer_only(text, workers)
-            n, hash_seconds, peak = pipeline(text, workers)
-            rate, hash_rate = tokens / seconds, n / hash_seconds
+            summary, hash_seconds, peak = pipeline(text, workers)
+            rate, hash_rate = tokens / seconds, summary["num_tokens"] / hash_seconds
             base = base or hash_rate
+            profiles.append((workers, summary["profile"]))
             print(
                 f"{workers:>7} {rate / 1e6:>16.2f} {hash_rate / 1e6:>12.2f} {hash_rate / rate:>14.0%} "
                 f"{hash_rate / base:>8.2f} {peak:>12.0f}"
             )
         print("hash time includes interpreter start-up, vocabulary loading and fsync of the outputs")
+        print_profiles(profiles)
+
+
+def print_profiles(profiles: list[tuple[int, dict]]) -> None:
+    """Where each run's CPU time went (the summary's profile: thread CPU seconds per stage)."""
+    stages = ["tokenize", "hash", "write", "sha256"]
+    print("\nCPU seconds per stage while streaming (rest: reading, cutting, chunking, waiting on the GIL)")
+    names = " ".join(f"{stage:>9}" for stage in stages)
+    print(f"{'workers':>7} {'wall s':>7} {'cores busy':>10} {names} {'rest':>6}")
+    for workers, profile in profiles:
+        seconds = profile["stage_cpu_seconds"]
+        rest = profile["cpu_seconds"] - sum(seconds.values())
+        cells = " ".join(f"{seconds.get(s, 0.0):>9.2f}" for s in stages)
+        wall, busy = profile["wall_seconds"], profile["cores_busy"]
+        print(f"{workers:>7} {wall:>7.2f} {busy:>10.2f} {cells} {rest:>6.2f}")
 
 
 if __name__ == "__main__":
