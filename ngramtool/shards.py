@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import UsageError
+from .formats.dataset import DATASET
 from .formats.index import MANIFEST, read_manifest
 
 SHARD_SUFFIX = ".ngidx"
@@ -101,5 +102,23 @@ def plan_shards(
 
 def remove_stale_partials(shard: Shard) -> None:
     """Delete what a killed run left of this shard (``.NAME.XXXX.partial`` directories)."""
-    for leftover in shard.dest.parent.glob(f".{shard.dest.name}.*.partial"):
+    for leftover in shard.dest.parent.glob(_partial_pattern(shard.dest.name)):
         shutil.rmtree(leftover, ignore_errors=True)
+
+
+def holds_shards(directory: Path) -> bool:
+    """Whether an existing directory can take a sharded run's output without a trailing slash.
+
+    True when it is empty or holds what sharded runs write there: finished shards (``NAME.ngidx``
+    indexes), the ``.partial`` leftovers of killed ones, or a merged ``dataset.json``.
+    """
+    if not any(directory.iterdir()) or (directory / DATASET).is_file():
+        return True
+    if any((shard / MANIFEST).is_file() for shard in directory.glob(f"*{SHARD_SUFFIX}")):
+        return True
+    return any(directory.glob(_partial_pattern(f"*{SHARD_SUFFIX}")))
+
+
+def _partial_pattern(name: str) -> str:
+    """The glob of the temporary directories an index named ``name`` is built in."""
+    return f".{name}.*.partial"

@@ -273,3 +273,78 @@ def test_outputs_never_clobber_inputs_or_existing_files(tmp_path):
     assert_one_line_error(run("export", str(index), "-o", str(keep), "--force"), 2, "not a per-layer export")
     assert (keep / "thesis.txt").read_text() == "important"
     assert_one_line_error(run("export", str(index), "-o", str(index), "--force"), 2, "its own index")
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["hash", "x.txt", "--token-format", "npy"], "--token-format applies only with --tokens FILE"),
+        (["hash", "x.txt", "--ray-address", "auto"], "--ray-address applies only with --engine ray"),
+        (["hash", "x.txt", "--save-format", "llmc"], "--save-format applies only with --save-tokens FILE"),
+        (
+            ["hash", "--tokens", "ids.npy", "--json-key", "text"],
+            "--json-key applies only to text INPUT files",
+        ),
+        (["hash", "--tokens", "ids.npy", "--add-eot", "--workers", "2"], "--add-eot, --workers apply only"),
+        (["hash", "--tokens", "ids.npy", "--vocab-size", "9", "--no-compress"], "--no-compress applies only"),
+        (["hash", "x.txt", "-o", "out/", "--engine", "ray", "--workers", "2"], "--workers applies only"),
+        (["tokenize", "x.txt", "--limit", "5"], "--limit applies only with --show or --json"),
+        (["tokenize", "x.txt", "--force"], "--force applies only with -o FILE"),
+        (["tokenize", "x.txt", "--show", "--canonical"], "--canonical applies only to printed or saved ids"),
+        (["vocab", "--force"], "--force applies only with --export FILE"),
+        (["inspect", "-", "--token-format", "npy"], "--token-format applies only to a token file"),
+    ],
+)
+def test_options_that_would_do_nothing_are_usage_errors(tmp_path, args, fragment):
+    (tmp_path / "x.txt").write_text("some text")
+    np.save(tmp_path / "ids.npy", np.arange(5, dtype=np.uint32))
+    result = run(*args, cwd=tmp_path)
+    assert_one_line_error(result, 2, fragment)
+    assert len(result.stderr.decode().strip().splitlines()) == 1
+    assert "drop " in result.stderr.decode()  # the fix
+    assert not (tmp_path / "x.txt.ngidx").exists() and not (tmp_path / "out").exists()
+
+
+def test_a_repeated_input_is_refused(tmp_path):
+    data = b"read me once"
+    result = run("hash", "-", "-", "-o", str(tmp_path / "o"), stdin=data)
+    assert_one_line_error(result, 2, "input stdin (-) is given twice")
+    (tmp_path / "a.txt").write_bytes(data)
+    result = run("hash", "a.txt", "./a.txt", "-o", "o", cwd=tmp_path)
+    assert_one_line_error(result, 2, "input ./a.txt is given twice (also as a.txt)")
+    assert_one_line_error(run("tokenize", "a.txt", "a.txt", cwd=tmp_path), 2, "input a.txt is given twice")
+    assert not (tmp_path / "o").exists()
+
+
+def test_explain_shows_the_first_tokens_of_a_long_text():
+    text = "word " * 99 + "end"  # 100 tokens
+    args = ("explain", text, "--heads", "1", "--layers", "1")
+    result = run(*args)
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.decode().count("\ntoken ") == 64 and "token 63:" in result.stdout.decode()
+    assert "36 tokens of 100 left out" in result.stderr.decode() and "--limit 0" in result.stderr.decode()
+    report = json.loads(run(*args, "--json", "--limit", "5").stdout)
+    assert report["truncated"] is True and report["num_tokens"] == 100 and len(report["tokens"]) == 5
+    everything = run(*args, "--json", "--limit", "0")
+    report = json.loads(everything.stdout)
+    assert report["truncated"] is False and len(report["tokens"]) == 100 and everything.stderr == b""
+
+
+def test_hash_says_when_the_pad_id_was_defaulted(tmp_path):
+    np.save(tmp_path / "ids.npy", np.arange(50, dtype=np.uint32))
+    args = ("hash", "--tokens", str(tmp_path / "ids.npy"), "--vocab-size", "100", "--force")
+    result = run(*args, "-o", str(tmp_path / "a"))
+    assert result.returncode == 0, result.stderr.decode()
+    assert (
+        "canonical pad id is 0 by default" in result.stderr.decode() and "--pad-id" in result.stderr.decode()
+    )
+    chosen = run(*args, "-o", str(tmp_path / "b"), "--pad-id", "7")
+    assert chosen.returncode == 0 and b"pad id" not in chosen.stderr
+    assert open_index(tmp_path / "b").spec.pad_id == 7
+    named = run("hash", "-", "-o", str(tmp_path / "c"), stdin=b"a tokenizer names its pad")
+    assert named.returncode == 0 and b"pad id" not in named.stderr
+
+
+def test_bench_has_no_short_option_for_tokens():
+    result = run("bench", "-n", "1000")
+    assert result.returncode == 2 and b"No such option: -n" in result.stderr

@@ -193,6 +193,15 @@ def test_spec_save_show_and_lint(files, tmp_path):
         (("spec", "lint", "{index}", "--heads", "2"), 2, "drop --heads"),
         (("spec", "save", "{a}", "--vocab-size", "9"), 2, "already exists"),
         (("spec", "show", "--vocab-size", "9", "--tokenizer", "bytes"), 2, "one of --vocab-size"),
+        (("collisions", "{a}", "--force"), 2, "--force applies only with --plot or --save-types"),
+        (("collisions", "{ids}", "--vocab-size", "300", "--json-key", "t"), 2, "--json-key applies only"),
+        (("collisions", "{ids}", "--vocab-size", "300", "--no-compress"), 2, "--no-compress applies only"),
+        (("collisions", "{a}", "{b}", "--token-format", "npy"), 2, "--token-format applies only"),
+        (("collisions", "{index}", "--doc-sep", "x"), 2, "--doc-sep applies only to text input"),
+        (("collisions", "{a}", "{a}"), 2, "is given twice"),
+        (("spec", "lint", "--dim", "32"), 2, "--dim applies only with --hidden-size too"),
+        (("spec", "show", "--vocab-size", "9", "--no-compress"), 2, "--no-compress applies only"),
+        (("spec", "lint", "{index}", "--no-compress"), 2, "drop --no-compress"),
     ],
 )
 def test_bad_options_are_one_line_errors(files, args, code, fragment):
@@ -200,3 +209,13 @@ def test_bad_options_are_one_line_errors(files, args, code, fragment):
     err = result.stderr.decode()
     assert result.returncode == code, err
     assert "Traceback" not in err and fragment in err, err
+
+
+def test_counting_options_do_not_apply_to_saved_partial_counts(files, tmp_path):
+    parts = tmp_path / "a.ngtypes.npz"
+    made = run("collisions", files["a"], "--tokenizer", "bytes", "--save-types", parts, "--json")
+    assert made.returncode == 0, made.stderr.decode()
+    result = run("collisions", parts, "--max-tokens", "10", "--boundary", "reset")
+    err = result.stderr.decode()
+    assert result.returncode == 2 and "Traceback" not in err, err
+    assert "--boundary, --max-tokens apply only to counting, not to saved partial counts: drop them" in err

@@ -80,3 +80,16 @@ def test_nanogpt_with_bytes_and_inspect(docs, tmp_path):
     assert report["kind"] == "token file" and report["format"] == "nanogpt" and report["dtype"] == "uint16"
     assert report["first_tokens"][:5] == list(b"first")
     assert "no document boundaries" in run("inspect", str(saved)).stdout.decode()
+
+
+def test_save_tokens_warns_when_the_format_drops_document_boundaries(docs, tmp_path):
+    args = ["hash", str(docs), "--json-key", "text", "--tokenizer", "bytes", "--save-tokens"]
+    lost = run(*args, str(tmp_path / "t.bin"), "--save-format", "llmc", "-o", str(tmp_path / "a"))
+    assert lost.returncode == 0, lost.stderr.decode()
+    warning = lost.stderr.decode().splitlines()[0]
+    assert warning.startswith("warning: ") and "(llmc) records no document boundaries" in warning
+    assert "4 documents read back as one" in warning and "datatrove or megatron" in warning
+    kept = run(*args, str(tmp_path / "t.ds"), "-o", str(tmp_path / "b"))
+    assert kept.returncode == 0 and b"warning" not in kept.stderr
+    quiet = run(*args, str(tmp_path / "q.npy"), "-o", str(tmp_path / "c"), "-q")
+    assert quiet.returncode == 0 and quiet.stderr == b""

@@ -75,7 +75,7 @@ def test_sharded_run_resume_and_merge(parts, tmp_path):
     (out / ".p1.txt.ngidx.abc123.partial").mkdir()
     resumed = run("hash", pattern, "-o", f"{out}/", "--resume", *SPEC_ARGS)
     assert resumed.returncode == 0, resumed.stderr.decode()
-    assert b"skipping 3 finished shard(s) of 5" in resumed.stderr
+    assert b"skipping 3 finished shards of 5" in resumed.stderr
     assert not list(out.glob(".*.partial"))
     merged = run("merge", str(out), "--json")
     assert merged.returncode == 0, merged.stderr.decode()
@@ -155,3 +155,53 @@ def test_stale_or_incomplete_datasets_are_detected(parts, tmp_path):
     shutil.rmtree(out / "p1.txt.ngidx")
     missing = run("inspect", str(out))
     assert missing.returncode == 1 and b"is missing" in missing.stderr
+
+
+def test_an_existing_directory_becomes_shards_only_when_it_is_empty_or_holds_shards(parts, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "thesis.txt").write_text("important")
+    pattern = str(parts / "p[01].txt")
+    refused = run("hash", pattern, "-o", str(home), *SPEC_ARGS)
+    assert refused.returncode == 2 and b"Traceback" not in refused.stderr
+    assert b"add a trailing slash (-o " in refused.stderr and b"choose a new name" in refused.stderr
+    assert sorted(p.name for p in home.iterdir()) == ["thesis.txt"]
+    assert run("hash", pattern, "-o", f"{home}/", "-q", *SPEC_ARGS).returncode == 0  # the slash says so
+    assert (home / "p1.txt.ngidx" / "manifest.json").is_file()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run("hash", pattern, "-o", str(empty), "-q", *SPEC_ARGS).returncode == 0
+    assert sorted(p.name for p in empty.iterdir()) == ["p0.txt.ngidx", "p1.txt.ngidx"]
+    resumed = run("hash", str(parts / "*.txt"), "-o", str(empty), "--resume", "-q", *SPEC_ARGS)
+    assert resumed.returncode == 0, resumed.stderr.decode()  # it holds shards now
+    assert len(list(empty.glob("*.ngidx"))) == 5
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    (killed / ".p0.txt.ngidx.abc123.partial").mkdir()  # all a killed run left behind
+    assert run("hash", pattern, "-o", str(killed), "-q", *SPEC_ARGS).returncode == 0
+    assert sorted(p.name for p in killed.iterdir()) == ["p0.txt.ngidx", "p1.txt.ngidx"]
+
+
+def test_a_worker_without_inputs_says_so_and_succeeds(parts, tmp_path):
+    out = tmp_path / "idle"
+    args = ["hash", str(parts / "p[012].txt"), "-o", f"{out}/", "--shard-index", "4", "--num-shards", "5"]
+    result = run(*args, *SPEC_ARGS)
+    assert result.returncode == 0, result.stderr.decode()
+    assert b"worker 4 of 5" in result.stderr and b"only 3 inputs" in result.stderr
+    assert not out.exists()
+    report = run(*args, "--json", *SPEC_ARGS)
+    assert report.returncode == 0, report.stderr.decode()
+    assert json.loads(report.stdout) == {"shards": [], "shard_index": 4, "num_shards": 5, "num_inputs": 3}
+    quiet = run(*args, "-q", *SPEC_ARGS)
+    assert quiet.returncode == 0 and quiet.stderr == b""
+
+
+def test_counts_agree_with_their_nouns(parts, tmp_path):
+    out = tmp_path / "one"
+    assert run("hash", str(parts / "p0.txt"), "-o", f"{out}/", "-q", *SPEC_ARGS).returncode == 0
+    merged = run("merge", str(out))
+    assert merged.returncode == 0, merged.stderr.decode()
+    assert b": 1 shard, " in merged.stderr and b"tokens, 1 document, " in merged.stderr
+    (tmp_path / "a.txt").write_text("a")
+    single = run("hash", str(tmp_path / "a.txt"), "-o", str(tmp_path / "a.ngidx"), *SPEC_ARGS)
+    assert b": 1 token, 1 document, " in single.stderr

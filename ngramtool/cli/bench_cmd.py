@@ -9,7 +9,7 @@ import typer
 from ..backends import choose_backend
 from ..benchmarking import BenchReport, default_backends, run_bench
 from ..spec import HashSpec
-from .common import JsonOpt, SpecFileOpt, load_spec_file, print_json, stderr, stdout
+from .common import JsonOpt, SpecFileOpt, load_spec_file, plural, print_json, stderr, stdout
 
 HELP = """Measure every hashing backend against the torch reference and the copy bandwidth.
 
@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
 
 
 def bench_command(
-    tokens: Annotated[int, typer.Option("--tokens", "-n", help="Tokens per run.", min=1)] = 10_000_000,
+    tokens: Annotated[int, typer.Option("--tokens", help="Tokens per run.", min=1)] = 10_000_000,
     backends: Annotated[
         list[str] | None,
         typer.Option(
@@ -83,7 +83,7 @@ def render(report: BenchReport) -> str:
     spec = report.spec
     row_bytes = spec.num_layers * spec.num_columns * spec.row_dtype.itemsize
     lines = [
-        f"ngramtool bench: {report.tokens:,} tokens on {report.device} ({report.device_name})",
+        f"ngramtool bench: {plural(report.tokens, 'token')} on {report.device} ({report.device_name})",
         f"spec: N={spec.max_ngram}, K={spec.heads}, layers {list(spec.layer_ids)}, "
         f"{row_bytes} row bytes/token ({spec.row_dtype.name})",
         f"memory copy bandwidth: {report.copy_bytes_per_second / 1e9:.1f} GB/s read + written",
@@ -106,7 +106,7 @@ def render(report: BenchReport) -> str:
         lines.append("(no reference: torch is not installed; pip install 'ngramtool[torch]')")
     elif report.reference.tokens < report.tokens:
         first = report.reference.tokens
-        lines.append(f"(the reference ran on the first {first:,} tokens; rates are per token)")
+        lines.append(f"(the reference ran on the first {plural(first, 'token')}; rates are per token)")
     return "\n".join(lines)
 
 

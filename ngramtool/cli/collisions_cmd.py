@@ -33,6 +33,7 @@ from ..spec import HashSpec
 from ..textio import input_size
 from ..vocab import identity_vocab
 from .common import (
+    TEXT_INPUT_OPTIONS,
     DocSepOpt,
     ErrorsOpt,
     ForceOpt,
@@ -54,16 +55,21 @@ from .common import (
     WorkersOpt,
     byte_progress,
     check_output_file,
+    given_options,
+    option_name,
     parse_int_list,
+    plural,
     print_json,
     print_table,
+    refuse_idle_options,
+    refuse_repeated_inputs,
     resolve_vocab,
     show_progress,
     status,
     stdout,
     worker_count,
 )
-from .spec_cmd import SPEC_OPTION_NAMES, given_options, option_name
+from .spec_cmd import SPEC_OPTION_NAMES
 
 DEFAULT_TOKENIZER = "cl100k_base"
 TOKEN_SUFFIXES = (".npy", ".bin", ".ds")
@@ -189,6 +195,9 @@ def collisions_command(
     """Analyse the collisions of INPUT."""
     if boundary not in ("none", "reset"):
         raise UsageError(f"--boundary must be 'none' or 'reset' (got {boundary!r})")
+    refuse_repeated_inputs(inputs or [])
+    if plot is None and save_types is None:
+        refuse_idle_options(ctx, ["force"], "with --plot or --save-types (the files it may replace)")
     sweep = sorted(set(parse_int_list(table, "--table"))) if table is not None else []
     options = SpecOptions(max_ngram, heads, layers, seed=seed, pad_id=pad_id, spec_file=spec_file)
     read = _InputOptions(
@@ -226,7 +235,7 @@ def collisions_command(
         save_partial_types(save_types, types, meta)
     if tokens == 0:
         raise NgramToolError("the input holds no tokens: nothing to analyse")
-    with status(f"analysing {len(specs)} table size(s)", not quiet):
+    with status(f"analysing {plural(len(specs), 'table size')}", not quiet):
         reports = sweep_collisions(types, specs)
     finished = time.perf_counter()
     data = {
@@ -263,10 +272,15 @@ def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) 
     """Classify INPUT (text, index directory, token file) and set up its chunks and spec."""
     inputs, tokens_file = read.inputs, read.tokens_file
     if inputs and all(name.endswith(PARTS_SUFFIX) for name in inputs):
+        counting = ["tokens_file", "token_format", "vocab_size", "tokenizer", "no_compress", "boundary"]
+        refuse_idle_options(
+            ctx, [*counting, *TEXT_INPUT_OPTIONS, "max_tokens"], "to counting, not to saved partial counts"
+        )
         return _parts_source(ctx, read, options)
     if tokens_file is not None and inputs:
         raise UsageError("give INPUT or --tokens FILE, not both")
     if tokens_file is None and len(inputs) == 1 and Path(inputs[0]).is_dir():
+        refuse_idle_options(ctx, TEXT_INPUT_OPTIONS, "to text input, not to an index")
         return _index_source(ctx, Path(inputs[0]))
     if tokens_file is None and len(inputs) == 1 and (read.token_format or _looks_like_tokens(inputs[0])):
         tokens_file, inputs = Path(inputs[0]), []
@@ -274,7 +288,12 @@ def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) 
         raise UsageError("give text INPUT files (or -), an index directory, or a token file")
     if any(Path(i).is_dir() or _looks_like_tokens(i) for i in inputs):
         raise UsageError("an index directory or a token file is analysed alone: give just that one INPUT")
+    if tokens_file is not None:
+        refuse_idle_options(ctx, TEXT_INPUT_OPTIONS, "to text input, not to a token file")
+    else:
+        refuse_idle_options(ctx, ["token_format"], "to a token file (--tokens FILE or one INPUT)")
     if tokens_file is not None and read.tokenizer is None and read.vocab_size is not None:
+        refuse_idle_options(ctx, ["no_compress"], "with a tokenizer, and --vocab-size replaces it")
         tok, vocab = None, identity_vocab(read.vocab_size)
     else:
         if read.vocab_size is not None:
@@ -320,8 +339,6 @@ def _parts_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions)
     the pad always come from the parts).
     """
     paths = [Path(name) for name in read.inputs]
-    if len({p.resolve() for p in paths}) != len(paths):
-        raise UsageError("a partial count file is given twice: it would be counted twice")
     meta = load_types(paths[0])[1]
     explicit = given_options(ctx) & (set(SPEC_OPTION_NAMES) - {"table"})
     if options.spec_file is not None:
@@ -360,7 +377,7 @@ def _index_source(ctx: typer.Context, path: Path) -> _Source:
     carried = {*SPEC_OPTION_NAMES, "boundary", "tokenizer", "no_compress", "vocab_size", "token_format"}
     clash = given_options(ctx) & (carried - {"table"})
     if clash:
-        names = ", ".join(option_name(c) for c in sorted(clash))
+        names = ", ".join(option_name(ctx, c) for c in sorted(clash))
         raise UsageError(
             f"{path} is an index: it carries its own spec, vocabulary and boundary; drop {names}"
         )
@@ -433,13 +450,14 @@ def _share(value: float) -> str:
 def _render(data: dict[str, Any], reports: list[CollisionReport]) -> None:
     source, spec = data["input"], reports[0].spec
     stdout.print(
-        f"[bold]{source['tokens']:,}[/] tokens in {source['documents']:,} document(s) from "
+        f"[bold]{plural(source['tokens'], 'token')}[/] in {plural(source['documents'], 'document')} from "
         f"{', '.join(source['sources'])}; tokenizer {data['tokenizer']}, V'={data['vocab_size']:,}, "
         f"boundary {source['boundary']}"
     )
     stdout.print(
-        f"N={spec.max_ngram}, K={spec.heads} heads per order, layers {list(spec.layer_ids)}: "
-        f"{spec.max_ngram - 1} orders x {spec.heads} heads = {spec.num_columns} tables per layer"
+        f"N={spec.max_ngram}, K={plural(spec.heads, 'head')} per order, layers {list(spec.layer_ids)}: "
+        f"{plural(spec.max_ngram - 1, 'order')} x {plural(spec.heads, 'head')} = "
+        f"{plural(spec.num_columns, 'table')} per layer"
     )
     orders = Table(title="distinct n-grams", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for name in ("n", "distinct n-grams (types)", "occurrences", "types / occurrences"):

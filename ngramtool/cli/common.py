@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,6 +143,68 @@ def _integer(text: str) -> int:
     return int(value)
 
 
+TEXT_INPUT_OPTIONS = ("json_key", "doc_sep", "errors", "add_eot", "workers")
+"""Parameters that only change how text is read and tokenized."""
+
+
+def given_options(ctx: typer.Context) -> set[str]:
+    """Names of the parameters the user set on the command line (or through the environment)."""
+    # By name: typer ships its own copy of click, whose ParameterSource is not click's.
+    explicit = ("COMMANDLINE", "ENVIRONMENT")
+    return {name for name in ctx.params if getattr(ctx.get_parameter_source(name), "name", None) in explicit}
+
+
+def option_name(ctx: typer.Context, parameter: str) -> str:
+    """The command-line spelling of a parameter: its long option (``tokens_file`` -> ``--tokens``)."""
+    param = next(p for p in ctx.command.params if p.name == parameter)
+    return max(param.opts, key=len)
+
+
+def refuse_idle_options(
+    ctx: typer.Context, parameters: Iterable[str], applies: str, alternative: str | None = None
+) -> None:
+    """Refuse the ``parameters`` given on the command line: here they would do nothing.
+
+    The usage error reads ``--x applies only <applies>: drop it[ or <alternative>]``.
+    """
+    explicit = given_options(ctx)
+    given = [name for name in parameters if name in explicit]
+    if not given:
+        return
+    names = ", ".join(option_name(ctx, name) for name in given)
+    verb, pronoun = ("applies", "it") if len(given) == 1 else ("apply", "them")
+    fix = f"drop {pronoun}" + (f" or {alternative}" if alternative else "")
+    raise UsageError(f"{names} {verb} only {applies}: {fix}")
+
+
+def refuse_repeated_inputs(inputs: Iterable[str]) -> None:
+    """Refuse an input named twice (``-`` twice, or two names of one file): it would be read twice."""
+    seen: dict[Any, str] = {}
+    for name in inputs:
+        key = _file_identity(name)
+        if key in seen:
+            shown = "stdin (-)" if name == "-" else name
+            alias = f" (also as {seen[key]})" if seen[key] != name else ""
+            raise UsageError(f"input {shown} is given twice{alias}: name each input once")
+        seen[key] = name
+
+
+def _file_identity(name: str) -> Any:
+    """What tells two inputs apart: the file itself (device and inode) when it exists, else the name."""
+    if name == "-":
+        return name
+    try:
+        info = os.stat(name)
+    except OSError:
+        return name
+    return info.st_dev, info.st_ino
+
+
+def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
+    """``1 shard``, ``3 shards``: the count (with thousands separators) and the noun in agreement."""
+    return f"{count:,} {noun if count == 1 else plural_noun or noun + 's'}"
+
+
 SPEC_FLAGS = {
     "--max-ngram": "max_ngram",
     "--heads": "heads",
@@ -195,10 +257,18 @@ class SpecOptions:
             vocab_size=size,
         )
 
+    def pad_defaulted(self, tokenizer: Tokenizer | None) -> bool:
+        """Whether nothing chose the pad (no --pad-id, --spec or tokenizer pad), so it is 0."""
+        return self.spec_file is None and self._raw_pad(tokenizer) is None
+
+    def _raw_pad(self, tokenizer: Tokenizer | None) -> int | None:
+        """--pad-id, else the tokenizer's pad or end-of-text id, else None."""
+        if self.pad_id is not None:
+            return self.pad_id
+        return tokenizer.pad_token_id if tokenizer is not None else None
+
     def _canonical_pad(self, vocab: CompressedVocab | None, tokenizer: Tokenizer | None) -> int:
-        raw = self.pad_id
-        if raw is None and tokenizer is not None:
-            raw = tokenizer.pad_token_id
+        raw = self._raw_pad(tokenizer)
         if raw is None:
             return 0
         if vocab is None:

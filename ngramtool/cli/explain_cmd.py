@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
 from ..errors import UsageError
 from ..explain import explain_text
+from ..spec import HashSpec
 from .common import (
     BackendOpt,
     DeviceOpt,
@@ -24,23 +25,26 @@ from .common import (
     TableOpt,
     TokenizerOpt,
     VerboseOpt,
+    plural,
     print_json,
     print_table,
     resolve_backend,
     resolve_vocab,
+    stderr,
     stdout,
 )
 
 HELP = """Show how each row number of a short text is computed.
 
 Per token: raw id -> canonical id -> window (oldest first) -> XOR mix -> mix mod prime
--> + column offset = row.
+-> + column offset = row. The first --limit tokens are shown (default 64; 0 for all).
 
 [bold]Examples[/]
 
   ngramtool explain "the horse"
   ngramtool explain "Only Alexander the Great" --tokenizer tokenizer.json --layer 1
   ngramtool explain "hello world" --heads 2 --table 1009 --json
+  ngramtool explain "$(head -c 2000 notes.txt)" --layer 1 --limit 0
 """
 
 
@@ -64,6 +68,7 @@ def explain_command(
     device: DeviceOpt = None,
     verbose: VerboseOpt = False,
     layer: Annotated[int | None, typer.Option("--layer", help="Show only this Engram layer id.")] = None,
+    limit: Annotated[int, typer.Option("--limit", help="Tokens shown (0: all).", min=0)] = 64,
     as_json: JsonOpt = False,
 ) -> None:
     """Explain the rows of TEXT."""
@@ -73,14 +78,35 @@ def explain_command(
         raise UsageError(f"--layer {layer} is not one of the Engram layers {list(spec.layer_ids)} (--layers)")
     choice = resolve_backend(backend, device, verbose)
     records = explain_text(text, tok, vocab, spec, backend=choice.name, device=choice.device)
+    shown = records[:limit] if limit else records
     if layer is not None:
-        for record in records:
+        for record in shown:
             record["ngrams"] = [g for g in record["ngrams"] if g["layer"] == layer]
+    left_out = len(records) - len(shown)
     if as_json:
-        print_json({"spec": spec.to_dict(), "tokens": records})
-        return
+        print_json(
+            {
+                "spec": spec.to_dict(),
+                "num_tokens": len(records),
+                "limit": limit,
+                "truncated": left_out > 0,
+                "tokens": shown,
+            }
+        )
+    else:
+        _render(spec, len(records), shown)
+    if left_out:
+        stderr.print(
+            f"({plural(left_out, 'token')} of {len(records):,} left out after the first {len(shown):,}; "
+            "--limit 0 shows all)",
+            markup=False,
+        )
+
+
+def _render(spec: HashSpec, total: int, records: list[dict[str, Any]]) -> None:
+    """A header line, then one table per token: every value from raw id to row."""
     stdout.print(
-        f"{len(records)} token(s); N={spec.max_ngram}, K={spec.heads} heads per order, layers "
+        f"{plural(total, 'token')}; N={spec.max_ngram}, K={plural(spec.heads, 'head')} per order, layers "
         f"{list(spec.layer_ids)}, V'={spec.vocab_size}, canonical pad {spec.pad_id}"
     )
     for record in records:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -11,11 +12,13 @@ import typer
 
 from ..engines import ENGINES, run_ray
 from ..errors import UsageError
-from ..formats.index import timestamp
+from ..formats.index import MANIFEST, timestamp
+from ..formats.tokenfiles import FORMATS_WITH_DOCUMENTS
 from ..jobs import HashJob, input_bytes, job_vocab, run_hash_job
 from ..jobs import save_format as resolve_save_format
-from ..shards import expand_inputs, plan_shards, remove_stale_partials, shard_selection
+from ..shards import Shard, expand_inputs, holds_shards, plan_shards, remove_stale_partials, shard_selection
 from .common import (
+    TEXT_INPUT_OPTIONS,
     BackendOpt,
     DeviceOpt,
     DocSepOpt,
@@ -40,7 +43,10 @@ from .common import (
     WorkersOpt,
     byte_progress,
     check_output_file,
+    plural,
     print_json,
+    refuse_idle_options,
+    refuse_repeated_inputs,
     resolve_backend,
     show_progress,
     status,
@@ -78,6 +84,7 @@ def register(app: typer.Typer) -> None:
 
 
 def hash_command(
+    ctx: typer.Context,
     inputs: Annotated[
         list[str] | None, typer.Argument(help="Text files, or - for stdin.", show_default=False)
     ] = None,
@@ -87,7 +94,8 @@ def hash_command(
             "--output",
             "-o",
             help="Index directory (default: first INPUT + .ngidx); - for a stream on stdout; "
-            "DIR/ (trailing slash, or an existing non-index directory) for one shard per input file.",
+            "DIR/ (trailing slash, or an existing directory that is empty or holds shards) for one "
+            "shard per input file.",
         ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing index.")] = False,
@@ -152,10 +160,15 @@ def hash_command(
     inputs = expand_inputs(inputs or [])
     if bool(inputs) == (tokens_file is not None):
         raise UsageError("give text INPUT files (or -) or --tokens FILE, not both and not neither")
+    refuse_repeated_inputs(inputs)
     if boundary not in ("none", "reset"):
         raise UsageError(f"--boundary must be 'none' or 'reset' (got {boundary!r})")
     if engine not in ENGINES:
         raise UsageError(f"--engine must be one of {', '.join(ENGINES)} (got {engine!r})")
+    _refuse_idle_options(ctx, tokens_file, tokenizer, vocab_size, save_tokens, engine)
+    sharded = _is_sharded(output)
+    if not sharded and (shard_index is not None or num_shards is not None or resume or engine != "local"):
+        raise UsageError("--shard-index, --num-shards, --resume and --engine apply to sharded runs: -o DIR/")
     choice = resolve_backend(backend, device, verbose)
     if tokens_file is not None and tokenizer is None and vocab_size is None:
         tokenizer = DEFAULT_TOKENIZER
@@ -185,69 +198,115 @@ def hash_command(
     )
     with status("preparing the vocabulary", not quiet):
         tok, vocab = job_vocab(template)
-    spec = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file).build(vocab, tok)
+    options = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file)
+    spec = options.build(vocab, tok)
     template = dataclasses.replace(template, spec_json=spec.to_json())
     if save_tokens is not None:  # checked before any work is done
         check_output_file(save_tokens, force, inputs, what="--save-tokens file")
         template = dataclasses.replace(
             template, save_format=resolve_save_format(str(save_tokens), save_format, vocab.raw_size)
         )
-    sharded = output is not None and (
-        output.endswith("/") or (Path(output).is_dir() and not (Path(output) / "manifest.json").exists())
-    )
     if sharded:
-        summaries = _run_sharded(
-            template,
-            Path(output),
-            shard_index,
-            num_shards,
-            resume,
-            spec.fingerprint,
-            quiet,
-            engine,
-            ray_address,
+        index, count = shard_selection(shard_index, num_shards)
+        shards = _plan_sharded(template, Path(output), index, count, resume, spec.fingerprint)
+        if not shards:
+            _report_idle_worker(index, count, len(inputs), as_json, quiet)
+            return
+        Path(output).mkdir(parents=True, exist_ok=True)
+        summaries = _run_sharded(template, shards, quiet, engine, ray_address)
+        to_stderr = False
+    else:
+        sources = [str(tokens_file)] if tokens_file is not None else inputs
+        dest = output if output is not None else str(_default_output(sources[0]))
+        summaries = _run_with_progress([dataclasses.replace(template, dest=dest)], quiet)
+        to_stderr = dest == "-"
+        if not quiet:
+            _warn_lost_boundaries(template, summaries[0])
+    _report(summaries, as_json, quiet, to_stderr=to_stderr)
+    if not (quiet or as_json) and options.pad_defaulted(tok):
+        stderr.print(
+            f"note: the canonical pad id is {spec.pad_id} by default (no tokenizer names a pad); "
+            "pass --pad-id to choose it",
+            markup=False,
         )
-        _report(summaries, as_json, quiet, to_stderr=False)
-        return
-    if shard_index is not None or num_shards is not None or resume or engine != "local":
-        raise UsageError("--shard-index, --num-shards, --resume and --engine apply to sharded runs: -o DIR/")
-    sources = [str(tokens_file)] if tokens_file is not None else inputs
-    dest = output if output is not None else str(_default_output(sources[0]))
-    job = dataclasses.replace(template, dest=dest)
-    summary = _run_with_progress([job], quiet)[0]
-    _report([summary], as_json, quiet, to_stderr=dest == "-")
 
 
-def _run_sharded(
+def _refuse_idle_options(
+    ctx: typer.Context,
+    tokens_file: Path | None,
+    tokenizer: str | None,
+    vocab_size: int | None,
+    save_tokens: Path | None,
+    engine: str,
+) -> None:
+    """Options that would do nothing with the others given are usage errors."""
+    if tokens_file is None:
+        refuse_idle_options(ctx, ["token_format"], "with --tokens FILE", "add --tokens FILE")
+    else:
+        refuse_idle_options(ctx, TEXT_INPUT_OPTIONS, "to text INPUT files, not to --tokens")
+        if tokenizer is None and vocab_size is not None:
+            refuse_idle_options(ctx, ["no_compress"], "with a tokenizer, and --vocab-size replaces it")
+    if save_tokens is None:
+        refuse_idle_options(ctx, ["save_format"], "with --save-tokens FILE", "add --save-tokens FILE")
+    if engine != "ray":
+        refuse_idle_options(ctx, ["ray_address"], "with --engine ray", "add --engine ray")
+    else:
+        refuse_idle_options(ctx, ["workers"], "to the local engine (each Ray task tokenizes on one thread)")
+
+
+def _is_sharded(output: str | None) -> bool:
+    """Whether -o asks for one shard per input: a trailing slash, or an existing directory that is
+    empty or already holds shards. Any other existing directory that is not an index is refused, so
+    that a mistyped -o never scatters shards into it."""
+    if output is None or output == "-":
+        return False
+    if output.endswith(("/", os.sep)):
+        return True
+    path = Path(output)
+    if not path.is_dir() or (path / MANIFEST).exists():
+        return False
+    if holds_shards(path):
+        return True
+    raise UsageError(
+        f"{output} is a directory that holds neither an index nor shards: for a sharded run into it, "
+        f"add a trailing slash (-o {output}/); for a single index, choose a new name"
+    )
+
+
+def _plan_sharded(
     template: HashJob,
     out_dir: Path,
-    shard_index: int | None,
-    num_shards: int | None,
+    shard_index: int,
+    num_shards: int,
     resume: bool,
     spec_fingerprint: str,
-    quiet: bool,
-    engine: str,
-    ray_address: str | None,
-) -> list[dict[str, Any]]:
+) -> list[Shard]:
+    """This worker's shards (finished ones marked when resuming)."""
     if template.tokens_file is not None or template.save_tokens is not None:
         raise UsageError("a sharded run hashes text files: --tokens and --save-tokens make one index")
-    index, count = shard_selection(shard_index, num_shards)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    shards = plan_shards(
+    return plan_shards(
         list(template.inputs),
         out_dir,
-        shard_index=index,
-        num_shards=count,
+        shard_index=shard_index,
+        num_shards=num_shards,
         spec_fingerprint=spec_fingerprint,
         resume=resume,
         force=template.force,
     )
+
+
+def _run_sharded(
+    template: HashJob, shards: list[Shard], quiet: bool, engine: str, ray_address: str | None
+) -> list[dict[str, Any]]:
+    """Hash the shards not finished yet, locally or as Ray tasks."""
     todo = [shard for shard in shards if not shard.done]
     for shard in todo:
         remove_stale_partials(shard)
     jobs = [dataclasses.replace(template, inputs=(s.source,), dest=str(s.dest)) for s in todo]
     if not quiet and len(todo) < len(shards):
-        stderr.print(f"skipping {len(shards) - len(todo)} finished shard(s) of {len(shards)}", markup=False)
+        stderr.print(
+            f"skipping {plural(len(shards) - len(todo), 'finished shard')} of {len(shards):,}", markup=False
+        )
     if engine == "ray":
         # Ray parallelizes across shards: one tokenizer thread per task.
         jobs = [dataclasses.replace(job, workers=1) for job in jobs]
@@ -255,6 +314,35 @@ def _run_sharded(
             task = bar.add_task("hashing shards on Ray", total=len(jobs))
             return run_ray(jobs, ray_address, on_done=lambda _summary: bar.advance(task))
     return _run_with_progress(jobs, quiet)
+
+
+def _report_idle_worker(
+    shard_index: int, num_shards: int, num_inputs: int, as_json: bool, quiet: bool
+) -> None:
+    """Say that this worker's selection is empty (array jobs may have more workers than inputs)."""
+    if as_json:
+        print_json(
+            {"shards": [], "shard_index": shard_index, "num_shards": num_shards, "num_inputs": num_inputs}
+        )
+    elif not quiet:
+        stderr.print(
+            f"nothing to do: worker {shard_index} of {num_shards} takes inputs {shard_index}, "
+            f"{shard_index + num_shards}, ... (0-based) and there {'is' if num_inputs == 1 else 'are'} "
+            f"only {plural(num_inputs, 'input')}",
+            markup=False,
+        )
+
+
+def _warn_lost_boundaries(job: HashJob, summary: dict[str, Any]) -> None:
+    """Warn when --save-tokens wrote several documents in a format that records no boundaries."""
+    if job.save_tokens is None or job.save_format in FORMATS_WITH_DOCUMENTS or summary["num_documents"] < 2:
+        return
+    keep = " or ".join(sorted(FORMATS_WITH_DOCUMENTS))
+    stderr.print(
+        f"warning: {job.save_tokens} ({job.save_format}) records no document boundaries: its "
+        f"{summary['num_documents']:,} documents read back as one; --save-format {keep} keeps them",
+        markup=False,
+    )
 
 
 def _run_with_progress(jobs: list[HashJob], quiet: bool) -> list[dict[str, Any]]:
@@ -283,8 +371,8 @@ def _report(summaries: list[dict[str, Any]], as_json: bool, quiet: bool, *, to_s
     hard_cuts = sum(s["unsafe_text_cuts"] for s in summaries)
     if hard_cuts:
         stderr.print(
-            f"warning: {hard_cuts} text cut(s) fell inside very long runs without spaces or line breaks; "
-            "the ids at those cuts may differ from tokenizing the text whole",
+            f"warning: {plural(hard_cuts, 'text cut')} fell inside very long runs without spaces or "
+            "line breaks; the ids at those cuts may differ from tokenizing the text whole",
             markup=False,
         )
     if as_json:
@@ -294,10 +382,10 @@ def _report(summaries: list[dict[str, Any]], as_json: bool, quiet: bool, *, to_s
         return
     for summary in summaries:
         rate = f" ({_rate(summary['tokens_per_second'])})" if summary["tokens_per_second"] else ""
-        docs = summary["num_documents"]
         target = "a stream to stdout" if summary["output"] == "-" else summary["output"]
         stderr.print(
-            f"wrote {target}: {summary['num_tokens']:,} tokens, {docs:,} document{'s' if docs != 1 else ''}, "
+            f"wrote {target}: {plural(summary['num_tokens'], 'token')}, "
+            f"{plural(summary['num_documents'], 'document')}, "
             f"rows {summary['rows_dtype']} {summary['rows_shape']} in {summary['seconds']:.2f} s{rate}",
             markup=False,
         )

@@ -16,7 +16,7 @@ from ..formats.stream import MAGIC as STREAM_MAGIC
 from ..formats.stream import is_stream, read_stream
 from ..formats.tokenfiles import TOKEN_FORMATS, open_token_file
 from ..spec import HashSpec
-from .common import JsonOpt, binary_input, print_json, stdout
+from .common import JsonOpt, binary_input, plural, print_json, print_table, refuse_idle_options, stdout
 
 HELP = """Show what an index, a merged dataset, a stream or a token file holds.
 
@@ -38,6 +38,7 @@ def register(app: typer.Typer) -> None:
 
 
 def inspect_command(
+    ctx: typer.Context,
     path: Annotated[
         str, typer.Argument(help="Index directory, stream file, token file, or - for a stream on stdin.")
     ],
@@ -48,6 +49,8 @@ def inspect_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Inspect PATH."""
+    if path == "-" or any((Path(path) / name).is_file() for name in (MANIFEST, DATASET)):
+        refuse_idle_options(ctx, ["token_format"], "to a token file, not to an index, a dataset or a stream")
     report = _inspect(path, rows, token_format)
     if as_json:
         print_json(report)
@@ -145,28 +148,27 @@ def _render(report: dict[str, Any]) -> None:
         f"{report['path']}  ({report['format']} {report['format_version']}, "
         f"ngramtool {report['tool_version']}, {report['created']})",
     )
-    docs = report["num_documents"]
-    info.add_row("tokens", f"{report['num_tokens']:,} in {docs:,} document{'s' if docs != 1 else ''}")
+    info.add_row("tokens", _counts(report))
     tok = report["tokenizer"]
     info.add_row("tokenizer", f"{tok.get('name')} (fingerprint {str(tok.get('fingerprint'))[:16]})")
     vocab = report["vocab"]
     kind = "compressed" if vocab["compressed"] else "identity"
     info.add_row(
         "vocabulary",
-        f"V' = {vocab['size']:,} canonical ids of {vocab['raw_size']:,} ({kind}; "
+        f"V' = {plural(vocab['size'], 'canonical id')} of {vocab['raw_size']:,} ({kind}; "
         f"fingerprint {vocab['fingerprint'][:16]})",
     )
     info.add_row(
         "spec",
-        f"N={spec['max_ngram']}, layers {spec['layer_ids']}: {orders} order{'s' if orders != 1 else ''} x "
-        f"{spec['heads']} heads = {spec['tables_per_layer']} tables per layer; "
+        f"N={spec['max_ngram']}, layers {spec['layer_ids']}: {plural(orders, 'order')} x "
+        f"{plural(spec['heads'], 'head')} = {plural(spec['tables_per_layer'], 'table')} per layer; "
         f"base sizes {spec['table_sizes']}, seed {spec['seed']}, pad {spec['pad_id']} "
         f"(fingerprint {spec['fingerprint'][:16]})",
     )
     info.add_row(
         "tables",
         ", ".join(
-            f"layer {lid}: {n:,} rows"
+            f"layer {lid}: {plural(n, 'row')}"
             for lid, n in zip(spec["layer_ids"], spec["rows_per_layer"], strict=True)
         ),
     )
@@ -182,9 +184,9 @@ def _render(report: dict[str, Any]) -> None:
             + ", ".join(s["path"] for s in report["shards"][:6])
             + (" ..." if len(report["shards"]) > 6 else ""),
         )
-    stdout.print(info)
+    print_table(info)
     if report["first"]:
-        grid = Table(title=f"first {len(report['first'])} token(s)", title_justify="left")
+        grid = Table(title=f"first {plural(len(report['first']), 'token')}", title_justify="left")
         for name in ("t", "token", "layer", "rows (column (n-2)*K + head)"):
             grid.add_column(name, justify="left" if name.startswith("rows") else "right")
         for entry in report["first"]:
@@ -198,15 +200,19 @@ def _render(report: dict[str, Any]) -> None:
         stdout.print(grid)
 
 
+def _counts(report: dict[str, Any]) -> str:
+    """``158,122 tokens in 1 document``."""
+    return f"{plural(report['num_tokens'], 'token')} in {plural(report['num_documents'], 'document')}"
+
+
 def _render_token_file(report: dict[str, Any]) -> None:
     info = Table.grid(padding=(0, 2))
     info.add_column(style="bold")
     info.add_column()
-    docs = report["num_documents"]
     bounds = "" if report["document_boundaries"] else " (this format records no document boundaries)"
     info.add_row("token file", f"{report['path']}  ({report['format']}, {report['dtype']})")
-    info.add_row("tokens", f"{report['num_tokens']:,} in {docs:,} document{'s' if docs != 1 else ''}{bounds}")
+    info.add_row("tokens", _counts(report) + bounds)
     for name, size in report["files"].items():
-        info.add_row("file", f"{name}  {size:,} bytes")
+        info.add_row("file", f"{name}  {plural(size, 'byte')}")
     info.add_row("first ids", " ".join(map(str, report["first_tokens"])))
-    stdout.print(info)
+    print_table(info)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ..formats.dataset import DATASET, merge_shards
-from .common import JsonOpt, QuietOpt, print_json, stderr
+from .common import JsonOpt, QuietOpt, plural, print_json, stderr
 
 HELP = """Merge a directory of index shards into one dataset (writes DIR/dataset.json).
 
@@ -38,7 +38,8 @@ def merge_command(
         print_json(dataset)
     elif not quiet:
         stderr.print(
-            f"wrote {directory / DATASET}: {dataset['num_shards']} shards, {dataset['num_tokens']:,} tokens, "
-            f"{dataset['num_documents']:,} documents, spec {dataset['spec']['fingerprint'][:16]}",
+            f"wrote {directory / DATASET}: {plural(dataset['num_shards'], 'shard')}, "
+            f"{plural(dataset['num_tokens'], 'token')}, {plural(dataset['num_documents'], 'document')}, "
+            f"spec {dataset['spec']['fingerprint'][:16]}",
             markup=False,
         )

@@ -18,11 +18,13 @@ from .common import (
     MaxNgramOpt,
     SpecOptions,
     TableOpt,
+    given_options,
+    plural,
     print_json,
     print_table,
     stdout,
 )
-from .spec_cmd import DimOpt, build_spec, given_options
+from .spec_cmd import DimOpt, build_spec
 
 HELP = """Size an Engram memory from its layout alone, without a corpus.
 
@@ -136,7 +138,7 @@ def _render(name: str, report: SizeReport, data: dict[str, Any]) -> None:
             ", ".join(f"{int(r):,}" for r in spec.rows_per_layer),
             f"layers {list(spec.layer_ids)}",
         ),
-        ("rows", f"{report.rows:,}", f"{report.tables} tables"),
+        ("rows", f"{report.rows:,}", plural(report.tables, "table")),
         ("dim per head", f"{report.dim}", "values per row"),
         ("memory width e_t", f"{report.memory_width:,}", "per layer: (N-1) x K x dim"),
         ("parameters", f"{report.params:,}", _in_words(report.params)),

@@ -34,9 +34,13 @@ from .common import (
     SpecOptions,
     TableOpt,
     TokenizerOpt,
+    given_options,
     load_spec_file,
+    option_name,
+    plural,
     print_json,
     print_table,
+    refuse_idle_options,
     resolve_vocab,
     stderr,
     stdout,
@@ -109,13 +113,6 @@ def register(app: typer.Typer) -> None:
 
 
 # ------------------------------------------------------------------------------ resolution
-def given_options(ctx: typer.Context) -> set[str]:
-    """Names of the parameters the user set on the command line (or through the environment)."""
-    # By name: typer ships its own copy of click, whose ParameterSource is not click's.
-    explicit = ("COMMANDLINE", "ENVIRONMENT")
-    return {name for name in ctx.params if getattr(ctx.get_parameter_source(name), "name", None) in explicit}
-
-
 def build_spec(
     ctx: typer.Context,
     options: SpecOptions,
@@ -134,6 +131,8 @@ def build_spec(
     given = given_options(ctx)
     if vocab_size is not None and "tokenizer" in given:
         raise UsageError("--vocab-size replaces the tokenizer's V': give one of --vocab-size and --tokenizer")
+    if vocab_size is not None:
+        refuse_idle_options(ctx, ["no_compress"], "with a tokenizer, and --vocab-size replaces it")
     if options.spec_file is not None:
         vocab = resolve_vocab(tokenizer, no_compress)[1] if tokenizer and "tokenizer" in given else None
         return load_spec_file(options.spec_file, vocab)
@@ -199,7 +198,7 @@ def show_command(
         return
     stdout.print(
         f"[bold]HashSpec[/] {spec.fingerprint[:16]}: N={spec.max_ngram} (orders 2..{spec.max_ngram}), "
-        f"K={spec.heads} heads per order, layers {list(spec.layer_ids)}, "
+        f"K={plural(spec.heads, 'head')} per order, layers {list(spec.layer_ids)}, "
         f"base tables {list(spec.table_sizes)}, seed {spec.seed}, V'={spec.vocab_size:,}, "
         f"canonical pad {spec.pad_id}"
     )
@@ -309,9 +308,10 @@ def lint_command(
 ) -> None:
     """Warn about pitfalls, each with the reason and the fix; exit 1 when there is a finding."""
     if target is not None:
-        clash = sorted(given_options(ctx) & {*SPEC_OPTION_NAMES, "preset_name", "vocab_size", "tokenizer"})
+        recorded = {*SPEC_OPTION_NAMES, "preset_name", "vocab_size", "tokenizer", "no_compress"}
+        clash = sorted(given_options(ctx) & recorded)
         if clash:
-            names = ", ".join(option_name(c) for c in clash)
+            names = ", ".join(option_name(ctx, c) for c in clash)
             raise UsageError(f"TARGET carries its own constants; drop {names}")
         constants, label = _recorded_constants(target), str(target)
     else:
@@ -329,6 +329,11 @@ def lint_command(
         chosen = preset(preset_name)
         dim = dim if dim is not None else chosen.dim
         hidden_size = hidden_size if hidden_size is not None else chosen.hidden_size
+    if (dim is None) != (hidden_size is None):
+        missing = "--dim" if dim is None else "--hidden-size"
+        refuse_idle_options(
+            ctx, ["dim", "hidden_size"], f"with {missing} too (the check compares them)", f"add {missing}"
+        )
     findings = lint_constants(constants, dim=dim, hidden_size=hidden_size, types=types)
     if as_json:
         print_json({"target": label, "findings": [f.to_dict() for f in findings]})
@@ -336,13 +341,6 @@ def lint_command(
         _render_findings(label, findings)
     if findings:
         raise typer.Exit(1)
-
-
-def option_name(parameter: str) -> str:
-    """The command-line spelling of a parameter name."""
-    return "--" + {"preset_name": "preset", "spec_file": "spec", "tokens_file": "tokens"}.get(
-        parameter, parameter
-    ).replace("_", "-")
 
 
 def _recorded_constants(target: Path) -> HashConstants:
@@ -374,4 +372,4 @@ def _render_findings(label: str, findings: list[Finding]) -> None:
         stdout.print(f"[bold yellow]warning[/] [bold]{finding.code}[/]: {finding.message}")
         stdout.print(f"  [dim]why:[/] {finding.reason}")
         stdout.print(f"  [dim]fix:[/] {finding.fix}")
-    stdout.print(f"{label}: {len(findings)} finding(s)")
+    stdout.print(f"{label}: {plural(len(findings), 'finding')}")

@@ -24,7 +24,10 @@ from .common import (
     QuietOpt,
     TokenizerOpt,
     check_output_file,
+    plural,
     print_json,
+    refuse_idle_options,
+    refuse_repeated_inputs,
     resolve_vocab,
     stderr,
     stdout,
@@ -51,6 +54,7 @@ def register(app: typer.Typer) -> None:
 
 
 def tokenize_command(
+    ctx: typer.Context,
     inputs: Annotated[list[str], typer.Argument(help="Text files, or - for stdin.")],
     tokenizer: TokenizerOpt = "cl100k_base",
     no_compress: NoCompressOpt = False,
@@ -70,10 +74,17 @@ def tokenize_command(
     quiet: QuietOpt = False,
 ) -> None:
     """Tokenize INPUT...."""
+    refuse_repeated_inputs(inputs)
     if output is not None and (show or as_json):
         raise UsageError("-o saves the ids; combine it with neither --show nor --json")
     if output is not None:
         check_output_file(output, force, inputs)
+    else:
+        refuse_idle_options(ctx, ["force"], "with -o FILE", "add -o FILE")
+    if show or as_json:
+        refuse_idle_options(ctx, ["canonical"], "to printed or saved ids (--show and --json list both)")
+    else:
+        refuse_idle_options(ctx, ["limit"], "with --show or --json", "add --show")
     tok, vocab = resolve_vocab(tokenizer, no_compress, quiet=quiet)
     chunks = iter_token_chunks(inputs, tok, json_key=json_key, doc_sep=doc_sep, errors=errors)
     if output is not None:
@@ -84,7 +95,8 @@ def tokenize_command(
                 writer.append(ids)
                 count += chunk.tokens.shape[0]
         if not quiet:
-            stderr.print(f"wrote {count:,} {'canonical' if canonical else 'raw'} ids to {output}")
+            kind = "canonical id" if canonical else "raw id"
+            stderr.print(f"wrote {plural(count, kind)} to {output}")
         return
     if show or as_json:
         raw, more = _first_tokens(chunks, limit)
@@ -110,7 +122,7 @@ def tokenize_command(
         else:
             _render(records)
             if more:
-                stderr.print(f"(first {limit} tokens; --limit shows more)")
+                stderr.print(f"(first {plural(limit, 'token')}; --limit shows more)")
         return
     position = 0
     for chunk in chunks:
@@ -153,7 +165,7 @@ def _render(records: list[dict]) -> None:
         text.append(record["text"], style=styles[i % 2])
         text.append(separator)
     stdout.print(text)
-    grid = Table(title=f"{len(records)} token(s)", title_justify="left")
+    grid = Table(title=plural(len(records), "token"), title_justify="left")
     for name in ("#", "raw id", "text", "canonical", "normalized key"):
         grid.add_column(name, justify="right" if name in ("#", "raw id", "canonical") else "left")
     for i, record in enumerate(records):

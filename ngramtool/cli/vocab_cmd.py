@@ -16,7 +16,9 @@ from .common import (
     NoCompressOpt,
     TokenizerOpt,
     check_output_file,
+    plural,
     print_json,
+    refuse_idle_options,
     resolve_vocab,
     stdout,
 )
@@ -40,6 +42,7 @@ def register(app: typer.Typer) -> None:
 
 
 def vocab_command(
+    ctx: typer.Context,
     tokenizer: TokenizerOpt = "cl100k_base",
     no_compress: NoCompressOpt = False,
     top: Annotated[
@@ -55,6 +58,8 @@ def vocab_command(
     """Report the compressed vocabulary."""
     if export is not None:
         check_output_file(export, force, what="--export file")
+    else:
+        refuse_idle_options(ctx, ["force"], "with --export FILE", "add --export FILE")
     tok, vocab = resolve_vocab(tokenizer, no_compress)
     groups = []
     for canonical, members in vocab.merge_groups(top if vocab.compressed else 0):
@@ -83,15 +88,16 @@ def vocab_command(
         print_json(report)
         return
     if not vocab.compressed:
-        stdout.print(f"[bold]{tok.name}[/]: identity map (--no-compress): V' = V = {vocab.raw_size:,} ids")
+        ids = plural(vocab.raw_size, "id")
+        stdout.print(f"[bold]{tok.name}[/]: identity map (--no-compress): V' = V = {ids}")
     else:
         stdout.print(
-            f"[bold]{tok.name}[/]: V = {vocab.raw_size:,} ids ({vocab.assigned:,} with a token) -> "
-            f"V' = {vocab.size:,} canonical ids ({vocab.reduction:.2%} fewer)"
+            f"[bold]{tok.name}[/]: V = {plural(vocab.raw_size, 'id')} ({vocab.assigned:,} with a token) -> "
+            f"V' = {plural(vocab.size, 'canonical id')} ({vocab.reduction:.2%} fewer)"
         )
     stdout.print(f"vocabulary fingerprint {vocab.fingerprint}")
     if groups:
-        grid = Table(title=f"largest {len(groups)} merge groups", title_justify="left")
+        grid = Table(title=f"largest {plural(len(groups), 'merge group')}", title_justify="left")
         for name in ("canonical", "key", "raw ids", "members (first 8)"):
             grid.add_column(name, justify="right" if name in ("canonical", "raw ids") else "left")
         for group in groups:
