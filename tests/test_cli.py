@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -64,6 +65,16 @@ def test_hash_writes_an_index_whose_rows_equal_the_library(sample, tmp_path):
     for name, record in manifest["arrays"].items():
         data = np.load(out / record["file"])
         assert hashlib.sha256(data.tobytes()).hexdigest() == record["data_sha256"], name
+
+
+def test_hash_verbose_says_backend_and_where_the_cpu_time_went(sample, tmp_path):
+    result = run("hash", str(sample / "a.txt"), "-o", str(tmp_path / "v.ngidx"), "-v")
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.decode().splitlines()
+    assert lines[0].startswith("backend: numpy on cpu")
+    assert re.fullmatch(
+        r"cpu [\d.]+ s, [\d.]+ cores busy: tokenize [\d.]+ s, hash [\d.]+ s, (sha256|write) .*", lines[-1]
+    )
 
 
 def test_hash_reset_boundary_matches_library(sample, tmp_path):

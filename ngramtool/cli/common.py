@@ -114,7 +114,10 @@ BackendOpt = Annotated[
 DeviceOpt = Annotated[
     str | None, typer.Option("--device", help="Where to hash: cpu, cuda or cuda:N (default: cpu for auto).")
 ]
-VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Say which backend and device hash.")]
+VerboseOpt = Annotated[
+    bool,
+    typer.Option("--verbose", "-v", help="Say which backend and device hash (hash: and where CPU went)."),
+]
 SpecFileOpt = Annotated[
     Path | None, typer.Option("--spec", help="Load the hash spec from a JSON file (ngramtool spec save).")
 ]

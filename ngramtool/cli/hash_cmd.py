@@ -222,7 +222,7 @@ def hash_command(
         to_stderr = dest == "-"
         if not quiet:
             _warn_lost_boundaries(template, summaries[0])
-    _report(summaries, as_json, quiet, to_stderr=to_stderr)
+    _report(summaries, as_json, quiet, verbose, to_stderr=to_stderr)
     if not (quiet or as_json) and options.pad_defaulted(tok):
         stderr.print(
             f"note: the canonical pad id is {spec.pad_id} by default (no tokenizer names a pad); "
@@ -367,7 +367,9 @@ def _run_with_progress(jobs: list[HashJob], quiet: bool) -> list[dict[str, Any]]
     return summaries
 
 
-def _report(summaries: list[dict[str, Any]], as_json: bool, quiet: bool, *, to_stderr: bool) -> None:
+def _report(
+    summaries: list[dict[str, Any]], as_json: bool, quiet: bool, verbose: bool, *, to_stderr: bool
+) -> None:
     hard_cuts = sum(s["unsafe_text_cuts"] for s in summaries)
     if hard_cuts:
         stderr.print(
@@ -389,6 +391,14 @@ def _report(summaries: list[dict[str, Any]], as_json: bool, quiet: bool, *, to_s
             f"rows {summary['rows_dtype']} {summary['rows_shape']} in {summary['seconds']:.2f} s{rate}",
             markup=False,
         )
+        if verbose:
+            stderr.print(_profile_line(summary["profile"]), markup=False)
+
+
+def _profile_line(profile: dict[str, Any]) -> str:
+    """Where the CPU time went, e.g. ``cpu 6.8 s, 1.9 cores busy: tokenize 3.7 s, hash 1.3 s, ...``."""
+    stages = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in profile["stage_cpu_seconds"].items())
+    return f"cpu {profile['cpu_seconds']:.2f} s, {profile['cores_busy']} cores busy: {stages}"
 
 
 def _default_output(source: str) -> Path:
