@@ -230,9 +230,15 @@ class NgramHasher:
 
         ``doc_starts`` are positions within this chunk (0 <= s <= T, non-decreasing; repeats and T
         stand for empty documents) where a document starts; they matter only with
-        ``boundary="reset"``.
+        ``boundary="reset"``. If hashing fails, the stream stays where it was, so the chunk can be
+        given again.
         """
-        return self.deferred(ids, doc_starts)()
+        state = self._context, self._position
+        try:
+            return self.deferred(ids, doc_starts)()
+        except BaseException:
+            self._context, self._position = state
+            raise
 
     def deferred(self, ids: Any, doc_starts: Any = None) -> Callable[[], Any]:
         """Take the next chunk now; return a function that computes its rows (as :meth:`__call__`).

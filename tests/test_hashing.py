@@ -11,7 +11,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ngramtool.errors import NgramToolError, UsageError
-from ngramtool.hashing import BLOCK_TOKENS, MASKED_ROW, NgramHasher, hash_ngrams, rows_from_windows
+from ngramtool.hashing import (
+    BLOCK_TOKENS,
+    MASKED_ROW,
+    NgramHasher,
+    NumpyRows,
+    hash_ngrams,
+    rows_from_windows,
+)
 from ngramtool.spec import HashSpec
 
 INT64 = 2**64
@@ -212,6 +219,26 @@ def test_ids_outside_the_vocabulary_are_an_error_naming_the_position(small_spec)
     hasher(np.array([1, 2, 3]))
     with pytest.raises(NgramToolError, match="position 4"):
         hasher(np.array([4, 500]))
+
+
+def test_a_failed_chunk_leaves_the_stream_where_it_was(small_spec, monkeypatch):
+    """A chunk whose hashing fails (say, out of memory) can be given again, whole or in parts."""
+    ids = np.random.default_rng(1).integers(0, small_spec.vocab_size, 3000)
+    hasher = NgramHasher(small_spec, backend="numpy")
+    hasher(ids[:100])
+    real_rows, calls = NumpyRows.rows, []
+
+    def fail_once(self, *args):
+        calls.append(1)
+        if len(calls) == 1:
+            raise MemoryError("out of memory")
+        return real_rows(self, *args)
+
+    monkeypatch.setattr(NumpyRows, "rows", fail_once)
+    with pytest.raises(MemoryError):
+        hasher(ids[100:])
+    again = np.concatenate([hasher(ids[100:1500]), hasher(ids[1500:])])
+    assert np.array_equal(again, hash_ngrams(ids, small_spec)[100:])
 
 
 def test_bad_arguments(small_spec):
