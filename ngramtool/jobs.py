@@ -148,25 +148,28 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
             workers=job.workers,
             clock=clock,
         )
-    if job.dest == "-":
-        stream_manifest = meta.manifest(STREAM_FORMAT, f"{STREAM_MAJOR}.{STREAM_MINOR}")
-        writer: IndexWriter | StreamWriter = StreamWriter(sys.stdout.buffer, stream_manifest, vocab.lut, spec)
-    else:
-        writer = IndexWriter(Path(job.dest), meta, force=job.force, clock=clock)
-    if job.save_tokens is not None:
-        fmt = save_format(job.save_tokens, job.save_format, vocab.raw_size)
-        token_sink: Any = TokenFileWriter(job.save_tokens, fmt, vocab.raw_size)
-    else:
-        token_sink = contextlib.nullcontext()
     hasher = NgramHasher(spec, boundary=job.boundary, backend=job.backend, device=job.device)  # type: ignore[arg-type]
     started = time.perf_counter()
     hard_cuts = nbytes = 0
-    write = timed(clock, "write", writer.append)
-    save = timed(clock, "write", token_sink.append) if job.save_tokens is not None else None
-    with writer, token_sink, WriteBehind() as behind:
+    # Each output is entered as soon as it exists, so a failure anywhere removes what was begun.
+    with contextlib.ExitStack() as outputs:
+        if job.dest == "-":
+            stream_manifest = meta.manifest(STREAM_FORMAT, f"{STREAM_MAJOR}.{STREAM_MINOR}")
+            writer: IndexWriter | StreamWriter = outputs.enter_context(
+                StreamWriter(sys.stdout.buffer, stream_manifest, vocab.lut, spec)
+            )
+        else:
+            writer = outputs.enter_context(IndexWriter(Path(job.dest), meta, force=job.force, clock=clock))
+        token_sink = None
+        if job.save_tokens is not None:
+            fmt = save_format(job.save_tokens, job.save_format, vocab.raw_size)
+            token_sink = outputs.enter_context(TokenFileWriter(job.save_tokens, fmt, vocab.raw_size))
+        behind = outputs.enter_context(WriteBehind())
+        write = timed(clock, "write", writer.append)
+        save = timed(clock, "write", token_sink.append) if token_sink is not None else None
         for chunk, _, rows in hash_chunks(chunks, vocab, hasher, min(job.workers, MAX_HASH_THREADS), clock):
             behind.submit(write, chunk.tokens, rows, chunk.doc_starts)
-            if job.save_tokens is not None:
+            if save is not None:
                 behind.submit(save, chunk.tokens, chunk.doc_starts)
             hard_cuts += chunk.hard_cuts
             nbytes += chunk.nbytes
@@ -174,7 +177,7 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
                 progress(chunk.nbytes, chunk.tokens.shape[0])
         behind.drain()
         manifest = writer.commit()
-        if job.save_tokens is not None:
+        if token_sink is not None:
             token_sink.commit()
     seconds = time.perf_counter() - started
     return {

@@ -10,6 +10,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,7 +20,7 @@ from .errors import UsageError
 from .hashing import NgramHasher
 from .stages import StageClock, timed
 from .textio import Errors, TextPiece, iter_text_pieces
-from .tokenizers import Tokenizer
+from .tokenizers import Tokenizer, encode_each
 from .vocab import CompressedVocab
 
 if TYPE_CHECKING:
@@ -95,13 +96,19 @@ def encode_pieces(
     """(piece, ids) in input order, encoding in the background.
 
     Batches of pieces are encoded on ``workers`` threads when the tokenizer releases the GIL
-    (tiktoken, bytes). A tokenizer that holds it (HF ``tokenizers``) gets one thread, whose
-    ``encode_batch`` runs on the library's own thread pool. Either way encoding overlaps whatever
+    (tiktoken, bytes). A tokenizer that holds it (HF ``tokenizers``) gets one thread: with more
+    than one worker its ``encode_batch`` runs on the library's own thread pool (all cores, or
+    ``RAYON_NUM_THREADS``, which the command line sets to ``--workers``); with one worker it
+    encodes piece by piece on that thread, using one core. Either way encoding overlaps whatever
     the caller does with the ids (hashing, writing), and at most ``2*threads`` batches are in
-    flight, which bounds memory. ``clock`` counts the encoding's CPU time as ``tokenize``.
+    flight, which bounds memory. ``clock`` counts the encoding's CPU time as ``tokenize`` (not
+    the library pool's threads: that time shows as the run's unattributed CPU).
     """
     threads = 1 if tokenizer.parallel_batches else max(1, workers)
-    encode = timed(clock, "tokenize", tokenizer.encode_batch)
+    batch_encoder = tokenizer.encode_batch
+    if tokenizer.parallel_batches and workers <= 1:
+        batch_encoder = partial(encode_each, tokenizer)
+    encode = timed(clock, "tokenize", batch_encoder)
     with ThreadPoolExecutor(threads, thread_name_prefix="ngramtool-encode") as pool:
         pending: deque[tuple[list[TextPiece], Future[list[np.ndarray]]]] = deque()
         for batch in _batches(pieces, BATCH_CHARS):
@@ -141,7 +148,12 @@ def iter_token_chunks(
         piece
         for source in inputs
         for piece in iter_text_pieces(
-            source, json_key=json_key, doc_sep=doc_sep, errors=errors, piece_chars=tokenizer.piece_chars
+            source,
+            json_key=json_key,
+            doc_sep=doc_sep,
+            errors=errors,
+            piece_chars=tokenizer.piece_chars,
+            safe_cuts=tokenizer.cut_safe,
         )
     )
     for piece, ids in encode_pieces(pieces, tokenizer, workers, clock):

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 R = TypeVar("R")
+STAGE_ORDER = ("tokenize", "hash", "write", "sha256")  # how reports list the stages
 
 
 def process_cpu_seconds() -> float:
@@ -52,16 +53,22 @@ class StageClock:
         return run
 
     def report(self) -> dict[str, Any]:
-        """Wall and process CPU seconds since the clock started, and each stage's CPU seconds."""
+        """Wall and process CPU seconds since the clock started, each stage's CPU seconds (in
+        ``STAGE_ORDER``), and the CPU seconds no stage accounts for (``other_cpu_seconds``: the
+        main thread's reading and chunking, and threads that no stage wraps, such as a
+        tokenizer library's own pool)."""
         wall = time.perf_counter() - self._wall_start
         cpu = process_cpu_seconds() - self._cpu_start
         with self._lock:
-            stages = {name: round(seconds, 3) for name, seconds in self._seconds.items()}
+            seconds = dict(self._seconds)
+        rank = {name: i for i, name in enumerate(STAGE_ORDER)}
+        names = sorted(seconds, key=lambda name: (rank.get(name, len(rank)), name))
         return {
             "wall_seconds": round(wall, 3),
             "cpu_seconds": round(cpu, 3),
             "cores_busy": round(cpu / wall, 2) if wall > 0 else None,
-            "stage_cpu_seconds": stages,
+            "stage_cpu_seconds": {name: round(seconds[name], 3) for name in names},
+            "other_cpu_seconds": round(max(cpu - sum(seconds.values()), 0.0), 3),
         }
 
 

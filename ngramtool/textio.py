@@ -11,6 +11,10 @@ pieces one by one gives exactly the ids of encoding the whole text at once:
 3. failing that (``MAX_PIECE_CHARS`` of text without either), anywhere: such text is reported
    by ``hard_cuts`` because the ids at that cut may differ from encoding the whole text.
 
+Rules 1 and 2 hold for the tiktoken split patterns and for byte-level HF tokenizers built the
+same way; a tokenizer that prefixes every text it encodes (SentencePiece's Metaspace) breaks them,
+which :func:`cuts_keep_ids` detects, and then only rule 3 cuts.
+
 Each input file starts a document; JSONL lines and ``doc_sep`` separators start further ones.
 """
 
@@ -19,7 +23,7 @@ from __future__ import annotations
 import codecs
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
@@ -69,9 +73,33 @@ def safe_cut(text: str, lo: int, hi: int) -> int:
     return -1
 
 
-def _cuts(text: str, final: bool, target: int) -> Iterator[tuple[str, bool]]:
+# Texts and the cut that rules 1 and 2 allow in each: a tokenizer whose ids are the same whole
+# and cut there treats these cuts as the tiktoken patterns do (see cuts_keep_ids).
+CUT_PROBES = (
+    ("Hello world.\nNext line", 13),
+    ("a\nb", 2),
+    ("x)\n7 up", 3),
+    ("é\nÀ", 2),
+    ("hello world", 5),
+    ("42 apples", 2),
+    ("ü ß", 1),
+)
+
+
+def cuts_keep_ids(encode: Callable[[str], Sequence[int]]) -> bool:
+    """Whether cutting text where rules 1 and 2 allow leaves ``encode``'s ids unchanged.
+
+    True for the tiktoken patterns (tested exhaustively in the test suite); a tokenizer that
+    adds a prefix to every text it encodes (SentencePiece's Metaspace, ``add_prefix_space``) fails
+    and must be given whole documents.
+    """
+    return all(list(encode(text)) == [*encode(text[:cut]), *encode(text[cut:])] for text, cut in CUT_PROBES)
+
+
+def _cuts(text: str, final: bool, target: int, safe: bool = True) -> Iterator[tuple[str, bool]]:
     """(piece, hard_cut) pairs covering a prefix of ``text`` (all of it when ``final``); pieces aim
-    at ``target`` characters."""
+    at ``target`` characters. Without ``safe`` cuts, text is cut only every ``MAX_PIECE_CHARS``,
+    and such cuts are hard."""
     start = 0
     while True:
         rest = len(text) - start
@@ -80,8 +108,8 @@ def _cuts(text: str, final: bool, target: int) -> Iterator[tuple[str, bool]]:
         if rest <= target:
             yield text[start:], False
             return
-        cut = safe_cut(text, start, start + 2 * target)
-        if cut < 0:
+        cut = safe_cut(text, start, start + 2 * target) if safe else -1
+        if cut < 0 and safe:
             cut = safe_cut(text, start, start + MAX_PIECE_CHARS)
         hard = cut < 0
         if hard:
@@ -139,7 +167,7 @@ class _Utf8Stream:
 
 
 def _plain_pieces(
-    stream: BinaryIO, name: str, errors: Errors, doc_sep: str | None, target: int
+    stream: BinaryIO, name: str, errors: Errors, doc_sep: str | None, target: int, safe: bool
 ) -> Iterator[TextPiece]:
     decoder = _Utf8Stream(name, errors)
     buffer = ""
@@ -153,13 +181,13 @@ def _plain_pieces(
         segments = buffer.split(doc_sep) if doc_sep else [buffer]
         buffer = segments.pop()
         for doc in segments:  # complete documents
-            pieces = list(_cuts(doc, True, target)) or [("", False)]
+            pieces = list(_cuts(doc, True, target, safe)) or [("", False)]
             for text, hard in pieces:
                 yield TextPiece(text, doc_start, nbytes, hard)
                 nbytes, doc_start = 0, False
             doc_start = True
         emitted = 0
-        for text, hard in _cuts(buffer, final, target):
+        for text, hard in _cuts(buffer, final, target, safe):
             yield TextPiece(text, doc_start, nbytes, hard)
             nbytes, doc_start = 0, False
             emitted += len(text)
@@ -215,11 +243,14 @@ def iter_text_pieces(
     doc_sep: str | None = None,
     errors: Errors = "strict",
     piece_chars: int | None = None,
+    safe_cuts: bool = True,
 ) -> Iterator[TextPiece]:
     """Pieces of one input (a path or ``-``), in order; the first piece starts a document.
 
     Plain text is cut into pieces of about ``piece_chars`` characters (default
-    ``TARGET_PIECE_CHARS``); a JSONL record is one piece.
+    ``TARGET_PIECE_CHARS``) where rules 1 and 2 allow; with ``safe_cuts=False`` (a tokenizer for
+    which those cuts change ids, see :func:`cuts_keep_ids`) only every ``MAX_PIECE_CHARS``,
+    reported as hard cuts. A JSONL record is one piece.
     """
     if json_key is not None and doc_sep is not None:
         raise UsageError("--json-key and --doc-sep do not combine: JSONL lines are already documents")
@@ -231,7 +262,9 @@ def iter_text_pieces(
         if json_key is not None:
             yield from _jsonl_pieces(stream, name, errors, json_key)
         else:
-            yield from _plain_pieces(stream, name, errors, doc_sep, piece_chars or TARGET_PIECE_CHARS)
+            yield from _plain_pieces(
+                stream, name, errors, doc_sep, piece_chars or TARGET_PIECE_CHARS, safe_cuts
+            )
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()

@@ -29,6 +29,7 @@ from typing import Protocol
 import numpy as np
 
 from .errors import NgramToolError, UsageError
+from .textio import cuts_keep_ids
 
 # sha256 of the official rank files, as tiktoken pins them (tiktoken_ext/openai_public.py).
 PINNED_RANK_SHA256 = {
@@ -66,6 +67,7 @@ class Tokenizer(Protocol):
     # in encode); False when encode releases the GIL, so callers encode on their own threads.
     parallel_batches: bool
     piece_chars: int | None  # text piece size that keeps encoding fast (None: textio's default)
+    cut_safe: bool  # cutting text where ngramtool.textio's rules allow keeps the ids
 
     def encode(self, text: str) -> np.ndarray:
         """uint32 ids of ``text``; text that looks like a special token is encoded as text."""
@@ -102,15 +104,21 @@ def byte_level_string(data: bytes) -> str:
     return "".join(BYTE_TO_UNICODE[b] for b in data)
 
 
+def encode_each(tokenizer: Tokenizer, texts: list[str]) -> list[np.ndarray]:
+    """``[tokenizer.encode(t) for t in texts]``, on the calling thread."""
+    return [tokenizer.encode(text) for text in texts]
+
+
 class _OneByOne:
     """encode_batch for tokenizers whose encode releases the GIL: callers bring the threads."""
 
     parallel_batches = False
     piece_chars = None
+    cut_safe = True  # the tiktoken patterns and bytes: tested in tests/test_textio.py
 
     def encode_batch(self, texts: list[str]) -> list[np.ndarray]:
         """``[encode(t) for t in texts]`` on this thread."""
-        return [self.encode(text) for text in texts]  # type: ignore[attr-defined]
+        return encode_each(self, texts)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------------------- bytes
@@ -287,6 +295,9 @@ class HFTokenizer:
 
     Its ``encode`` holds the GIL, so text is encoded in batches of small pieces that the library
     spreads over its own threads (16K-character pieces measured 1.6x faster than 1M ones here).
+    Padding and truncation settings in the file are switched off: every token of the text counts.
+    Whether text may be cut into pieces at all is probed on load (:func:`cuts_keep_ids`):
+    tokenizers that prefix every text they encode (SentencePiece's Metaspace) get whole documents.
     """
 
     parallel_batches = True
@@ -307,6 +318,9 @@ class HFTokenizer:
             raise NgramToolError(f"{path} is not a valid HF tokenizer.json: {exc}") from None
         # Text that looks like a special token is text (as tiktoken's encode_ordinary does).
         self._tok.encode_special_tokens = True
+        self._tok.no_padding()
+        self._tok.no_truncation()
+        self.cut_safe = cuts_keep_ids(self.encode)
         self.name = path.name.removesuffix(".gz")
         self.fingerprint = hashlib.sha256(b"ngramtool-hf-v1\n" + data).hexdigest()
         self.n_vocab = self._tok.get_vocab_size(with_added_tokens=True)

@@ -91,3 +91,71 @@ def test_invalid_tokenizer_json(tmp_path):
     bad.write_text("{not json")
     with pytest.raises(NgramToolError, match=r"not a valid HF tokenizer\.json"):
         load_tokenizer(str(bad))
+
+
+# ------------------------------------------------------------------- HF batches, padding, cuts
+def _trained_tokenizer(path, pre_tokenizer, **options):
+    """A small BPE tokenizer.json trained offline on the bundled corpus (for behaviours the
+    bundled DeepSeek-V3 file does not have)."""
+    from conftest import CORPUS
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = getattr(pre_tokenizers, pre_tokenizer)(**options)
+    tok.decoder = decoders.Metaspace() if pre_tokenizer == "Metaspace" else decoders.ByteLevel()
+    lines = CORPUS.read_text(encoding="utf-8").splitlines()[:3000]
+    tok.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=500, special_tokens=["<unk>", "<pad>"]))
+    return tok
+
+
+def test_hf_padding_and_truncation_in_the_file_are_ignored(tmp_path, deepseek_tokenizer_path):
+    pytest.importorskip("tokenizers")
+    tok = _trained_tokenizer(tmp_path, "ByteLevel", add_prefix_space=False)
+    tok.enable_padding(pad_id=1, pad_token="<pad>")
+    tok.enable_truncation(max_length=4)
+    tok.save(str(tmp_path / "padded.json"))
+    loaded = load_tokenizer(str(tmp_path / "padded.json"))
+    texts = ["a", "a much longer text than the first one"]
+    batch = loaded.encode_batch(texts)
+    assert [ids.tolist() for ids in batch] == [loaded.encode(t).tolist() for t in texts]
+    assert len(batch[1]) > 4 and 1 not in batch[0].tolist()
+
+
+def test_tokenizers_that_prefix_every_text_get_whole_documents(tmp_path, monkeypatch):
+    """A Metaspace tokenizer gives different ids when text is cut after a newline, so the probe
+    marks it unsafe and plain text reaches it uncut (no hard cuts below MAX_PIECE_CHARS)."""
+    pytest.importorskip("tokenizers")
+    from conftest import CORPUS
+
+    import ngramtool.textio as textio
+    from ngramtool.pipeline import iter_token_chunks
+
+    _trained_tokenizer(tmp_path, "Metaspace", prepend_scheme="always").save(str(tmp_path / "sp.json"))
+    tok = load_tokenizer(str(tmp_path / "sp.json"))
+    assert not tok.cut_safe
+    assert load_tokenizer("cl100k_base").cut_safe
+    monkeypatch.setattr(textio, "TARGET_PIECE_CHARS", 2000)
+    text = CORPUS.read_text(encoding="utf-8")[:100_000]
+    (tmp_path / "t.txt").write_text(text, encoding="utf-8")
+    for workers in (1, 2):
+        chunks = list(iter_token_chunks([str(tmp_path / "t.txt")], tok, chunk_tokens=1000, workers=workers))
+        assert sum(c.hard_cuts for c in chunks) == 0
+        assert np.concatenate([c.tokens for c in chunks]).tolist() == tok.encode(text).tolist()
+
+
+def test_one_worker_encodes_hf_text_without_the_library_pool(deepseek_tokenizer_path, tmp_path, monkeypatch):
+    """-j 1 means one core: the HF library's all-core encode_batch is not used."""
+    from ngramtool.pipeline import iter_token_chunks
+    from ngramtool.tokenizers import HFTokenizer
+
+    def no_pool(self, texts):
+        raise AssertionError("encode_batch used with one worker")
+
+    monkeypatch.setattr(HFTokenizer, "encode_batch", no_pool)
+    tok = load_tokenizer(str(deepseek_tokenizer_path))
+    (tmp_path / "t.txt").write_text("one line\nand another\n" * 100, encoding="utf-8")
+    chunks = list(iter_token_chunks([str(tmp_path / "t.txt")], tok, workers=1))
+    assert (
+        np.concatenate([c.tokens for c in chunks]).tolist()
+        == tok.encode("one line\nand another\n" * 100).tolist()
+    )

@@ -354,10 +354,17 @@ def binary_input(path: str) -> Iterator[BinaryIO]:
 
 
 def worker_count(requested: int | None) -> int:
-    """--workers, defaulting to the cores this process may use."""
+    """--workers, defaulting to the cores this process may use.
+
+    The count also sizes the thread pool of the HF ``tokenizers`` library (``RAYON_NUM_THREADS``,
+    read when the pool first starts) unless the environment sets it already.
+    """
     if requested is not None:
-        return requested
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        count = requested
+    else:
+        count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    os.environ.setdefault("RAYON_NUM_THREADS", str(count))
+    return count
 
 
 def print_table(table: Table) -> None:

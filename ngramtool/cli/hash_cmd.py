@@ -397,7 +397,8 @@ def _report(
 
 def _profile_line(profile: dict[str, Any]) -> str:
     """Where the CPU time went, e.g. ``cpu 6.8 s, 1.9 cores busy: tokenize 3.7 s, hash 1.3 s, ...``."""
-    stages = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in profile["stage_cpu_seconds"].items())
+    seconds = {**profile["stage_cpu_seconds"], "other": profile["other_cpu_seconds"]}
+    stages = ", ".join(f"{name} {value:.2f} s" for name, value in seconds.items())
     return f"cpu {profile['cpu_seconds']:.2f} s, {profile['cores_busy']} cores busy: {stages}"
 
 
