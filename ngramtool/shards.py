@@ -109,14 +109,20 @@ def remove_stale_partials(shard: Shard) -> None:
 def holds_shards(directory: Path) -> bool:
     """Whether an existing directory can take a sharded run's output without a trailing slash.
 
-    True when it is empty or holds what sharded runs write there: finished shards (``NAME.ngidx``
-    indexes), the ``.partial`` leftovers of killed ones, or a merged ``dataset.json``.
+    True when it is empty or holds only what sharded runs write there: finished shards
+    (``NAME.ngidx`` indexes), the ``.partial`` leftovers of killed ones, and a merged
+    ``dataset.json``. A directory with anything else in it (the inputs, other files) is not.
     """
-    if not any(directory.iterdir()) or (directory / DATASET).is_file():
-        return True
-    if any((shard / MANIFEST).is_file() for shard in directory.glob(f"*{SHARD_SUFFIX}")):
-        return True
-    return any(directory.glob(_partial_pattern(f"*{SHARD_SUFFIX}")))
+    return all(_is_shard_output(entry) for entry in directory.iterdir())
+
+
+def _is_shard_output(entry: Path) -> bool:
+    """Whether a directory entry is something a sharded run writes."""
+    if entry.name == DATASET:
+        return entry.is_file()
+    if entry.name.endswith(SHARD_SUFFIX):
+        return (entry / MANIFEST).is_file()
+    return entry.match(_partial_pattern(f"*{SHARD_SUFFIX}"))
 
 
 def _partial_pattern(name: str) -> str:

@@ -117,9 +117,9 @@ def test_hash_pretokenized_npy(tmp_path):
     ids = np.random.default_rng(0).integers(0, 1000, 5000).astype(np.uint16)
     np.save(tmp_path / "ids.npy", ids)
     out = tmp_path / "ids.ngidx"
-    result = run(
-        "hash", "--tokens", str(tmp_path / "ids.npy"), "--vocab-size", "1000", "-o", str(out), "--json"
-    )
+    ids_file = str(tmp_path / "ids.npy")
+    # --workers sets the hash threads with --tokens too
+    result = run("hash", "--tokens", ids_file, "--vocab-size", "1000", "-o", str(out), "--json", "-j", "2")
     assert result.returncode == 0, result.stderr.decode()
     index = open_index(out)
     assert index.spec.vocab_size == 1000 and index.spec.pad_id == 0
@@ -298,7 +298,7 @@ def test_outputs_never_clobber_inputs_or_existing_files(tmp_path):
             ["hash", "--tokens", "ids.npy", "--json-key", "text"],
             "--json-key applies only to text INPUT files",
         ),
-        (["hash", "--tokens", "ids.npy", "--add-eot", "--workers", "2"], "--add-eot, --workers apply only"),
+        (["hash", "--tokens", "ids.npy", "--add-eot", "--doc-sep", "x"], "--doc-sep, --add-eot apply only"),
         (["hash", "--tokens", "ids.npy", "--vocab-size", "9", "--no-compress"], "--no-compress applies only"),
         (["hash", "x.txt", "-o", "out/", "--engine", "ray", "--workers", "2"], "--workers applies only"),
         (["tokenize", "x.txt", "--limit", "5"], "--limit applies only with --show or --json"),

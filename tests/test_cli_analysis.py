@@ -219,3 +219,39 @@ def test_counting_options_do_not_apply_to_saved_partial_counts(files, tmp_path):
     err = result.stderr.decode()
     assert result.returncode == 2 and "Traceback" not in err, err
     assert "--boundary, --max-tokens apply only to counting, not to saved partial counts: drop them" in err
+    fixed = run("collisions", parts, "--pad-id", "5", "-n", "4")
+    assert fixed.returncode == 2 and "--max-ngram, --pad-id apply only to counting" in fixed.stderr.decode()
+
+
+def test_spec_options_on_partial_counts_replace_only_what_they_name(files, tmp_path):
+    parts = tmp_path / "a.ngtypes.npz"
+    options = ("--tokenizer", "bytes", "--heads", "2", "--save-types", parts, "--json")
+    made = run("collisions", files["a"], *options)
+    assert made.returncode == 0, made.stderr.decode()
+    recorded = json.loads(made.stdout)["spec"]
+    merged = json.loads(run("collisions", parts, "--seed", "7", "--json").stdout)["spec"]
+    assert (merged["heads"], merged["seed"], merged["layer_ids"]) == (2, 7, recorded["layer_ids"])
+
+
+def test_a_plain_directory_is_not_taken_for_an_index(tmp_path):
+    (tmp_path / "texts").mkdir()
+    (tmp_path / "texts" / "a.txt").write_text("hello world\n")
+    result = run("collisions", tmp_path / "texts", "--workers", "2")
+    err = result.stderr.decode()
+    assert result.returncode == 2 and "give the text files inside it" in err, err
+
+
+def test_spec_commands_refuse_options_that_spec_files_override(tmp_path):
+    saved = tmp_path / "s.json"
+    assert run("spec", "save", saved, "--heads", "2", "--tokenizer", "bytes", "-q").returncode == 0
+    for args, fragment in [
+        (("spec", "save", tmp_path / "o.json", "--spec", saved, "--heads", "4"), "drop --heads"),
+        (("spec", "lint", "--spec", saved, "--seed", "3"), "drop --seed"),
+        (("spec", "show", "--spec", saved, "--preset", "tutorial"), "drop --preset"),
+        (("spec", "show", "--spec", saved, "--no-compress"), "--no-compress applies only with --tokenizer"),
+    ]:
+        result = run(*args)
+        err = result.stderr.decode()
+        assert result.returncode == 2 and fragment in err and "Traceback" not in err, (args, err)
+    assert not (tmp_path / "o.json").exists()
+    assert run_json("spec", "show", "--spec", saved)["heads"] == 2

@@ -182,6 +182,25 @@ def test_an_existing_directory_becomes_shards_only_when_it_is_empty_or_holds_sha
     assert sorted(p.name for p in killed.iterdir()) == ["p0.txt.ngidx", "p1.txt.ngidx"]
 
 
+def test_outputs_that_cannot_take_shards_are_usage_errors(parts, tmp_path):
+    pattern = str(parts / "p[01].txt")
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "corpus.txt").write_text("some text to hash", encoding="utf-8")
+    assert run("hash", str(data / "corpus.txt"), "-q", *SPEC_ARGS).returncode == 0  # data/corpus.txt.ngidx
+    cases = {
+        str(data): b"add a trailing slash",  # an index among other files is not a shard directory
+        f"{data / 'corpus.txt.ngidx'}/": b"is an index, so it cannot hold shards",
+        f"{data / 'corpus.txt'}/": b"is a file",
+        "": b"names no output",
+    }
+    for output, message in cases.items():
+        result = run("hash", pattern, "-o", output, *SPEC_ARGS)
+        assert result.returncode == 2 and message in result.stderr, (output, result.stderr)
+    assert sorted(p.name for p in data.iterdir()) == ["corpus.txt", "corpus.txt.ngidx"]
+    assert not list((data / "corpus.txt.ngidx").glob("*.ngidx"))
+
+
 def test_a_worker_without_inputs_says_so_and_succeeds(parts, tmp_path):
     out = tmp_path / "idle"
     args = ["hash", str(parts / "p[012].txt"), "-o", f"{out}/", "--shard-index", "4", "--num-shards", "5"]
@@ -192,6 +211,8 @@ def test_a_worker_without_inputs_says_so_and_succeeds(parts, tmp_path):
     report = run(*args, "--json", *SPEC_ARGS)
     assert report.returncode == 0, report.stderr.decode()
     assert json.loads(report.stdout) == {"shards": [], "shard_index": 4, "num_shards": 5, "num_inputs": 3}
+    one = run("hash", str(parts / "p0.txt"), "-o", f"{tmp_path}/one/", "--json", *SPEC_ARGS)
+    assert [s["output"] for s in json.loads(one.stdout)["shards"]] == [f"{tmp_path}/one/p0.txt.ngidx"]
     quiet = run(*args, "-q", *SPEC_ARGS)
     assert quiet.returncode == 0 and quiet.stderr == b""
 

@@ -25,8 +25,8 @@ from ..analysis.partials import SUFFIX as PARTS_SUFFIX
 from ..analysis.partials import load_and_merge, load_types, merge_types
 from ..analysis.partials import save_types as save_partial_types
 from ..errors import NgramToolError, UsageError
-from ..formats.dataset import MergedIndex
-from ..formats.index import open_index
+from ..formats.dataset import DATASET, MergedIndex
+from ..formats.index import MANIFEST, open_index
 from ..formats.tokenfiles import iter_token_file_chunks, open_token_file
 from ..pipeline import CHUNK_TOKENS, TokenChunk, iter_index_chunks, iter_token_chunks
 from ..spec import HashSpec
@@ -273,6 +273,7 @@ def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) 
     inputs, tokens_file = read.inputs, read.tokens_file
     if inputs and all(name.endswith(PARTS_SUFFIX) for name in inputs):
         counting = ["tokens_file", "token_format", "vocab_size", "tokenizer", "no_compress", "boundary"]
+        counting += ["max_ngram", "pad_id"]  # N and the pad are fixed when the n-grams are counted
         refuse_idle_options(
             ctx, [*counting, *TEXT_INPUT_OPTIONS, "max_tokens"], "to counting, not to saved partial counts"
         )
@@ -280,6 +281,12 @@ def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) 
     if tokens_file is not None and inputs:
         raise UsageError("give INPUT or --tokens FILE, not both")
     if tokens_file is None and len(inputs) == 1 and Path(inputs[0]).is_dir():
+        folder = Path(inputs[0])
+        if not ((folder / MANIFEST).is_file() or (folder / DATASET).is_file()):
+            raise UsageError(
+                f"{folder} is a directory but neither an ngramtool index nor a merged dataset: "
+                "give the text files inside it"
+            )
         refuse_idle_options(ctx, TEXT_INPUT_OPTIONS, "to text input, not to an index")
         return _index_source(ctx, Path(inputs[0]))
     if tokens_file is None and len(inputs) == 1 and (read.token_format or _looks_like_tokens(inputs[0])):
@@ -335,16 +342,23 @@ def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) 
 def _parts_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) -> _Source:
     """Saved partial counts (--save-types): merged instead of counted.
 
-    The spec is the one the parts recorded, unless --spec or spec options say otherwise (V' and
-    the pad always come from the parts).
+    The spec is the one the parts recorded, with the spec options given (--heads, --layers,
+    --seed) in place of its values, or --spec; N, V' and the pad always come from the parts.
     """
     paths = [Path(name) for name in read.inputs]
     meta = load_types(paths[0])[1]
-    explicit = given_options(ctx) & (set(SPEC_OPTION_NAMES) - {"table"})
+    explicit = given_options(ctx)
     if options.spec_file is not None:
         spec = options.build(None, None, meta["vocab_size"])
-    elif "spec" in meta and not explicit:
-        spec = HashSpec.from_dict(meta["spec"])
+    elif "spec" in meta:
+        overrides: dict[str, Any] = {}
+        if "heads" in explicit:
+            overrides["heads"] = options.heads
+        if "layers" in explicit:
+            overrides["layer_ids"] = tuple(parse_int_list(options.layers, "--layers"))
+        if "seed" in explicit:
+            overrides["seed"] = options.seed
+        spec = replace(HashSpec.from_dict(meta["spec"]), **overrides)
     else:
         spec = HashSpec(
             max_ngram=meta["max_ngram"],

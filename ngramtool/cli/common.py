@@ -102,7 +102,10 @@ PadOpt = Annotated[
 WorkersOpt = Annotated[
     int | None,
     typer.Option(
-        "--workers", "-j", help="Tokenizer threads (default: all cores); ids never depend on it.", min=1
+        "--workers",
+        "-j",
+        help="Tokenizer threads (default: all cores; hash also hashes on up to 4); ids never depend on it.",
+        min=1,
     ),
 ]
 BackendOpt = Annotated[
@@ -146,8 +149,10 @@ def _integer(text: str) -> int:
     return int(value)
 
 
-TEXT_INPUT_OPTIONS = ("json_key", "doc_sep", "errors", "add_eot", "workers")
-"""Parameters that only change how text is read and tokenized."""
+TEXT_READING_OPTIONS = ("json_key", "doc_sep", "errors", "add_eot")
+"""Parameters that only change how text is read."""
+TEXT_INPUT_OPTIONS = (*TEXT_READING_OPTIONS, "workers")
+"""Parameters that only change how text is read and tokenized (``hash`` also hashes on --workers)."""
 
 
 def given_options(ctx: typer.Context) -> set[str]:

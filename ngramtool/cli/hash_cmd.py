@@ -18,7 +18,7 @@ from ..jobs import HashJob, input_bytes, job_vocab, run_hash_job
 from ..jobs import save_format as resolve_save_format
 from ..shards import Shard, expand_inputs, holds_shards, plan_shards, remove_stale_partials, shard_selection
 from .common import (
-    TEXT_INPUT_OPTIONS,
+    TEXT_READING_OPTIONS,
     BackendOpt,
     DeviceOpt,
     DocSepOpt,
@@ -220,9 +220,9 @@ def hash_command(
         dest = output if output is not None else str(_default_output(sources[0]))
         summaries = _run_with_progress([dataclasses.replace(template, dest=dest)], quiet)
         to_stderr = dest == "-"
-        if not quiet:
+        if not (quiet or as_json):
             _warn_lost_boundaries(template, summaries[0])
-    _report(summaries, as_json, quiet, verbose, to_stderr=to_stderr)
+    _report(summaries, as_json, quiet, verbose, sharded=sharded, to_stderr=to_stderr)
     if not (quiet or as_json) and options.pad_defaulted(tok):
         stderr.print(
             f"note: the canonical pad id is {spec.pad_id} by default (no tokenizer names a pad); "
@@ -243,7 +243,7 @@ def _refuse_idle_options(
     if tokens_file is None:
         refuse_idle_options(ctx, ["token_format"], "with --tokens FILE", "add --tokens FILE")
     else:
-        refuse_idle_options(ctx, TEXT_INPUT_OPTIONS, "to text INPUT files, not to --tokens")
+        refuse_idle_options(ctx, TEXT_READING_OPTIONS, "to text INPUT files, not to --tokens")
         if tokenizer is None and vocab_size is not None:
             refuse_idle_options(ctx, ["no_compress"], "with a tokenizer, and --vocab-size replaces it")
     if save_tokens is None:
@@ -260,9 +260,21 @@ def _is_sharded(output: str | None) -> bool:
     that a mistyped -o never scatters shards into it."""
     if output is None or output == "-":
         return False
-    if output.endswith(("/", os.sep)):
-        return True
+    if not output.strip("/" + os.sep):
+        raise UsageError(
+            f"-o {output!r} names no output: give an index directory, or DIR/ for a sharded run"
+            " (is a variable in the path empty?)"
+        )
     path = Path(output)
+    if output.endswith(("/", os.sep)):
+        if (path / MANIFEST).is_file():
+            raise UsageError(
+                f"{output} is an index, so it cannot hold shards: drop the trailing slash to replace "
+                "it (with --force), or name a new directory for a sharded run"
+            )
+        if path.exists() and not path.is_dir():
+            raise UsageError(f"{output.rstrip('/' + os.sep)} is a file: name a directory for a sharded run")
+        return True
     if not path.is_dir() or (path / MANIFEST).exists():
         return False
     if holds_shards(path):
@@ -337,10 +349,11 @@ def _warn_lost_boundaries(job: HashJob, summary: dict[str, Any]) -> None:
     """Warn when --save-tokens wrote several documents in a format that records no boundaries."""
     if job.save_tokens is None or job.save_format in FORMATS_WITH_DOCUMENTS or summary["num_documents"] < 2:
         return
-    keep = " or ".join(sorted(FORMATS_WITH_DOCUMENTS))
+    stem = Path(job.save_tokens).with_suffix("")
     stderr.print(
         f"warning: {job.save_tokens} ({job.save_format}) records no document boundaries: its "
-        f"{summary['num_documents']:,} documents read back as one; --save-format {keep} keeps them",
+        f"{summary['num_documents']:,} documents read back as one; a datatrove file (--save-tokens "
+        f"{stem}.ds) or Megatron files (--save-tokens {stem} --save-format megatron) keep them",
         markup=False,
     )
 
@@ -368,8 +381,15 @@ def _run_with_progress(jobs: list[HashJob], quiet: bool) -> list[dict[str, Any]]
 
 
 def _report(
-    summaries: list[dict[str, Any]], as_json: bool, quiet: bool, verbose: bool, *, to_stderr: bool
+    summaries: list[dict[str, Any]],
+    as_json: bool,
+    quiet: bool,
+    verbose: bool,
+    *,
+    sharded: bool,
+    to_stderr: bool,
 ) -> None:
+    """The run's summary: JSON (a sharded run's always as ``{"shards": [...]}``) or lines on stderr."""
     hard_cuts = sum(s["unsafe_text_cuts"] for s in summaries)
     if hard_cuts:
         stderr.print(
@@ -378,7 +398,7 @@ def _report(
             markup=False,
         )
     if as_json:
-        print_json(summaries[0] if len(summaries) == 1 else {"shards": summaries}, to_stderr=to_stderr)
+        print_json({"shards": summaries} if sharded else summaries[0], to_stderr=to_stderr)
         return
     if quiet:
         return

@@ -134,6 +134,12 @@ def build_spec(
     if vocab_size is not None:
         refuse_idle_options(ctx, ["no_compress"], "with a tokenizer, and --vocab-size replaces it")
     if options.spec_file is not None:
+        named = [name for name in (*SPEC_OPTION_NAMES, "preset_name") if name in given - {"spec_file"}]
+        if named:
+            clash = ", ".join(option_name(ctx, name) for name in named)
+            raise UsageError(f"--spec gives the whole hash spec: drop {clash}")
+        if "tokenizer" not in given:
+            refuse_idle_options(ctx, ["no_compress"], "with --tokenizer (to check --spec against)")
         vocab = resolve_vocab(tokenizer, no_compress)[1] if tokenizer and "tokenizer" in given else None
         return load_spec_file(options.spec_file, vocab)
     base = preset(preset_name).spec if preset_name else None

@@ -84,7 +84,8 @@ def tokenize_command(
     if show or as_json:
         refuse_idle_options(ctx, ["canonical"], "to printed or saved ids (--show and --json list both)")
     else:
-        refuse_idle_options(ctx, ["limit"], "with --show or --json", "add --show")
+        fix = None if output is not None else "add --show"  # -o and --show do not combine
+        refuse_idle_options(ctx, ["limit"], "with --show or --json", fix)
     tok, vocab = resolve_vocab(tokenizer, no_compress, quiet=quiet)
     chunks = iter_token_chunks(inputs, tok, json_key=json_key, doc_sep=doc_sep, errors=errors)
     if output is not None:
