@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ngramtool.formats.tokenfiles as tokenfiles
 from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.formats.tokenfiles import (
     FORMATS_WITH_DOCUMENTS,
@@ -395,8 +396,28 @@ def test_refuses_ids_that_do_not_fit(tmp_path, fmt, vocab, message):
 def test_leaving_without_commit_removes_partial_files(tmp_path):
     with TokenFileWriter(tmp_path / "o", "megatron", 1000) as writer:
         writer.append(np.arange(10), np.array([0]))
-        assert len(list(tmp_path.iterdir())) == 2
+        names = sorted(p.name for p in tmp_path.iterdir())  # .bin, .idx and the offsets scratch file
+        assert len(names) == 3 and all(name.endswith(".partial") for name in names)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("fmt", ["megatron", "datatrove"])
+def test_document_offsets_are_written_in_blocks_with_the_same_bytes(tmp_path, monkeypatch, fmt):
+    """Offsets stream to a scratch file and the index is written a block at a time: any block size
+    gives the same files, and nothing is left beside them."""
+    rng = np.random.default_rng(4)
+    chunks = [(rng.integers(0, 900, n), np.sort(rng.integers(0, n + 1, n // 3))) for n in (40, 0, 75, 3)]
+    outputs = {}
+    for block in (1 << 20, 7, 1):
+        monkeypatch.setattr(tokenfiles, "OFFSET_BLOCK", block)
+        folder = tmp_path / str(block)
+        folder.mkdir()
+        with TokenFileWriter(folder / "t", fmt, 1000) as writer:
+            for ids, starts in chunks:
+                writer.append(ids, starts)
+            writer.commit()
+        outputs[block] = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert outputs[7] == outputs[1] == outputs[1 << 20] and len(outputs[1]) == 2
 
 
 def test_writer_rejects_bad_input(tmp_path, monkeypatch):

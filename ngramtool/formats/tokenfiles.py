@@ -57,6 +57,7 @@ MEGATRON_DTYPES = {
 MEGATRON_CODES = {dtype: code for code, dtype in MEGATRON_DTYPES.items()}
 
 DATATROVE_END = np.dtype("<u8")
+OFFSET_BLOCK = 1 << 20  # document offsets handled at a time when an index file is written
 
 BLOCK = 1 << 20
 """Entries processed at a time when validating a Megatron index (bounded memory)."""
@@ -212,8 +213,10 @@ class TokenFileWriter:
         self.files = _files_of(Path(path), self.format)
         self.num_tokens = 0
         self.committed = False
-        self._starts: list[np.ndarray] = []
         self._temps: list[Path] = []
+        # Document offsets stream to a scratch file (int64), not into memory, as they come.
+        self._offsets: BinaryIO | None = None
+        self._offset_count = 0
         try:
             for dest in self.files:
                 temp = dest.with_name(f".{dest.name}.{secrets.token_hex(6)}.partial")
@@ -221,6 +224,9 @@ class TokenFileWriter:
                 self._temps.append(temp)
             self._handle: BinaryIO = self._temps[0].open("r+b")
             self._handle.write(self._header())
+            if self.format in FORMATS_WITH_DOCUMENTS:
+                self._offsets_path = self._temps[0].with_suffix(".offsets.partial")
+                self._offsets = self._offsets_path.open("xb")
         except OSError as exc:
             self.abort()
             raise NgramToolError(f"cannot write {self.files[0]}: {exc.strerror}") from None
@@ -252,8 +258,11 @@ class TokenFileWriter:
                 f"{self.files[0]}: an llm.c .bin holds at most {LLMC_MAX_TOKENS:,} tokens (its count is an "
                 "int32); split the output into shards or use --token-format megatron or datatrove"
             )
-        if self.format in FORMATS_WITH_DOCUMENTS:
-            self._starts.append(starts + self.num_tokens)
+        if self._offsets is not None:
+            first_tokens = ids.shape[0] > 0 and not (self.num_tokens or self._offset_count)
+            if first_tokens and not (starts.size and starts[0] == 0):
+                self._add_offsets(np.zeros(1, dtype=np.int64))  # tokens before any start: a document
+            self._add_offsets(starts + self.num_tokens)
         _write_array(self._handle, ids, self.dtype)
         self.num_tokens += ids.shape[0]
 
@@ -264,13 +273,19 @@ class TokenFileWriter:
         self._handle.seek(0)
         self._handle.write(self._header())
         _close_durably(self._handle)
-        if self.format in FORMATS_WITH_DOCUMENTS:
+        if self._offsets is not None:
+            self._add_offsets(np.asarray([self.num_tokens], dtype=np.int64))
+            self._offsets.close()
+            offsets = np.memmap(self._offsets_path, dtype=INT64, mode="r")
             with self._temps[1].open("wb") as handle:
                 if self.format == "megatron":
-                    _write_megatron_index(handle, self._doc_offsets(), self.dtype)
+                    _write_megatron_index(handle, offsets, self.dtype)
                 else:
-                    _write_array(handle, self._doc_offsets()[1:], DATATROVE_END)
+                    for lo in range(1, offsets.shape[0], OFFSET_BLOCK):
+                        _write_array(handle, offsets[lo : lo + OFFSET_BLOCK], DATATROVE_END)
                 _close_durably(handle)
+            del offsets
+            self._offsets_path.unlink()
         for temp, dest in zip(self._temps, self.files, strict=True):
             os.replace(temp, dest)
         self.committed = True
@@ -278,10 +293,10 @@ class TokenFileWriter:
 
     def abort(self) -> None:
         """Close and remove the temporary files (the destination is untouched)."""
-        handle = getattr(self, "_handle", None)
-        if handle is not None:
-            handle.close()
-        for temp in self._temps:
+        for handle in (getattr(self, "_handle", None), self._offsets):
+            if handle is not None:
+                handle.close()
+        for temp in [*self._temps, *([self._offsets_path] if self._offsets is not None else [])]:
             temp.unlink(missing_ok=True)
 
     def _header(self) -> bytes:
@@ -292,11 +307,11 @@ class TokenFileWriter:
             return LLMC_HEADER.pack(*LLMC_WRITE[self.dtype], self.num_tokens, *[0] * 253)
         return b""
 
-    def _doc_offsets(self) -> np.ndarray:
-        starts = np.concatenate([np.zeros(0, dtype=np.int64), *self._starts])
-        if self.num_tokens and (starts.size == 0 or starts[0] != 0):
-            starts = np.concatenate([np.zeros(1, dtype=np.int64), starts])
-        return np.append(starts, np.int64(self.num_tokens))
+    def _add_offsets(self, offsets: np.ndarray) -> None:
+        """Append document offsets (global token positions) to the scratch file."""
+        assert self._offsets is not None
+        _write_array(self._offsets, offsets, INT64)
+        self._offset_count += offsets.shape[0]
 
     def _check_fits(self, ids: np.ndarray) -> None:
         if ids.size == 0:
@@ -561,20 +576,24 @@ def _open_datatrove(files: tuple[Path, ...]) -> TokenFile:
 
 
 def _write_megatron_index(handle: BinaryIO, doc_offsets: np.ndarray, dtype: np.dtype) -> None:
-    """Write a Megatron .idx with one sequence per document."""
-    sizes = np.diff(doc_offsets)
-    if sizes.size and sizes.max() > np.iinfo(INT32).max:
-        raise NgramToolError(
-            f"a document of {int(sizes.max()):,} tokens exceeds Megatron's int32 sequence size; "
-            "split it into documents (or use --token-format datatrove)"
-        )
-    count = sizes.shape[0]
+    """Write a Megatron .idx with one sequence per document, ``OFFSET_BLOCK`` documents at a time
+    (``doc_offsets`` may be a memory map of any length)."""
+    count = doc_offsets.shape[0] - 1
     handle.write(
         MEGATRON_HEAD.pack(MEGATRON_MAGIC, MEGATRON_VERSION, MEGATRON_CODES[dtype], count, count + 1)
     )
-    _write_array(handle, sizes, INT32)
-    _write_array(handle, doc_offsets[:-1] * dtype.itemsize, INT64)
-    _write_array(handle, np.arange(count + 1), INT64)
+    for lo in range(0, count, OFFSET_BLOCK):
+        sizes = np.diff(doc_offsets[lo : lo + OFFSET_BLOCK + 1])
+        if sizes.max() > np.iinfo(INT32).max:
+            raise NgramToolError(
+                f"a document of {int(sizes.max()):,} tokens exceeds Megatron's int32 sequence size; "
+                "split it into documents (or use --token-format datatrove)"
+            )
+        _write_array(handle, sizes, INT32)
+    for lo in range(0, count, OFFSET_BLOCK):
+        _write_array(handle, doc_offsets[lo : min(lo + OFFSET_BLOCK, count)] * dtype.itemsize, INT64)
+    for lo in range(0, count + 1, OFFSET_BLOCK):
+        _write_array(handle, np.arange(lo, min(lo + OFFSET_BLOCK, count + 1)), INT64)
 
 
 def _write_array(handle: BinaryIO, values: np.ndarray, dtype: np.dtype) -> None:
