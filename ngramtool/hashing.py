@@ -313,7 +313,12 @@ def _as_id_vector(ids: object) -> Any:
 def _check_doc_starts(doc_starts: object, length: int) -> np.ndarray:
     if doc_starts is None:
         return np.zeros(0, dtype=np.int64)
-    starts = np.asarray(to_numpy(doc_starts), dtype=np.int64).reshape(-1)
+    given = np.asarray(to_numpy(doc_starts))
+    if given.ndim > 1 or (given.size and not np.issubdtype(given.dtype, np.integer)):
+        raise UsageError(
+            f"doc_starts must be a 1-D sequence of integer positions, got {given.dtype} {given.shape}"
+        )
+    starts = given.astype(np.int64).reshape(-1)
     if starts.size and (starts[0] < 0 or starts[-1] > length or np.any(np.diff(starts) < 0)):
         raise UsageError(
             f"doc_starts must be non-decreasing positions in [0, {length}], got {starts.tolist()[:8]}"

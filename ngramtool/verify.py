@@ -10,15 +10,18 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .errors import NgramToolError
 from .formats.dataset import MergedIndex
-from .formats.index import Index
+from .formats.index import Index, spec_record
+from .formats.stream import FORMAT_NAME as STREAM_FORMAT
 from .formats.stream import StreamReader
 from .hashing import NgramHasher
 from .pipeline import iter_index_chunks
+from .spec import HashSpec
 from .vocab import CompressedVocab
 
 READ_BYTES = 16 << 20
@@ -59,10 +62,41 @@ def _check_rows(stored: np.ndarray, expected: np.ndarray, first_position: int, w
     )
 
 
+def _check_descriptions(manifest: dict[str, Any], spec: HashSpec, lut: np.ndarray) -> None:
+    """The manifest's descriptions of the spec, vocabulary and rows agree with what was read."""
+    lut_sha = hashlib.sha256(np.ascontiguousarray(lut, dtype="<i8").tobytes()).hexdigest()
+    vocab = manifest.get("vocab") or {}
+    if lut_sha != vocab.get("fingerprint"):
+        raise NgramToolError("the lookup table does not match the vocabulary fingerprint in the manifest")
+    if (vocab.get("size"), vocab.get("raw_size")) != (spec.vocab_size, len(lut)):
+        raise NgramToolError(
+            f"the manifest's vocabulary sizes {vocab.get('size')}/{vocab.get('raw_size')} disagree with "
+            f"the spec's V'={spec.vocab_size} and the lookup table's {len(lut)} raw ids"
+        )
+    recorded = manifest.get("spec") or {}
+    if recorded.get("fingerprint") != spec.fingerprint:
+        raise NgramToolError("the HashSpec fields do not match the spec fingerprint in the manifest")
+    if recorded.get("derived") != spec_record(spec)["derived"]:
+        raise NgramToolError(
+            "the manifest's derived constants (multipliers, primes, offsets, rows per layer) are not "
+            "the spec's: size tables from the spec, not from this manifest"
+        )
+    if (manifest.get("rows") or {}).get("dtype") != spec.row_dtype.newbyteorder("<").str:
+        raise NgramToolError(f"the manifest's row dtype is not the spec's {spec.row_dtype}")
+
+
 def verify_index(index: Index) -> VerifyReport:
     """Check the checksums, the fingerprints and every row of an index; raise at the first problem."""
     report = VerifyReport(num_tokens=len(index), num_documents=int(index.doc_offsets.shape[0] - 1))
     manifest = index.manifest
+    if (manifest.get("num_tokens"), manifest.get("num_documents")) != (
+        report.num_tokens,
+        report.num_documents,
+    ):
+        raise NgramToolError(
+            f"the manifest counts {manifest.get('num_tokens')} tokens and {manifest.get('num_documents')} "
+            f"documents but the arrays hold {report.num_tokens} and {report.num_documents}"
+        )
     for name, record in manifest["arrays"].items():
         array = getattr(index, name)
         offset = int(getattr(array, "offset", 128))
@@ -72,12 +106,8 @@ def verify_index(index: Index) -> VerifyReport:
                 f"{record['file']}: data sha256 {actual[:16]}... does not match the manifest"
             )
     report.checks.append(f"sha256 of {len(manifest['arrays'])} arrays")
-    lut_sha = hashlib.sha256(np.ascontiguousarray(index.lut, dtype="<i8").tobytes()).hexdigest()
-    if lut_sha != manifest["vocab"]["fingerprint"]:
-        raise NgramToolError("lut.npy does not match the vocabulary fingerprint in the manifest")
-    if index.spec.fingerprint != manifest["spec"]["fingerprint"]:
-        raise NgramToolError("the HashSpec fields do not match the spec fingerprint in the manifest")
-    report.checks.append("vocabulary and spec fingerprints")
+    _check_descriptions(manifest, index.spec, np.asarray(index.lut))
+    report.checks.append("counts, vocabulary, spec fingerprint and derived constants")
     offsets = np.asarray(index.doc_offsets)
     if offsets.size == 0 or offsets[0] != 0 or offsets[-1] != len(index) or np.any(np.diff(offsets) < 0):
         raise NgramToolError("doc_offsets must rise from 0 to the token count")
@@ -95,6 +125,9 @@ def verify_index(index: Index) -> VerifyReport:
 
 def verify_stream(reader: StreamReader) -> VerifyReport:
     """Read a whole stream (CRCs, trailer, checksum) and re-derive every row."""
+    if reader.manifest.get("format") != STREAM_FORMAT:
+        raise NgramToolError(f"the stream's manifest names format {reader.manifest.get('format')!r}")
+    _check_descriptions(reader.manifest, reader.spec, reader.lut)
     vocab = _vocab_from_lut(reader.lut)
     hasher = NgramHasher(reader.spec, boundary=reader.manifest["boundary"])
     for chunk in reader:
@@ -104,15 +137,24 @@ def verify_stream(reader: StreamReader) -> VerifyReport:
     return VerifyReport(
         num_tokens=reader.num_tokens,
         num_documents=reader.num_documents,
-        checks=["chunk CRCs, trailer counts and stream sha256", f"all {reader.num_tokens:,} rows re-derived"],
+        checks=[
+            "chunk CRCs, trailer counts and stream sha256",
+            "vocabulary, spec fingerprint and derived constants",
+            f"all {reader.num_tokens:,} rows re-derived",
+        ],
     )
 
 
 def verify_dataset(dataset: MergedIndex) -> VerifyReport:
     """Verify every shard of a merged dataset (opening it already checked each shard's manifest hash)."""
     report = VerifyReport(num_tokens=len(dataset), num_documents=int(dataset.doc_offsets.shape[0] - 1))
+    start = 0
     for shard in dataset.shards:
-        verify_index(shard)
+        try:
+            verify_index(shard)
+        except NgramToolError as exc:
+            raise NgramToolError(f"shard {shard.path} (dataset tokens from {start:,}): {exc}") from None
+        start += len(shard)
     report.checks.append(f"{len(dataset.shards)} shard manifests match dataset.json")
     report.checks.append(
         f"every shard verified: checksums, fingerprints, all {len(dataset):,} rows re-derived"

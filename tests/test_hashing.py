@@ -250,6 +250,10 @@ def test_bad_arguments(small_spec):
         hash_ngrams(np.array([1, 2]), small_spec, doc_starts=[1, 0])
     with pytest.raises(UsageError):
         hash_ngrams(np.array([1, 2]), small_spec, doc_starts=[3])
+    with pytest.raises(UsageError, match="integer positions"):
+        hash_ngrams(np.array([1, 2]), small_spec, doc_starts=[1.5])
+    with pytest.raises(UsageError, match="1-D"):
+        hash_ngrams(np.array([1, 2]), small_spec, doc_starts=[[0], [1]])
     with pytest.raises(UsageError):
         NgramHasher(small_spec, boundary="sometimes")
 

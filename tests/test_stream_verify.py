@@ -149,9 +149,104 @@ def test_export_per_layer(index_dir, tmp_path):
 
 
 def test_inspect_and_verify_bad_paths(tmp_path):
-    assert run("inspect", str(tmp_path / "nope")).returncode == 2
+    for command in ("inspect", "verify"):
+        missing = run(command, str(tmp_path / "nope"))
+        assert missing.returncode == 2 and b"nope does not exist: give an index" in missing.stderr
     assert run("inspect", str(tmp_path)).returncode == 2
     junk = tmp_path / "junk.bin"
     junk.write_bytes(b"hello world")
     result = run("verify", str(junk))
-    assert result.returncode == 1 and b"not an ngramtool stream" in result.stderr
+    assert result.returncode == 2 and b"`ngramtool inspect " in result.stderr
+
+
+# ------------------------------------------------------------------ damaged streams and manifests
+def test_data_after_a_streams_end_is_an_error(stream_bytes):
+    for tail in (stream_bytes, b"x"):  # two streams back to back, or any trailing bytes
+        with pytest.raises(NgramToolError, match="data follows the stream's end"):
+            list(read_stream(io.BytesIO(stream_bytes + tail)))
+
+
+def test_an_impossible_chunk_length_is_called_corruption(stream_bytes):
+    from ngramtool.formats import stream
+
+    header_len = stream._HEADER.size + stream._HEADER.unpack(stream_bytes[: stream._HEADER.size])[4]
+    table_len = stream._U64.unpack(stream_bytes[header_len : header_len + 8])[0]
+    chunk = header_len + 8 + table_len
+    for claim in (1 << 40, 1 << 62):
+        damaged = bytearray(stream_bytes)
+        damaged[chunk + 8 : chunk + 16] = claim.to_bytes(8, "little")  # the chunk's token count
+        with pytest.raises(NgramToolError, match="stream corrupted: a chunk header after 0 tokens claims"):
+            list(read_stream(io.BytesIO(bytes(damaged))))
+
+
+def test_big_chunks_are_split_into_frames_readers_accept(index_dir, monkeypatch):
+    from ngramtool.formats import stream
+
+    monkeypatch.setattr(stream, "MAX_FRAME_BYTES", 40_000)  # a few hundred tokens per frame
+    index = open_index(index_dir)
+    out = io.BytesIO()
+    manifest = {"format": stream.FORMAT_NAME, "spec": index.manifest["spec"]}
+    writer = stream.StreamWriter(out, manifest, np.asarray(index.lut), index.spec)
+    starts = np.asarray(index.doc_offsets[:-1])
+    writer.append(np.asarray(index.tokens), np.asarray(index.rows), starts)
+    writer.commit()
+    reader = read_stream(io.BytesIO(out.getvalue()))
+    chunks = list(reader)
+    assert len(chunks) > 10 and reader.num_documents == len(starts)
+    assert np.array_equal(np.concatenate([c.rows for c in chunks]), np.asarray(index.rows))
+    positions = np.cumsum([0] + [c.tokens.shape[0] for c in chunks[:-1]])
+    rebuilt = np.concatenate([c.doc_starts + p for c, p in zip(chunks, positions, strict=True)])
+    assert rebuilt.tolist() == starts.tolist()
+
+
+def _damage(index_dir: Path, tmp_path: Path, change) -> Path:
+    """A copy of the index whose manifest ``change`` edited."""
+    import shutil
+
+    copy = tmp_path / f"damaged{len(list(tmp_path.iterdir()))}.ngidx"
+    shutil.copytree(index_dir, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    change(manifest)
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    return copy
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda m: m.update(num_tokens=5), "the manifest counts 5 tokens"),
+        (lambda m: m.update(num_documents=9), "9 documents"),
+        (lambda m: m["spec"]["derived"].update(primes=[[[7]]]), "derived constants"),
+        (lambda m: m["vocab"].update(size=7), "vocabulary sizes"),
+        (lambda m: m["rows"].update(dtype="<i8"), "row dtype"),
+    ],
+)
+def test_verify_checks_what_the_manifest_describes(index_dir, tmp_path, change, message):
+    damaged = _damage(index_dir, tmp_path, change)
+    with pytest.raises(NgramToolError, match=message):
+        verify_index(open_index(damaged))
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda m: m["arrays"]["rows"].update(file="../elsewhere/rows.npy"), "not a file name"),
+        (lambda m: m["arrays"].pop("lut"), "damaged: no 'lut'"),
+        (lambda m: m.update(arrays=[]), "damaged"),
+        (lambda m: m["spec"].update(heads="2"), "damaged"),
+    ],
+)
+def test_a_damaged_manifest_is_a_one_line_runtime_error(index_dir, tmp_path, change, message):
+    damaged = _damage(index_dir, tmp_path, change)
+    for command in ("verify", "inspect"):
+        result = run(command, str(damaged))
+        err = result.stderr.decode()
+        assert result.returncode == 1 and message in err and "Traceback" not in err, (command, err)
+
+
+def test_an_empty_array_file_is_named(index_dir, tmp_path):
+    damaged = _damage(index_dir, tmp_path, lambda m: None)
+    (damaged / "tokens.npy").write_bytes(b"")
+    result = run("verify", str(damaged))
+    err = result.stderr.decode()
+    assert result.returncode == 1 and "tokens.npy: cannot read this array" in err, err

@@ -12,8 +12,7 @@ from rich.table import Table
 from ..errors import UsageError
 from ..formats.dataset import DATASET, MergedIndex
 from ..formats.index import MANIFEST, open_index
-from ..formats.stream import MAGIC as STREAM_MAGIC
-from ..formats.stream import is_stream, read_stream
+from ..formats.stream import file_is_stream, read_stream
 from ..formats.tokenfiles import TOKEN_FORMATS, open_token_file
 from ..spec import HashSpec
 from .common import JsonOpt, binary_input, plural, print_json, print_table, refuse_idle_options, stdout
@@ -73,7 +72,11 @@ def _inspect(path: str, rows: int, token_format: str | None = None) -> dict[str,
         return report
     if path != "-" and Path(path).is_dir():
         raise UsageError(f"{path} is a directory but not an ngramtool index (no {MANIFEST})")
-    if path != "-" and (token_format is not None or not _starts_a_stream(Path(path))):
+    if path != "-" and not Path(path).exists():
+        raise UsageError(
+            f"{path} does not exist: give an index, a merged dataset, a stream file or a token file"
+        )
+    if path != "-" and (token_format is not None or not file_is_stream(Path(path))):
         token_file = open_token_file(path, token_format)
         return {
             "kind": "token file",
@@ -95,13 +98,6 @@ def _inspect(path: str, rows: int, token_format: str | None = None) -> dict[str,
     else:
         report["first"] = []
     return report
-
-
-def _starts_a_stream(path: Path) -> bool:
-    if not path.is_file():
-        return False
-    with path.open("rb") as handle:
-        return is_stream(handle.read(len(STREAM_MAGIC)))
 
 
 def _common(manifest: dict[str, Any], spec: HashSpec) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import typer
 from ..errors import NgramToolError, UsageError
 from ..formats.dataset import DATASET, MergedIndex
 from ..formats.index import MANIFEST, open_index
-from ..formats.stream import read_stream
+from ..formats.stream import file_is_stream, read_stream
 from ..verify import VerifyReport, verify_dataset, verify_index, verify_stream
 from .common import JsonOpt, QuietOpt, binary_input, print_json, status, stderr
 
@@ -69,7 +69,14 @@ def _verify(path: str) -> VerifyReport:
         return verify_dataset(MergedIndex(Path(path)))
     if path != "-" and (Path(path) / MANIFEST).is_file():
         return verify_index(open_index(path))
-    if path == "-" or Path(path).is_file():
+    if path == "-" or file_is_stream(Path(path)):
         with binary_input(path) as source:
             return verify_stream(read_stream(source))
+    if Path(path).is_file():
+        raise UsageError(
+            f"{path} is not an index, a dataset or a stream, which hold rows to verify; "
+            f"for a token file, `ngramtool inspect {path}` describes it"
+        )
+    if not Path(path).exists():
+        raise UsageError(f"{path} does not exist: give an index, a merged dataset or a stream file")
     raise UsageError(f"{path} is neither an ngramtool index, a merged dataset nor a stream file")

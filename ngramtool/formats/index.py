@@ -203,20 +203,27 @@ class Index:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.manifest = read_manifest(self.path)
-        spec_fields = {k: v for k, v in self.manifest["spec"].items() if k not in ("fingerprint", "derived")}
-        self.spec = HashSpec.from_dict(spec_fields)
-        arrays = self.manifest["arrays"]
-        self.tokens = self._map(arrays["tokens"])
-        self.rows = self._map(arrays["rows"])
-        self.doc_offsets = self._map(arrays["doc_offsets"])
-        self.lut = self._map(arrays["lut"])
+        try:
+            fields = {k: v for k, v in self.manifest["spec"].items() if k not in ("fingerprint", "derived")}
+            self.spec = HashSpec.from_dict(fields)
+            arrays = self.manifest["arrays"]
+            self.tokens = self._map(arrays["tokens"])
+            self.rows = self._map(arrays["rows"])
+            self.doc_offsets = self._map(arrays["doc_offsets"])
+            self.lut = self._map(arrays["lut"])
+        except (KeyError, TypeError, AttributeError, ValueError, UsageError) as exc:
+            detail = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise NgramToolError(f"{self.path / MANIFEST} is damaged: {detail}") from None
 
     def _map(self, record: dict[str, Any]) -> np.ndarray:
-        path = self.path / record["file"]
+        name = record["file"]
+        if not isinstance(name, str) or name in ("", ".", "..") or Path(name).name != name:
+            raise ValueError(f"array file {name!r} is not a file name inside the index")
+        path = self.path / name
         try:
             array = np.load(path, mmap_mode="r") if path.stat().st_size > HEADER_BYTES else np.load(path)
-        except (OSError, ValueError) as exc:
-            raise NgramToolError(f"{path}: cannot read this array ({exc})") from None
+        except (OSError, ValueError, EOFError) as exc:
+            raise NgramToolError(f"{path}: cannot read this array ({exc or 'empty file'})") from None
         if list(array.shape) != record["shape"] or array.dtype.str != record["dtype"]:
             raise NgramToolError(
                 f"{path}: holds {array.dtype.str} {list(array.shape)} but the manifest says "
@@ -241,8 +248,10 @@ def read_manifest(path: Path) -> dict[str, Any]:
         raise NgramToolError(f"{path} is not an ngramtool index (no {MANIFEST})")
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise NgramToolError(f"{manifest_path}: unreadable manifest ({exc})") from None
+    if not isinstance(manifest, dict):
+        raise NgramToolError(f"{manifest_path} is damaged: not a JSON object")
     if manifest.get("format") != FORMAT_NAME:
         raise NgramToolError(f"{manifest_path}: not an {FORMAT_NAME} manifest")
     major = str(manifest.get("format_version", "0")).split(".")[0]

@@ -13,7 +13,9 @@ Layout (all integers little-endian; see docs/formats.md):
              every chunk payload in order
 
 A reader yields a chunk only after its CRC matched, and raises when the stream ends before the
-trailer or the trailer disagrees: a truncated or corrupted stream is an error, never short data.
+trailer or the trailer disagrees, when anything follows the trailer, or when a length field
+claims more than a writer ever sends (``MAX_FRAME_BYTES`` per chunk or manifest,
+``MAX_TABLE_BYTES`` of table): a truncated or corrupted stream is an error, never short data.
 """
 
 from __future__ import annotations
@@ -24,11 +26,13 @@ import struct
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
 
 from ..errors import NgramToolError
+from ..pipeline import starts_within
 from ..spec import HashSpec
 
 FORMAT_NAME = "ngramtool-stream"
@@ -40,6 +44,8 @@ _HEADER = struct.Struct("<8sHHIQ")
 _CHUNK = struct.Struct("<4sIQQ")
 _TRAILER = struct.Struct("<4sQQQ32s")
 _U64 = struct.Struct("<Q")
+MAX_FRAME_BYTES = 1 << 30  # writers split larger chunks; a bigger claim is a corrupted length field
+MAX_TABLE_BYTES = 1 << 34  # the lookup table of 2^31 raw ids
 
 
 @dataclass(frozen=True)
@@ -75,6 +81,18 @@ class StreamWriter:
         self.out.flush()
 
     def append(self, tokens: np.ndarray, rows: np.ndarray, doc_starts: np.ndarray) -> None:
+        """Write a chunk: one frame, or several when its payload would pass ``MAX_FRAME_BYTES``."""
+        row_bytes = self.spec.num_layers * self.spec.num_columns * self.spec.row_dtype.itemsize
+        per_frame = max(1, MAX_FRAME_BYTES // 2 // (4 + row_bytes))  # the other half: doc starts
+        total = tokens.shape[0]
+        if total <= per_frame:
+            self._frame(tokens, rows, np.asarray(doc_starts, dtype=np.int64))
+            return
+        for lo in range(0, total, per_frame):
+            hi = min(lo + per_frame, total)
+            self._frame(tokens[lo:hi], rows[lo:hi], starts_within(doc_starts, lo, hi, total))
+
+    def _frame(self, tokens: np.ndarray, rows: np.ndarray, doc_starts: np.ndarray) -> None:
         """Write one chunk frame."""
         parts = [
             np.ascontiguousarray(tokens, dtype="<u4").tobytes(),
@@ -135,8 +153,12 @@ class StreamReader:
                 f"stream format {major}.x is not supported (this ngramtool reads "
                 f"{STREAM_MAJOR}.x): upgrade ngramtool"
             )
+        if length > MAX_FRAME_BYTES:
+            raise NgramToolError(f"stream corrupted: the header claims a manifest of {length:,} bytes")
         body = _read_exact(src, length, "header", 0)
         (table_len,) = _U64.unpack(_read_exact(src, _U64.size, "header", 0))
+        if table_len > MAX_TABLE_BYTES or table_len % 8:
+            raise NgramToolError(f"stream corrupted: the header claims a lookup table of {table_len:,} bytes")
         table = _read_exact(src, table_len, "header", 0)
         if zlib.crc32(table, zlib.crc32(body)) != crc:
             raise NgramToolError(
@@ -167,6 +189,11 @@ class StreamReader:
                     )
                 if checksum != digest.digest():
                     raise NgramToolError("stream checksum mismatch: the data was corrupted in transit")
+                if self.src.read(1):
+                    raise NgramToolError(
+                        "data follows the stream's end: streams cannot be concatenated; hash all "
+                        "inputs in one run, or read each stream on its own"
+                    )
                 return
             if tag != CHUNK_TAG:
                 raise NgramToolError(
@@ -175,6 +202,11 @@ class StreamReader:
             rest = _read_exact(self.src, _CHUNK.size - 4, "chunk header", self.num_tokens)
             _, crc, n_tokens, n_starts = _CHUNK.unpack(tag + rest)
             sizes = (n_tokens * 4, n_tokens * row_bytes, n_starts * 8)
+            if sum(sizes) > MAX_FRAME_BYTES:
+                raise NgramToolError(
+                    f"stream corrupted: a chunk header after {self.num_tokens} tokens claims {n_tokens:,} "
+                    f"tokens and {n_starts:,} document starts, more than any writer sends in one chunk"
+                )
             payload = _read_exact(self.src, sum(sizes), "chunk", self.num_tokens)
             if zlib.crc32(payload) != crc:
                 raise NgramToolError(
@@ -200,3 +232,11 @@ def read_stream(src: BinaryIO) -> StreamReader:
 def is_stream(head: bytes) -> bool:
     """True when ``head`` (the first bytes of a file) starts an ngramtool stream."""
     return head.startswith(MAGIC)
+
+
+def file_is_stream(path: Path) -> bool:
+    """True when ``path`` is a file that starts like an ngramtool stream."""
+    if not path.is_file():
+        return False
+    with path.open("rb") as handle:
+        return is_stream(handle.read(len(MAGIC)))
