@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
+import hashlib
 import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 from .errors import NgramToolError, UsageError
+from .formats.dataset import MergedIndex, fsync_dir, write_json_durably
 from .formats.index import Index
 from .formats.npy import NpyStreamWriter
 from .formats.partial import partial_dir
@@ -17,11 +18,14 @@ CHUNK_TOKENS = 1 << 20
 LAYOUT_FILE = "layers.json"
 
 
-def export_per_layer(index: Index, dest: Path, *, force: bool = False) -> dict[str, Any]:
+def export_per_layer(index: Index | MergedIndex, dest: Path, *, force: bool = False) -> dict[str, Any]:
     """Write one ``[T, C]`` .npy per Engram layer (``rows_layer{ID}.npy``) and ``layers.json``.
 
-    The directory is built under a temporary name and renamed into place; returns the layout
-    record written to ``layers.json``.
+    Every row read is checked against the sha256 its index's manifest records (each shard's, for
+    a merged dataset): a damaged index raises NgramToolError and leaves no output. The directory
+    is built under a temporary name and renamed into place; an existing export (``force``) is
+    replaced only once the new one is complete. Returns the layout record written to
+    ``layers.json``.
     """
     dest = Path(dest)
     if dest.exists() and dest.resolve() == Path(index.path).resolve():
@@ -40,10 +44,8 @@ def export_per_layer(index: Index, dest: Path, *, force: bool = False) -> dict[s
             NpyStreamWriter(tmp / f"rows_layer{layer_id}.npy", spec.row_dtype, (spec.num_columns,))
             for layer_id in spec.layer_ids
         ]
-        for lo in range(0, len(index), CHUNK_TOKENS):
-            block = index.rows[lo : lo + CHUNK_TOKENS]
-            for li, writer in enumerate(writers):
-                writer.append(block[:, li, :])
+        for shard in index.shards if isinstance(index, MergedIndex) else [index]:
+            _copy_checked_rows(shard, writers)
         layers = []
         for layer_id, rows_in_table, writer in zip(
             spec.layer_ids, spec.rows_per_layer.tolist(), writers, strict=True
@@ -66,10 +68,8 @@ def export_per_layer(index: Index, dest: Path, *, force: bool = False) -> dict[s
             "layout": "per-layer [T, (N-1)*K]; column (n-2)*K + head; -1 = masked token",
             "layers": layers,
         }
-        (tmp / LAYOUT_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(tmp, dest)
+        write_json_durably(tmp / LAYOUT_FILE, record)
+        _publish(tmp, dest)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         raise NgramToolError(f"cannot write {dest}: {exc.strerror}") from None
@@ -77,3 +77,35 @@ def export_per_layer(index: Index, dest: Path, *, force: bool = False) -> dict[s
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return record
+
+
+def _copy_checked_rows(index: Index, writers: list[NpyStreamWriter]) -> None:
+    """Append each layer's rows of ``index`` to its writer, checking the manifest's rows sha256."""
+    digest = hashlib.sha256()
+    for lo in range(0, len(index), CHUNK_TOKENS):
+        block = index.rows[lo : lo + CHUNK_TOKENS]
+        digest.update(block.reshape(-1).view("u1"))
+        for li, writer in enumerate(writers):
+            writer.append(block[:, li, :])
+    record = index.manifest["arrays"]["rows"]
+    if digest.hexdigest() != record["data_sha256"]:
+        raise NgramToolError(
+            f"{index.path / record['file']}: the rows do not match the sha256 in its manifest; "
+            "the index is damaged (ngramtool verify checks it): nothing was exported"
+        )
+
+
+def _publish(tmp: Path, dest: Path) -> None:
+    """Rename the finished ``tmp`` to ``dest``; an old ``dest`` is set aside first, removed last."""
+    old = dest.with_name(f".{dest.name}.replaced-{os.getpid()}") if dest.exists() else None
+    if old is not None:
+        os.replace(dest, old)
+    try:
+        os.replace(tmp, dest)
+    except OSError:
+        if old is not None:
+            os.replace(old, dest)
+        raise
+    fsync_dir(dest.parent)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

@@ -188,6 +188,7 @@ def test_spec_save_show_and_lint(files, tmp_path):
         (("size", "--preset", "nope"), 2, "known presets"),
         (("size", "--budget", "10"), 2, "below the smallest"),
         (("size", "--budget", "1e9", "--table", "5"), 2, "drop --table"),
+        (("size", "--budget", "1e30"), 2, "--budget 1e+30 asks for tables of more than"),
         (("size", "--tokens-per-second", "-1"), 2, "positive"),
         (("size", "--dim", "0"), 2, "--dim"),
         (("spec", "lint", "{index}", "--heads", "2"), 2, "drop --heads"),

@@ -9,7 +9,8 @@ import typer
 
 from ..errors import UsageError
 from ..export import export_per_layer
-from ..formats.index import open_index
+from ..formats.dataset import DATASET
+from ..formats.index import MANIFEST, open_index
 from .common import JsonOpt, QuietOpt, print_json, stderr
 
 HELP = """Export an index's rows in another layout.
@@ -30,7 +31,9 @@ def register(app: typer.Typer) -> None:
 
 
 def export_command(
-    index_path: Annotated[Path, typer.Argument(metavar="INDEX", help="An index directory.")],
+    index_path: Annotated[
+        Path, typer.Argument(metavar="INDEX", help="An index directory or a merged dataset.")
+    ],
     layout: Annotated[str, typer.Option("--layout", help="Only 'per-layer' for now.")] = "per-layer",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Output directory.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing output directory.")] = False,
@@ -40,8 +43,17 @@ def export_command(
     """Export INDEX."""
     if layout != "per-layer":
         raise UsageError(f"--layout must be 'per-layer' (got {layout!r})")
+    if output is not None and str(output) == "-":
+        raise UsageError("export writes a directory of .npy files, not stdout: give -o DIR, not -o -")
+    expected = f"an index directory (with {MANIFEST}) or a merged dataset (with {DATASET})"
+    if not index_path.exists():
+        raise UsageError(f"{index_path} does not exist: export reads {expected}")
+    if not ((index_path / MANIFEST).is_file() or (index_path / DATASET).is_file()):
+        raise UsageError(f"{index_path} is not {expected}")
     index = open_index(index_path)
-    dest = output or index_path.with_name(index_path.name + ".layers")
+    # '.' and '..' have no name of their own: take the directory's real one.
+    named = index_path.resolve() if index_path.name in ("", "..") else index_path
+    dest = output or named.with_name(named.name + ".layers")
     record = export_per_layer(index, dest, force=force)
     if as_json:
         print_json({"output": str(dest), **record})

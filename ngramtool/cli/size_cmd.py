@@ -11,6 +11,7 @@ from rich.table import Table
 
 from ..analysis.sizing import PCIE_X16, SizeReport, fit_table, preset, size_memory, with_table
 from ..errors import UsageError
+from ..spec import INT64_MAX, HashSpec
 from .common import (
     HeadsOpt,
     JsonOpt,
@@ -94,6 +95,7 @@ def size_command(
     if budget is not None:
         if "table" in given:
             raise UsageError("--budget chooses the table size: drop --table")
+        _refuse_budget_beyond_int64(spec, dim, budget)
         spec = with_table(spec, fit_table(spec, dim, budget))
         fitted = {"budget": budget, "table": spec.table_sizes[0]}
     report = size_memory(spec, dim, fp8_block=fp8_block)
@@ -107,6 +109,19 @@ def size_command(
         return
     modified = given & {"max_ngram", "heads", "layers", "table", "dim", "budget"}
     _render(f"{preset_name} (modified)" if modified else preset_name, report, data)
+
+
+def _refuse_budget_beyond_int64(spec: HashSpec, dim: int, budget: float) -> None:
+    """Refuse a --budget whose tables would number their rows past int64 (the spec's limit)."""
+    orders_heads = (spec.max_ngram - 1) * spec.heads
+    largest = (INT64_MAX - 1) // (orders_heads * 2)  # the largest base table a spec accepts
+    tables = orders_heads * spec.num_layers
+    if int(budget // (dim * tables)) > largest:  # fit_table searches bases up to this quotient
+        raise UsageError(
+            f"--budget {budget:.4g} asks for tables of more than {largest:,} rows each; row numbers "
+            f"must fit int64: give a --budget of at most about {largest * dim * tables:.3g} "
+            "for this layout and --dim"
+        )
 
 
 def _si(value: float, unit: str = "") -> str:

@@ -2,7 +2,8 @@
 
 ``ngramtool merge DIR`` writes ``DIR/dataset.json``: the shards in order with their counts and
 the sha256 of each shard's manifest (which holds the sha256 of every array), the totals, and the
-one HashSpec, vocabulary and boundary policy they share (mixing them is refused).
+one HashSpec, vocabulary and boundary policy they share (mixing them is refused). Hidden entries
+(``.NAME.XXXX.partial``, ``.NAME.replaced-PID``: what a killed writer leaves) are never shards.
 :func:`ngramtool.open_index` on ``DIR`` returns a :class:`MergedIndex` whose ``tokens``, ``rows``
 and ``window`` span the shards as if they were one index.
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import operator
 import os
 from bisect import bisect_right
 from pathlib import Path
@@ -34,12 +37,51 @@ def _manifest_sha256(shard: Path) -> str:
     return hashlib.sha256((shard / MANIFEST).read_bytes()).hexdigest()
 
 
+def _shard_paths(directory: Path) -> list[Path]:
+    """The finished index shards in ``directory``, by name; hidden leftovers are skipped."""
+    return sorted(p for p in directory.iterdir() if not p.name.startswith(".") and (p / MANIFEST).is_file())
+
+
+def write_json_durably(path: Path, data: dict[str, Any]) -> None:
+    """Replace ``path`` with ``data`` as JSON atomically and durably.
+
+    The text goes to a temporary file in the same directory, which is fsynced and renamed over
+    ``path``; the directory is fsynced too, so after a crash ``path`` holds the old or the new
+    JSON, whole.
+    """
+    path = Path(path)
+    tmp = partial_file(path)
+    try:
+        with tmp.open("w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2, ensure_ascii=False)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def fsync_dir(path: Path) -> None:
+    """fsync a directory, making the renames and creations inside it durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def merge_shards(directory: Path) -> dict[str, Any]:
-    """Write ``directory/dataset.json`` over the index shards inside it (sorted by name)."""
+    """Write ``directory/dataset.json`` over the index shards inside it (sorted by name).
+
+    Entries whose names start with a dot are skipped: they are the leftovers of killed writers.
+    """
     directory = Path(directory)
     if not directory.is_dir():
         raise UsageError(f"{directory} is not a directory of index shards")
-    shards = sorted(p for p in directory.iterdir() if p.is_dir() and (p / MANIFEST).is_file())
+    shards = _shard_paths(directory)
     if not shards:
         raise UsageError(f"{directory} holds no finished index shards (directories with {MANIFEST})")
     records, first = [], None
@@ -76,14 +118,17 @@ def merge_shards(directory: Path) -> dict[str, Any]:
         **{key: first[key] for key in ("tokenizer", *_SHARED, "rows")},
         "shards": records,
     }
-    tmp = partial_file(directory / DATASET)
-    tmp.write_text(json.dumps(dataset, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, directory / DATASET)
+    write_json_durably(directory / DATASET, dataset)
     return dataset
 
 
 class ConcatArray:
-    """Read-only concatenation of memory-mapped arrays along axis 0; slicing returns numpy arrays."""
+    """Read-only concatenation of memory-mapped arrays along axis 0; indexing returns numpy arrays.
+
+    Indexes like the memory maps of a plain index for the usual reads: an int or a contiguous
+    slice on the first axis, optionally followed by indices of the other axes in a tuple
+    (``rows[:10, 0]``, ``rows[5, 1, 2]``). Only the shards the first axis selects are read.
+    """
 
     def __init__(self, parts: list[np.ndarray]) -> None:
         self.parts = parts
@@ -92,20 +137,37 @@ class ConcatArray:
         self.shape = (self.starts[-1], *inner)
         self.dtype = parts[0].dtype
 
+    @property
+    def ndim(self) -> int:
+        """Number of axes, as ``numpy.ndarray.ndim``."""
+        return len(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the whole array, as ``numpy.ndarray.nbytes`` (nothing is read)."""
+        return math.prod(self.shape) * self.dtype.itemsize
+
     def __len__(self) -> int:
         return self.shape[0]
 
-    def __getitem__(self, key: int | slice) -> np.ndarray:
-        if isinstance(key, slice):
-            lo, hi, step = key.indices(len(self))
+    def __getitem__(self, key: int | slice | tuple[Any, ...]) -> np.ndarray:
+        first, rest = (key[0], key[1:]) if isinstance(key, tuple) and key else (key, ())
+        if isinstance(first, slice):
+            lo, hi, step = first.indices(len(self))
             if step != 1:
                 raise NgramToolError("a merged dataset supports contiguous slices only")
-            return self._range(lo, max(hi, lo))
-        position = key + len(self) if key < 0 else key
-        if not 0 <= position < len(self):
-            raise IndexError(key)
+            return self._range(lo, max(hi, lo))[(slice(None), *rest)]
+        if isinstance(first, bool | np.bool_) or not isinstance(first, int | np.integer):
+            raise TypeError(
+                f"a merged dataset's arrays take an int or a contiguous slice on the first axis, "
+                f"optionally followed by more indices in a tuple (rows[:10, 0]); got {type(first).__name__}"
+            )
+        position, size = operator.index(first), len(self)
+        if not -size <= position < size:
+            raise IndexError(f"index {position} is out of bounds for axis 0 with size {size}")
+        position %= size
         part = bisect_right(self.starts, position) - 1
-        return self.parts[part][position - self.starts[part]]
+        return self.parts[part][position - self.starts[part]][rest]
 
     def _range(self, lo: int, hi: int) -> np.ndarray:
         pieces = []
@@ -137,9 +199,7 @@ class MergedIndex:
         self.manifest = read_dataset(self.path)
         self.shards = []
         listed = {record["path"] for record in self.manifest["shards"]}
-        unlisted = sorted(
-            p.name for p in self.path.iterdir() if (p / MANIFEST).is_file() and p.name not in listed
-        )
+        unlisted = [p.name for p in _shard_paths(self.path) if p.name not in listed]
         if unlisted:
             raise NgramToolError(
                 f"{self.path} holds shards that dataset.json does not list ({', '.join(unlisted[:3])}); "
