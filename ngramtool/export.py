@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from .errors import NgramToolError, UsageError
-from .formats.dataset import MergedIndex, fsync_dir, write_json_durably
+from .formats.dataset import MergedIndex
 from .formats.index import Index
 from .formats.npy import NpyStreamWriter
-from .formats.partial import partial_dir
+from .formats.partial import fsync_dir, partial_dir, write_json_durably
 
 CHUNK_TOKENS = 1 << 20
 LAYOUT_FILE = "layers.json"

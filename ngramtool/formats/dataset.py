@@ -14,7 +14,6 @@ import hashlib
 import json
 import math
 import operator
-import os
 from bisect import bisect_right
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from .. import __version__
 from ..errors import NgramToolError, UsageError
 from ..spec import HashSpec
 from .index import MANIFEST, Index, timestamp
-from .partial import partial_file
+from .partial import write_json_durably
 
 DATASET = "dataset.json"
 FORMAT_NAME = "ngramtool-dataset"
@@ -40,37 +39,6 @@ def _manifest_sha256(shard: Path) -> str:
 def _shard_paths(directory: Path) -> list[Path]:
     """The finished index shards in ``directory``, by name; hidden leftovers are skipped."""
     return sorted(p for p in directory.iterdir() if not p.name.startswith(".") and (p / MANIFEST).is_file())
-
-
-def write_json_durably(path: Path, data: dict[str, Any]) -> None:
-    """Replace ``path`` with ``data`` as JSON atomically and durably.
-
-    The text goes to a temporary file in the same directory, which is fsynced and renamed over
-    ``path``; the directory is fsynced too, so after a crash ``path`` holds the old or the new
-    JSON, whole.
-    """
-    path = Path(path)
-    tmp = partial_file(path)
-    try:
-        with tmp.open("w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    fsync_dir(path.parent)
-
-
-def fsync_dir(path: Path) -> None:
-    """fsync a directory, making the renames and creations inside it durable."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def merge_shards(directory: Path) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from ..errors import NgramToolError, UsageError
 from ..spec import HashSpec
 from ..stages import StageClock
 from .npy import HEADER_BYTES, NpyStreamWriter
-from .partial import partial_dir
+from .partial import fsync_dir, partial_dir, write_json_durably
 
 FORMAT_NAME = "ngramtool-index"
 FORMAT_VERSION = "1.0"
@@ -155,7 +155,7 @@ class IndexWriter:
             }
         manifest = self.meta.manifest()
         manifest.update(num_tokens=num_tokens, num_documents=num_documents, arrays=arrays)
-        _write_json_durably(self.tmp / MANIFEST, manifest)
+        write_json_durably(self.tmp / MANIFEST, manifest)
         self._publish()
         self.committed = True
         return manifest
@@ -166,25 +166,9 @@ class IndexWriter:
             old = self.dest.with_name(f".{self.dest.name}.replaced-{os.getpid()}")
             os.replace(self.dest, old)
         os.replace(self.tmp, self.dest)
-        _fsync_dir(self.dest.parent)
+        fsync_dir(self.dest.parent)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
-
-
-def _write_json_durably(path: Path, data: dict[str, Any]) -> None:
-    with path.open("w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, ensure_ascii=False)
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class Index:
