@@ -61,6 +61,8 @@ def test_composite_and_duplicate_sizes():
     findings = lint_constants(HashConstants.from_record(record(primes=primes)))
     assert codes(findings) == ["not-prime", "duplicate-table-size"]
     assert "2,000" in findings[0].message and "1,019" in findings[1].message
+    assert findings[0].message.startswith("1 table size is not prime: ")
+    assert findings[1].message.startswith("1 table size occurs more than once: ")
     assert "layer 4, 2-grams" in findings[1].reason  # same layer and order: identical rows
 
 

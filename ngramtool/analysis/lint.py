@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import NgramToolError
 from ..primes import is_prime
 from ..spec import INT32_LIMIT, INT64_MAX, HashSpec
+from ..wording import agree, plural
 from .collisions import expected_shared_share
 
 NEAR_MULTIPLE = 0.05  # a table size within 5% of V' of some k * V' is flagged
@@ -143,7 +144,8 @@ def _near_vocab_multiples(c: HashConstants) -> list[Finding]:
     return [
         Finding(
             "near-vocab-multiple",
-            f"{len(near)} table size(s) lie within {NEAR_MULTIPLE:.0%} of V' of a multiple of V'={v:,} "
+            f"{plural(len(near), 'table size')} {agree(len(near), 'lies', 'lie')} within "
+            f"{NEAR_MULTIPLE:.0%} of V' of a multiple of V'={v:,} "
             f"(e.g. {near[0]:,} vs {k} x V' = {k * v:,})",
             "a radix-style n-gram hash (prev * V' + cur) mod M with M close to k * V' keeps only about k "
             "distinct predecessors per token; Engram's multiply-XOR is not radix-style, but the alignment "
@@ -167,7 +169,8 @@ def _bad_primes(c: HashConstants) -> list[Finding]:
     return [
         Finding(
             "not-prime",
-            f"{len(composite)} table size(s) are not prime: {', '.join(f'{p:,}' for p in composite[:6])}",
+            f"{plural(len(composite), 'table size')} {agree(len(composite), 'is', 'are')} not prime: "
+            + ", ".join(f"{p:,}" for p in composite[:6]),
             "mix mod M with a composite M = a*b leaks structure of mix mod a; with an even M the row's "
             "parity is the XOR of the ids' parities (odd multipliers), so half the rows pair up",
             "use the smallest unused prime above each size, as Engram does (ngramtool derives them "
@@ -196,8 +199,8 @@ def _duplicate_sizes(c: HashConstants) -> list[Finding]:
     return [
         Finding(
             "duplicate-table-size",
-            f"{len(repeated)} table size(s) occur more than once: "
-            + ", ".join(f"{p:,}" for p in repeated[:6]),
+            f"{plural(len(repeated), 'table size')} {agree(len(repeated), 'occurs', 'occur')} "
+            "more than once: " + ", ".join(f"{p:,}" for p in repeated[:6]),
             "Engram makes every table size of the whole memory distinct so that no two heads collide "
             f"on the same n-grams{wasted}",
             "give every (layer, order, head) its own prime: derive them with one shared 'seen' set "
@@ -220,7 +223,7 @@ def _multipliers(c: HashConstants) -> list[Finding]:
         out.append(
             Finding(
                 "even-multiplier",
-                f"{len(even)} even multiplier(s): {'; '.join(even[:4])}",
+                f"{plural(len(even), 'even multiplier')}: {'; '.join(even[:4])}",
                 "an even multiplier m = 2^j * u zeroes the low j bits of every product and, once products "
                 "wrap, maps ids 2^(64-j) apart to the same value; an odd multiplier makes id -> id * m a "
                 "bijection mod 2^64, so the XOR mix keeps every bit of every id",
@@ -232,7 +235,7 @@ def _multipliers(c: HashConstants) -> list[Finding]:
         out.append(
             Finding(
                 "multiplier-overflow",
-                f"{len(overflow)} multiplier(s) times V'-1 = {c.vocab_size - 1:,} leave int64: "
+                f"{plural(len(overflow), 'multiplier')} times V'-1 = {c.vocab_size - 1:,} leave int64: "
                 + "; ".join(overflow[:4]),
                 "products wrap around and mixes turn negative; floor modulo (numpy, torch) and "
                 "truncating modulo (C, CUDA) then disagree, so two implementations give different rows",
@@ -281,7 +284,7 @@ def _too_many_heads(c: HashConstants, types: int | None) -> list[Finding]:
     if not excess:
         return []
     where, t, useful = excess[0]
-    also = f" (and {len(excess) - 1} more layer/order group(s))" if len(excess) > 1 else ""
+    also = f" (and {plural(len(excess) - 1, 'more layer/order group')})" if len(excess) > 1 else ""
     return [
         Finding(
             "too-many-heads",

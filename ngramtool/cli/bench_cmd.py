@@ -9,7 +9,8 @@ import typer
 from ..backends import choose_backend
 from ..benchmarking import BenchReport, default_backends, run_bench
 from ..spec import HashSpec
-from .common import JsonOpt, SpecFileOpt, load_spec_file, plural, print_json, stderr, stdout
+from ..wording import plural
+from .common import JsonOpt, SpecFileOpt, load_spec_file, print_json, stderr, stdout
 
 HELP = """Measure every hashing backend against the torch reference and the copy bandwidth.
 

@@ -32,6 +32,7 @@ from ..pipeline import CHUNK_TOKENS, TokenChunk, iter_index_chunks, iter_token_c
 from ..spec import HashSpec
 from ..textio import input_size
 from ..vocab import identity_vocab
+from ..wording import plural
 from .common import (
     TEXT_INPUT_OPTIONS,
     DocSepOpt,
@@ -58,7 +59,6 @@ from .common import (
     given_options,
     option_name,
     parse_int_list,
-    plural,
     print_json,
     print_table,
     refuse_idle_options,

@@ -208,11 +208,6 @@ def _file_identity(name: str) -> Any:
     return info.st_dev, info.st_ino
 
 
-def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
-    """``1 shard``, ``3 shards``: the count (with thousands separators) and the noun in agreement."""
-    return f"{count:,} {noun if count == 1 else plural_noun or noun + 's'}"
-
-
 SPEC_FLAGS = {
     "--max-ngram": "max_ngram",
     "--heads": "heads",

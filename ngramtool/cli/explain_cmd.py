@@ -10,6 +10,7 @@ from rich.table import Table
 from ..errors import UsageError
 from ..explain import explain_text
 from ..spec import HashSpec
+from ..wording import plural
 from .common import (
     BackendOpt,
     DeviceOpt,
@@ -25,7 +26,6 @@ from .common import (
     TableOpt,
     TokenizerOpt,
     VerboseOpt,
-    plural,
     print_json,
     print_table,
     resolve_backend,

@@ -17,6 +17,7 @@ from ..formats.tokenfiles import FORMATS_WITH_DOCUMENTS
 from ..jobs import HashJob, input_bytes, job_vocab, run_hash_job
 from ..jobs import save_format as resolve_save_format
 from ..shards import Shard, expand_inputs, holds_shards, plan_shards, remove_stale_partials, shard_selection
+from ..wording import plural
 from .common import (
     TEXT_READING_OPTIONS,
     BackendOpt,
@@ -43,7 +44,6 @@ from .common import (
     WorkersOpt,
     byte_progress,
     check_output_file,
-    plural,
     print_json,
     refuse_idle_options,
     refuse_repeated_inputs,

@@ -15,7 +15,8 @@ from ..formats.index import MANIFEST, open_index
 from ..formats.stream import file_is_stream, read_stream
 from ..formats.tokenfiles import TOKEN_FORMATS, open_token_file
 from ..spec import HashSpec
-from .common import JsonOpt, binary_input, plural, print_json, print_table, refuse_idle_options, stdout
+from ..wording import plural
+from .common import JsonOpt, binary_input, print_json, print_table, refuse_idle_options, stdout
 
 HELP = """Show what an index, a merged dataset, a stream or a token file holds.
 

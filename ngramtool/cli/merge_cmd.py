@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 from ..formats.dataset import DATASET, merge_shards
-from .common import JsonOpt, QuietOpt, plural, print_json, stderr
+from ..wording import plural
+from .common import JsonOpt, QuietOpt, print_json, stderr
 
 HELP = """Merge a directory of index shards into one dataset (writes DIR/dataset.json).
 

@@ -12,6 +12,7 @@ from rich.table import Table
 from ..analysis.sizing import PCIE_X16, SizeReport, fit_table, preset, size_memory, with_table
 from ..errors import UsageError
 from ..spec import INT64_MAX, HashSpec
+from ..wording import plural
 from .common import (
     HeadsOpt,
     JsonOpt,
@@ -20,7 +21,6 @@ from .common import (
     SpecOptions,
     TableOpt,
     given_options,
-    plural,
     print_json,
     print_table,
     stdout,

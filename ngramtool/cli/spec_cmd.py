@@ -21,6 +21,7 @@ from ..errors import NgramToolError, UsageError
 from ..formats.dataset import DATASET, read_dataset
 from ..formats.index import MANIFEST, read_manifest, spec_record
 from ..spec import HashSpec
+from ..wording import plural
 from .common import (
     HeadsOpt,
     JsonOpt,
@@ -37,7 +38,6 @@ from .common import (
     given_options,
     load_spec_file,
     option_name,
-    plural,
     print_json,
     print_table,
     refuse_idle_options,

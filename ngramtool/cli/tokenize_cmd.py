@@ -14,6 +14,7 @@ from rich.text import Text
 from ..errors import UsageError
 from ..formats.npy import atomic_npy
 from ..pipeline import iter_token_chunks
+from ..wording import plural
 from .common import (
     DocSepOpt,
     ErrorsOpt,
@@ -24,7 +25,6 @@ from .common import (
     QuietOpt,
     TokenizerOpt,
     check_output_file,
-    plural,
     print_json,
     refuse_idle_options,
     refuse_repeated_inputs,

@@ -10,13 +10,13 @@ from rich.table import Table
 
 from ..formats.npy import atomic_npy
 from ..jobs import tokenizer_record, vocab_record
+from ..wording import plural
 from .common import (
     ForceOpt,
     JsonOpt,
     NoCompressOpt,
     TokenizerOpt,
     check_output_file,
-    plural,
     print_json,
     refuse_idle_options,
     resolve_vocab,
