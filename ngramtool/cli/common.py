@@ -34,6 +34,7 @@ from ..formats.tokenfiles import TOKEN_FORMATS
 from ..spec import HashSpec
 from ..tokenizers import Tokenizer, load_tokenizer
 from ..vocab import CompressedVocab, build_vocab
+from ..wording import plural
 
 stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -399,6 +400,11 @@ def check_output_file(
         raise UsageError(f"the {what} must be a file path; '-' (stdout) is not supported here")
     if path.is_dir():
         raise UsageError(f"the {what} {path} is a directory; give a file path")
+    if path.exists() and not path.is_file():
+        raise UsageError(
+            f"the {what} {path} is not a regular file (a device or a pipe): outputs are written to a "
+            "temporary file and renamed into place; give a file path"
+        )
     for name in inputs:
         if name != "-" and Path(name).exists() and path.exists() and path.resolve() == Path(name).resolve():
             raise UsageError(f"the {what} {path} is also an input: it would be overwritten")
@@ -408,3 +414,14 @@ def check_output_file(
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot create the directory of {path}: {exc.strerror}") from None
+
+
+def warn_unsafe_cuts(count: int) -> None:
+    """Warn (even with --quiet) when text was cut where the ids may differ from the whole text's."""
+    if count:
+        stderr.print(
+            f"warning: {plural(count, 'text cut')} fell inside very long runs without spaces or "
+            "line breaks (or, for a tokenizer that prefixes every text, inside very long documents); "
+            "the ids at those cuts may differ from tokenizing the text whole",
+            markup=False,
+        )

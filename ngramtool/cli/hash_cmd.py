@@ -51,6 +51,7 @@ from .common import (
     show_progress,
     status,
     stderr,
+    warn_unsafe_cuts,
     worker_count,
 )
 
@@ -390,13 +391,7 @@ def _report(
     to_stderr: bool,
 ) -> None:
     """The run's summary: JSON (a sharded run's always as ``{"shards": [...]}``) or lines on stderr."""
-    hard_cuts = sum(s["unsafe_text_cuts"] for s in summaries)
-    if hard_cuts:
-        stderr.print(
-            f"warning: {plural(hard_cuts, 'text cut')} fell inside very long runs without spaces or "
-            "line breaks; the ids at those cuts may differ from tokenizing the text whole",
-            markup=False,
-        )
+    warn_unsafe_cuts(sum(s["unsafe_text_cuts"] for s in summaries))
     if as_json:
         print_json({"shards": summaries} if sharded else summaries[0], to_stderr=to_stderr)
         return
