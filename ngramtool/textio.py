@@ -187,7 +187,9 @@ def _plain_pieces(
                 nbytes, doc_start = 0, False
             doc_start = True
         emitted = 0
-        for text, hard in _cuts(buffer, final, target, safe):
+        # The last len(doc_sep)-1 characters may begin a separator that the next block completes.
+        held = 0 if final or not doc_sep else len(doc_sep) - 1
+        for text, hard in _cuts(buffer[: len(buffer) - held], final, target, safe):
             yield TextPiece(text, doc_start, nbytes, hard)
             nbytes, doc_start = 0, False
             emitted += len(text)

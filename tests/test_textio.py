@@ -146,3 +146,21 @@ def test_byte_order_mark_and_lone_surrogates(tmp_path):
     with pytest.raises(NgramToolError, match="lone surrogate"):
         list(iter_text_pieces(str(jsonl), json_key="t"))
     assert [p.text for p in iter_text_pieces(str(jsonl), json_key="t", errors="replace")] == ["a\ufffdb"]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    docs=st.lists(texts, min_size=1, max_size=6),
+    sep=st.sampled_from(["\nEND\n", "<|sep|>", "\n\n", "END OF DOC"]),
+)
+def test_doc_separators_split_documents_wherever_blocks_and_cuts_fall(tiny_pieces, tmp_path, docs, sep):
+    """A separator that straddles a read block or a piece cut still starts a document."""
+    text = sep.join(docs)
+    path = tmp_path / "t.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    found: list[str] = []
+    for piece in iter_text_pieces(str(path), doc_sep=sep):
+        if piece.doc_start:
+            found.append("")
+        found[-1] += piece.text
+    assert found == text.split(sep)
