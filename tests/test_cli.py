@@ -242,6 +242,25 @@ def test_explain_rejects_a_layer_outside_the_spec():
     assert_one_line_error(result, 2, "--layer 99 is not one of the Engram layers")
 
 
+def test_tokenize_prints_one_line_per_document_even_empty_leading_ones(tmp_path):
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "one.txt").write_text("a")
+    separated = run("tokenize", "-", "--doc-sep", "@@@", "--tokenizer", "bytes", stdin=b"@@@a@@@b")
+    assert separated.stdout == b"\n97\n98\n"
+    files = run("tokenize", str(tmp_path / "empty.txt"), str(tmp_path / "one.txt"), "--tokenizer", "bytes")
+    assert files.stdout == b"\n97\n"
+
+
+def test_tokenize_warns_about_unsafe_cuts(tmp_path):
+    from ngramtool.textio import MAX_PIECE_CHARS
+
+    (tmp_path / "run.txt").write_text("a" * (MAX_PIECE_CHARS + 10))
+    result = run(
+        "tokenize", str(tmp_path / "run.txt"), "-o", str(tmp_path / "ids.npy"), "--tokenizer", "bytes"
+    )
+    assert result.returncode == 0 and b"warning: 1 text cut fell inside very long runs" in result.stderr
+
+
 def test_tokenize_json_says_when_it_is_truncated():
     text = b"one two three four five"
     report = json.loads(run("tokenize", "-", "--json", "--limit", "3", stdin=text).stdout)

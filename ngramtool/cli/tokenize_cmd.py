@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -13,7 +14,7 @@ from rich.text import Text
 
 from ..errors import UsageError
 from ..formats.npy import atomic_npy
-from ..pipeline import iter_token_chunks
+from ..pipeline import TokenChunk, iter_token_chunks
 from ..wording import plural
 from .common import (
     DocSepOpt,
@@ -31,6 +32,7 @@ from .common import (
     resolve_vocab,
     stderr,
     stdout,
+    warn_unsafe_cuts,
 )
 
 HELP = """Tokenize text into raw ids, or Engram canonical ids with --canonical.
@@ -87,7 +89,8 @@ def tokenize_command(
         fix = None if output is not None else "add --show"  # -o and --show do not combine
         refuse_idle_options(ctx, ["limit"], "with --show or --json", fix)
     tok, vocab = resolve_vocab(tokenizer, no_compress, quiet=quiet)
-    chunks = iter_token_chunks(inputs, tok, json_key=json_key, doc_sep=doc_sep, errors=errors)
+    cuts = _CutCounter(iter_token_chunks(inputs, tok, json_key=json_key, doc_sep=doc_sep, errors=errors))
+    chunks = iter(cuts)
     if output is not None:
         count = 0
         with atomic_npy(output, np.dtype(np.int64 if canonical else np.uint32)) as writer:
@@ -98,6 +101,7 @@ def tokenize_command(
         if not quiet:
             kind = "canonical id" if canonical else "raw id"
             stderr.print(f"wrote {plural(count, kind)} to {output}")
+        warn_unsafe_cuts(cuts.hard_cuts)
         return
     if show or as_json:
         raw, more = _first_tokens(chunks, limit)
@@ -124,13 +128,29 @@ def tokenize_command(
             _render(records)
             if more:
                 stderr.print(f"(first {plural(limit, 'token')}; --limit shows more)")
+        warn_unsafe_cuts(cuts.hard_cuts)
         return
     position = 0
+    printer = _IdPrinter()
     for chunk in chunks:
         ids = vocab.canonicalize(chunk.tokens, first_position=position) if canonical else chunk.tokens
-        _print_ids(ids, chunk.doc_starts, first=position == 0)
+        printer.write(ids, chunk.doc_starts)
         position += chunk.tokens.shape[0]
     sys.stdout.write("\n")
+    warn_unsafe_cuts(cuts.hard_cuts)
+
+
+class _CutCounter:
+    """Passes chunks through, counting the unsafe text cuts among them."""
+
+    def __init__(self, chunks: Iterable[TokenChunk]) -> None:
+        self.chunks = chunks
+        self.hard_cuts = 0
+
+    def __iter__(self) -> Iterator[TokenChunk]:
+        for chunk in self.chunks:
+            self.hard_cuts += chunk.hard_cuts
+            yield chunk
 
 
 def _first_tokens(chunks, limit: int) -> tuple[np.ndarray, bool]:
@@ -146,16 +166,27 @@ def _first_tokens(chunks, limit: int) -> tuple[np.ndarray, bool]:
     return np.concatenate(parts), False
 
 
-def _print_ids(ids: np.ndarray, doc_starts: np.ndarray, first: bool) -> None:
-    """Space-separated ids; each document after the first starts a new line."""
-    bounds = [0, *doc_starts.tolist(), ids.shape[0]]
-    for lo, hi, is_start in zip(bounds[:-1], bounds[1:], [False, *[True] * len(doc_starts)], strict=True):
-        if is_start and not (first and lo == 0):
-            sys.stdout.write("\n")
-        elif lo < hi and not first and lo == 0:
-            sys.stdout.write(" ")
-        if hi > lo:
-            sys.stdout.write(" ".join(map(str, ids[lo:hi].tolist())))
+class _IdPrinter:
+    """Prints ids space-separated, one line per document (an empty document is an empty line)."""
+
+    def __init__(self) -> None:
+        self.started = False  # whether the first document has begun
+        self.line_has_ids = False
+
+    def write(self, ids: np.ndarray, doc_starts: np.ndarray) -> None:
+        """Print a chunk's ids; ``doc_starts`` are the positions in it where documents start."""
+        bounds = [0, *doc_starts.tolist(), ids.shape[0]]
+        starts = [False, *[True] * len(doc_starts)]
+        for lo, hi, is_start in zip(bounds[:-1], bounds[1:], starts, strict=True):
+            if is_start:
+                if self.started:
+                    sys.stdout.write("\n")
+                self.started, self.line_has_ids = True, False
+            if hi > lo:
+                if self.line_has_ids:
+                    sys.stdout.write(" ")
+                sys.stdout.write(" ".join(map(str, ids[lo:hi].tolist())))
+                self.line_has_ids = True
 
 
 def _render(records: list[dict]) -> None:
