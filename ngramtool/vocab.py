@@ -15,6 +15,8 @@ import hashlib
 import json
 import os
 import tempfile
+import zipfile
+import zlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,8 +146,8 @@ def _load_cached(path: Path, tokenizer: Tokenizer) -> CompressedVocab | None:
         with np.load(path, allow_pickle=False) as data:
             lut = data["lut"].astype(np.int64)
             keys = tuple(json.loads(bytes(data["keys"]).decode("utf-8")))
-    except (OSError, ValueError, KeyError):
-        return None  # an unreadable cache entry is rebuilt
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error):
+        return None  # an unreadable cache entry (truncated, corrupted) is rebuilt
     if lut.shape[0] != tokenizer.n_vocab or int(lut.max(initial=-1)) + 1 != len(keys):
         return None
     return CompressedVocab(lut, keys, True, tokenizer.fingerprint)

@@ -242,6 +242,13 @@ def test_explain_rejects_a_layer_outside_the_spec():
     assert_one_line_error(result, 2, "--layer 99 is not one of the Engram layers")
 
 
+def test_explain_refuses_text_that_is_not_utf8():
+    result = subprocess.run(
+        [sys.executable, "-m", "ngramtool", "explain", b"caf\xe9"], capture_output=True, timeout=120
+    )
+    assert_one_line_error(result, 2, "TEXT is not valid UTF-8")
+
+
 def test_tokenize_prints_one_line_per_document_even_empty_leading_ones(tmp_path):
     (tmp_path / "empty.txt").write_text("")
     (tmp_path / "one.txt").write_text("a")

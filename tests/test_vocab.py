@@ -82,6 +82,17 @@ def test_cache_round_trip_gives_the_same_table(deepseek_tokenizer_path):
     assert cached.keys == fresh.keys
 
 
+def test_a_truncated_cache_entry_is_rebuilt(deepseek_tokenizer_path):
+    from ngramtool.vocab import _cache_path
+
+    tokenizer = load_tokenizer(str(deepseek_tokenizer_path))
+    built = build_vocab(tokenizer)
+    path = _cache_path(tokenizer)
+    path.write_bytes(path.read_bytes()[:1000])  # a zip archive cut short (a full disk, a crash)
+    again = build_vocab(tokenizer)
+    assert np.array_equal(again.lut, built.lut) and path.stat().st_size > 1000
+
+
 def test_no_compress_is_the_identity():
     tokenizer = load_tokenizer("cl100k_base")
     vocab = build_vocab(tokenizer, compress=False)

@@ -72,6 +72,13 @@ def explain_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Explain the rows of TEXT."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # argv bytes that were not UTF-8 arrive as lone surrogates
+        raise UsageError(
+            "TEXT is not valid UTF-8 (a cut multi-byte character, or another encoding): "
+            "pass UTF-8 text, e.g. convert it with iconv -t UTF-8"
+        ) from None
     tok, vocab = resolve_vocab(tokenizer, no_compress)
     spec = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file).build(vocab, tok)
     if layer is not None and layer not in spec.layer_ids:
