@@ -12,6 +12,7 @@ or more). See docs/training.md.
 
 from __future__ import annotations
 
+import operator
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from .errors import NgramToolError
+from .errors import NgramToolError, UsageError
 from .formats.index import Index, open_index
 from .formats.stream import read_stream
 
@@ -43,10 +44,19 @@ def make_window(tokens: np.ndarray, rows: np.ndarray, start: int) -> Window:
     }
 
 
+def _whole(value: object, name: str, least: int) -> int:
+    """``value`` as an int of at least ``least`` (ints, numpy and 0-d torch integers); else a UsageError."""
+    try:
+        number = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise UsageError(f"{name} must be an integer (got {value!r})") from None
+    if number < least:
+        raise UsageError(f"{name} must be at least {least} (got {number})")
+    return number
+
+
 def _check_seq_len(seq_len: int) -> int:
-    if seq_len < 1:
-        raise NgramToolError(f"seq_len must be at least 1 (got {seq_len})")
-    return int(seq_len)
+    return _whole(seq_len, "seq_len", 1)
 
 
 class IndexDataset(Dataset):
@@ -79,7 +89,7 @@ class IndexDataset(Dataset):
         self.path = Path(path)
         self.seq_len = _check_seq_len(seq_len)
         self.random = random
-        self.seed = int(np.random.SeedSequence(seed).entropy)
+        self.seed = int(np.random.SeedSequence(None if seed is None else _whole(seed, "seed", 0)).entropy)
         self.epoch = 0
         self._index: Index | None = open_index(self.path)
         self.num_tokens = len(self._index)
@@ -111,6 +121,7 @@ class IndexDataset(Dataset):
 
     def start_of(self, i: int) -> int:
         """The first position of item ``i``."""
+        i = operator.index(i)  # ints, numpy integers and 0-d integer tensors
         if not 0 <= i < len(self):
             raise IndexError(f"window {i} is outside the {len(self)} windows")
         if not self.random:

@@ -174,6 +174,20 @@ def test_short_index_is_an_error(index_dir: Path) -> None:
         IndexDataset(index_dir, len(open_index(index_dir)))
 
 
+def test_arguments_are_whole_numbers(index_dir: Path) -> None:
+    for options, message in [
+        ({"seq_len": 64.5}, "seq_len must be an integer"),
+        ({"seq_len": 0}, "seq_len must be at least 1"),
+        ({"seq_len": SEQ_LEN, "seed": -1}, "seed must be at least 0"),
+    ]:
+        with pytest.raises(NgramToolError, match=message):
+            IndexDataset(index_dir, **options)
+    dataset = IndexDataset(index_dir, SEQ_LEN, random=True, seed=7)
+    assert dataset[torch.tensor(3)]["start"] == dataset[np.int64(3)]["start"] == dataset[3]["start"]
+    with pytest.raises(IndexError):
+        dataset[len(dataset)]
+
+
 def test_import_without_torch_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "torch", None)  # makes `import torch` fail
     for name in ("ngramtool.torch", "ngramtool.engram"):
