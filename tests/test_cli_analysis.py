@@ -13,8 +13,10 @@ import pytest
 from conftest import CORPUS
 from test_collisions import brute_stats, brute_types
 from test_sizing import PCIE4, chain_params
+from typer.testing import CliRunner
 
-from ngramtool import HashSpec
+from ngramtool import HashSpec, textio
+from ngramtool.cli.app import app
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -200,6 +202,8 @@ def test_spec_save_show_and_lint(files, tmp_path):
         (("collisions", "{a}", "{b}", "--token-format", "npy"), 2, "--token-format applies only"),
         (("collisions", "{index}", "--doc-sep", "x"), 2, "--doc-sep applies only to text input"),
         (("collisions", "{a}", "{a}"), 2, "is given twice"),
+        (("collisions", "p.ngtypes.npz", "{a}"), 2, "partial counts (*.ngtypes.npz) are merged alone"),
+        (("collisions", "{index}", "p.ngtypes.npz"), 2, "not mixed with text, token files or indexes"),
         (("spec", "lint", "--dim", "32"), 2, "--dim applies only with --hidden-size too"),
         (("spec", "show", "--vocab-size", "9", "--no-compress"), 2, "--no-compress applies only"),
         (("spec", "lint", "{index}", "--no-compress"), 2, "drop --no-compress"),
@@ -256,3 +260,57 @@ def test_spec_commands_refuse_options_that_spec_files_override(tmp_path):
         assert result.returncode == 2 and fragment in err and "Traceback" not in err, (args, err)
     assert not (tmp_path / "o.json").exists()
     assert run_json("spec", "show", "--spec", saved)["heads"] == 2
+
+
+def table_sizes(data: dict) -> tuple[list, list]:
+    """The base table sizes the top-level "spec" reports, and those of the analysed tables."""
+    spec = data["spec"]
+    reported = [s["table_sizes"] for s in spec] if isinstance(spec, list) else [spec["table_sizes"]]
+    return reported, [t["table_sizes"] for t in data["tables"]]
+
+
+def test_parts_record_and_merge_the_analysed_tables(files, tmp_path):
+    one, sweep = tmp_path / "one.ngtypes.npz", tmp_path / "sweep.ngtypes.npz"
+    counted = run_json("collisions", files["a"], "--tokenizer", "bytes", "--heads", "2", "--table", "4099",
+                       "--save-types", one)  # fmt: skip
+    assert table_sizes(counted) == ([[4099, 4099]], [[4099, 4099]]) and counted["spec"]["heads"] == 2
+    merged = run_json("collisions", one)
+    assert table_sizes(merged) == table_sizes(counted) and merged["tables"] == counted["tables"]
+    swept = run_json(
+        "collisions", files["b"], "--tokenizer", "bytes", "--table", "4099,257", "--save-types", sweep
+    )
+    assert table_sizes(swept) == ([[257, 257], [4099, 4099]],) * 2
+    assert table_sizes(run_json("collisions", sweep)) == table_sizes(swept)
+    assert table_sizes(run_json("collisions", sweep, "--table", "300")) == ([[300, 300]],) * 2
+    for parts in ([one, sweep], [sweep, one]):
+        result = run("collisions", *parts)
+        err = result.stderr.decode()
+        assert result.returncode == 2 and "was counted with another spec than" in err, err
+
+
+def test_an_empty_shard_saves_its_part_and_succeeds(files, tmp_path):
+    empty, part, full = tmp_path / "empty.txt", tmp_path / "e.ngtypes.npz", tmp_path / "a.ngtypes.npz"
+    empty.write_text("")
+    common = ("--tokenizer", "bytes", "--heads", "2")
+    saved = run("collisions", empty, *common, "--save-types", part)
+    assert saved.returncode == 0 and saved.stdout == b"", saved.stderr.decode()
+    assert f"note: the input holds no tokens: saved the empty part {part}" in saved.stderr.decode()
+    quiet = run("collisions", empty, *common, "--save-types", part, "--force", "-q")
+    assert quiet.returncode == 0 and quiet.stderr == b""
+    failed = run("collisions", empty, *common)
+    assert failed.returncode == 1 and "holds no tokens" in failed.stderr.decode()
+    alone = run_json("collisions", files["a"], *common, "--save-types", full)
+    merged = run_json("collisions", part, full)
+    assert merged["tables"] == alone["tables"] and merged["input"]["tokens"] == alone["input"]["tokens"]
+
+
+def test_unsafe_text_cuts_are_reported(tmp_path, monkeypatch):
+    monkeypatch.setattr(textio, "TARGET_PIECE_CHARS", 16)  # a run of 600 characters without spaces
+    monkeypatch.setattr(textio, "MAX_PIECE_CHARS", 256)  # is then cut hard twice
+    path = tmp_path / "run.txt"
+    path.write_text("x" * 600)
+    result = CliRunner().invoke(
+        app, ["collisions", str(path), "--tokenizer", "bytes", "--table", "257", "-q"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "warning: 2 text cuts fell inside very long runs" in result.stderr

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -13,8 +14,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ngramtool.analysis.collisions import NgramTypeCounter, count_ngram_types
-from ngramtool.analysis.partials import load_and_merge, merge_types, save_types
-from ngramtool.errors import UsageError
+from ngramtool.analysis.partials import (
+    load_and_merge,
+    load_types,
+    merge_types,
+    recorded_specs,
+    save_types,
+    spec_record,
+)
+from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.spec import HashSpec
 
 SPEC = HashSpec(max_ngram=3, heads=2, layer_ids=(0,), table_sizes=(101, 103), pad_id=0, vocab_size=50)
@@ -93,3 +101,39 @@ def test_cli_parts_equal_counting_the_dataset(tmp_path):
     merged = json.loads(run("collisions", *parts, "--json", "--table", "257", "--heads", "2", "-q").stdout)
     assert merged["orders"] == whole["orders"]
     assert merged["tables"] == whole["tables"]
+
+
+def _part(path, ids, spec_record=None):
+    """Save the counts of ``ids`` as a part, recording ``spec_record`` as its analysed spec."""
+    meta = {"max_ngram": 3, "vocab_size": 50, "pad_id": 0, "boundary": "none", "vocab_fingerprint": "v",
+            "tokens": len(ids), "documents": 1}  # fmt: skip
+    if spec_record is not None:
+        meta["spec"] = spec_record
+    save_types(path, count_ngram_types(np.asarray(ids, dtype=np.int64), SPEC), meta)
+    return path
+
+
+def test_parts_that_recorded_other_specs_are_refused_in_either_order(tmp_path):
+    sweep = [replace(SPEC, table_sizes=(t, t)) for t in (101, 211)]
+    one = _part(tmp_path / "one.ngtypes.npz", [1, 2, 3], spec_record([SPEC]))
+    two = _part(tmp_path / "two.ngtypes.npz", [4, 5, 6], spec_record(sweep))
+    same = _part(tmp_path / "same.ngtypes.npz", [7, 8], spec_record(sweep))
+    for paths in ([one, two], [two, one]):
+        with pytest.raises(UsageError, match=r"another spec .* cannot merge"):
+            load_and_merge(paths)
+    meta = load_and_merge([two, same])[1]
+    assert recorded_specs(meta) == sweep and meta["tokens"] == 5
+    assert recorded_specs(load_and_merge([one])[1]) == [SPEC]
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip"])
+def test_a_damaged_part_is_a_one_line_error(tmp_path, damage):
+    path = _part(tmp_path / "p.ngtypes.npz", list(range(40)), spec_record([SPEC]))
+    data = bytearray(path.read_bytes())
+    if damage == "truncate":
+        data = data[: len(data) // 2]
+    else:  # a byte inside the first array's data: the zip's CRC-32 check fails on reading it
+        data[data.index(b"\x93NUMPY") + 200] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(NgramToolError, match="not a readable partial count file"):
+        load_types(path)

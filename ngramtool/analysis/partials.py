@@ -4,13 +4,18 @@ The distinct n-grams of several independent streams (the shards of a sharded run
 of each stream's distinct n-grams, with occurrence counts added. Counting each shard where it
 lives (``ngramtool collisions SHARD --save-types part.ngtypes.npz``) and merging the parts
 (``ngramtool collisions part*.ngtypes.npz``) therefore gives exactly the single-machine answer.
-Distinct n-grams do not depend on table sizes, so parts merge whatever tables are analysed later.
+Distinct n-grams do not depend on table sizes; a part still records the spec(s) its run analysed
+(``spec``: one spec, or a list for a sweep of table sizes), which the merge analyses again unless
+told otherwise, so parts that recorded different specs are refused rather than merged in an order
+that would pick one of them.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import zipfile
+import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,12 +24,30 @@ import numpy as np
 
 from ..errors import NgramToolError, UsageError
 from ..formats.partial import partial_file
+from ..spec import HashSpec
 from .collisions import NgramTypes, _merge, key_codec
 
 SUFFIX = ".ngtypes.npz"
 FORMAT_NAME = "ngramtool-ngram-types"
 # What the n-gram windows depend on: parts must agree on all of it to merge.
 IDENTITY = ("max_ngram", "vocab_size", "pad_id", "boundary", "vocab_fingerprint")
+# What parts must also agree on to merge: the spec(s) analysed, which the merge analyses again.
+MERGED_ALIKE = (*IDENTITY, "spec")
+
+
+def spec_record(specs: Sequence[HashSpec]) -> dict[str, Any] | list[dict[str, Any]]:
+    """The analysed spec(s) as JSON: one spec's fields, or a list of them for a sweep of tables."""
+    if len(specs) == 1:
+        return specs[0].to_dict()
+    return [spec.to_dict() for spec in specs]
+
+
+def recorded_specs(meta: Mapping[str, Any]) -> list[HashSpec]:
+    """The specs a part's ``spec`` record names (see :func:`spec_record`); empty when it has none."""
+    record = meta.get("spec")
+    if record is None:
+        return []
+    return [HashSpec.from_dict(fields) for fields in (record if isinstance(record, list) else [record])]
 
 
 def merge_types(parts: Sequence[Mapping[int, NgramTypes]]) -> dict[int, NgramTypes]:
@@ -77,7 +100,7 @@ def load_types(path: Path) -> tuple[dict[int, NgramTypes], dict[str, Any]]:
                         f"{path}: keys of order {order} are {keys.dtype}, expected {codec.dtype}"
                     )
                 types[order] = NgramTypes(order, keys, data[f"counts_{order}"], codec)
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
         raise NgramToolError(f"{path}: not a readable partial count file ({exc})") from None
     return types, meta
 
@@ -91,10 +114,11 @@ def load_and_merge(paths: Sequence[Path]) -> tuple[dict[int, NgramTypes], dict[s
         metas.append(meta)
     first = metas[0]
     for path, meta in zip(paths[1:], metas[1:], strict=True):
-        differ = [key for key in IDENTITY if meta[key] != first[key]]
+        differ = [key for key in MERGED_ALIKE if meta.get(key) != first.get(key)]
         if differ:
+            hint = " (give every shard the same spec options and --table)" if "spec" in differ else ""
             raise UsageError(
-                f"{path} was counted with another {', '.join(differ)} than {paths[0]}: cannot merge"
+                f"{path} was counted with another {', '.join(differ)} than {paths[0]}: cannot merge{hint}"
             )
     merged_meta = {
         **first,

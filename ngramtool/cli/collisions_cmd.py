@@ -22,7 +22,7 @@ from ..analysis.collisions import (
     sweep_collisions,
 )
 from ..analysis.partials import SUFFIX as PARTS_SUFFIX
-from ..analysis.partials import load_and_merge, load_types, merge_types
+from ..analysis.partials import load_and_merge, load_types, merge_types, recorded_specs, spec_record
 from ..analysis.partials import save_types as save_partial_types
 from ..errors import NgramToolError, UsageError
 from ..formats.dataset import DATASET, MergedIndex
@@ -66,7 +66,9 @@ from .common import (
     resolve_vocab,
     show_progress,
     status,
+    stderr,
     stdout,
+    warn_unsafe_cuts,
     worker_count,
 )
 from .spec_cmd import SPEC_OPTION_NAMES
@@ -133,6 +135,7 @@ class _Source:
     tokenizer: str | None
     vocab_fingerprint: str
     parts: list[Path] = field(default_factory=list)  # saved partial counts to merge instead of counting
+    analysed: list[HashSpec] = field(default_factory=list)  # the specs the parts analysed (a sweep)
 
 
 PLOT_SUFFIXES = {".png", ".pdf", ".svg"}
@@ -217,7 +220,9 @@ def collisions_command(
             )
         check_output_file(save_types, force, inputs or [], what="--save-types file")
     orders = source.spec.max_ngram - 1
-    specs = [replace(source.spec, table_sizes=(t,) * orders) for t in sweep] or [source.spec]
+    specs = (
+        [replace(source.spec, table_sizes=(t,) * orders) for t in sweep] or source.analysed or [source.spec]
+    )
     streams = _first_tokens(source.streams, max_tokens) if max_tokens else source.streams
     started = time.perf_counter()
     if source.parts:
@@ -230,9 +235,13 @@ def collisions_command(
         meta = {"max_ngram": source.spec.max_ngram, "vocab_size": source.spec.vocab_size,
                 "pad_id": source.spec.pad_id, "boundary": source.boundary,
                 "vocab_fingerprint": source.vocab_fingerprint, "tokens": tokens, "documents": documents,
-                "sources": source.sources, "spec": source.spec.to_dict(),
+                "sources": source.sources, "spec": spec_record(specs),
                 "tokenizer": source.tokenizer}  # fmt: skip
         save_partial_types(save_types, types, meta)
+    if tokens == 0 and save_types is not None:  # an empty shard's part still merges: not a failure
+        if not quiet:
+            stderr.print(f"note: the input holds no tokens: saved the empty part {save_types}", markup=False)
+        return
     if tokens == 0:
         raise NgramToolError("the input holds no tokens: nothing to analyse")
     with status(f"analysing {plural(len(specs), 'table size')}", not quiet):
@@ -249,7 +258,7 @@ def collisions_command(
         },
         "tokenizer": source.tokenizer,
         "vocab_size": source.spec.vocab_size,
-        "spec": source.spec.to_dict(),
+        "spec": spec_record(specs),
         "orders": [{"order": n, "types": t.types, "occurrences": t.occurrences} for n, t in types.items()],
         "tables": [r.to_dict() for r in reports],
         "run": {
@@ -271,7 +280,13 @@ def collisions_command(
 def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) -> _Source:
     """Classify INPUT (text, index directory, token file) and set up its chunks and spec."""
     inputs, tokens_file = read.inputs, read.tokens_file
-    if inputs and all(name.endswith(PARTS_SUFFIX) for name in inputs):
+    parts = [name.endswith(PARTS_SUFFIX) for name in inputs]
+    if any(parts) and not all(parts):
+        raise UsageError(
+            f"partial counts (*{PARTS_SUFFIX}) are merged alone, not mixed with text, token files or "
+            "indexes: give only the parts"
+        )
+    if inputs and all(parts):
         counting = ["tokens_file", "token_format", "vocab_size", "tokenizer", "no_compress", "boundary"]
         counting += ["max_ngram", "pad_id"]  # N and the pad are fixed when the n-grams are counted
         refuse_idle_options(
@@ -342,15 +357,17 @@ def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) 
 def _parts_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) -> _Source:
     """Saved partial counts (--save-types): merged instead of counted.
 
-    The spec is the one the parts recorded, with the spec options given (--heads, --layers,
-    --seed) in place of its values, or --spec; N, V' and the pad always come from the parts.
+    The specs are those the parts analysed (one, or each table size of a sweep), with the spec
+    options given (--heads, --layers, --seed) in place of their values, or --spec; N, V' and the
+    pad always come from the parts. Parts that recorded other specs are refused when merged.
     """
     paths = [Path(name) for name in read.inputs]
     meta = load_types(paths[0])[1]
     explicit = given_options(ctx)
+    analysed = recorded_specs(meta)
     if options.spec_file is not None:
-        spec = options.build(None, None, meta["vocab_size"])
-    elif "spec" in meta:
+        spec, analysed = options.build(None, None, meta["vocab_size"]), []
+    elif analysed:
         overrides: dict[str, Any] = {}
         if "heads" in explicit:
             overrides["heads"] = options.heads
@@ -358,7 +375,8 @@ def _parts_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions)
             overrides["layer_ids"] = tuple(parse_int_list(options.layers, "--layers"))
         if "seed" in explicit:
             overrides["seed"] = options.seed
-        spec = replace(HashSpec.from_dict(meta["spec"]), **overrides)
+        analysed = [replace(recorded, **overrides) for recorded in analysed]
+        spec = analysed[0]
     else:
         spec = HashSpec(
             max_ngram=meta["max_ngram"],
@@ -377,7 +395,7 @@ def _parts_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions)
         raise UsageError("--spec does not match the N, V' and pad the partial counts were made with")
     return _Source(
         "partial counts", read.inputs, [], lambda raw, first_position: raw, spec, meta["boundary"], None,
-        meta.get("tokenizer"), meta["vocab_fingerprint"], paths,
+        meta.get("tokenizer"), meta["vocab_fingerprint"], paths, analysed,
     )  # fmt: skip
 
 
@@ -425,7 +443,7 @@ def _first_tokens(streams: list[Iterator[TokenChunk]], limit: int) -> list[Itera
             size = chunk.tokens.shape[0]
             take = min(left, size)
             starts = chunk.doc_starts if take == size else chunk.doc_starts[chunk.doc_starts < take]
-            yield TokenChunk(chunk.tokens[:take], starts, chunk.nbytes)
+            yield TokenChunk(chunk.tokens[:take], starts, chunk.nbytes, chunk.hard_cuts)
             left -= take
 
     return [cut(chunks) for chunks in streams]
@@ -434,8 +452,11 @@ def _first_tokens(streams: list[Iterator[TokenChunk]], limit: int) -> list[Itera
 def _count(
     source: _Source, streams: Iterable[Iterable[TokenChunk]], quiet: bool
 ) -> tuple[dict[int, NgramTypes], int, int]:
-    """Count each independent stream's distinct n-grams and merge them (exact): (types, docs, tokens)."""
-    parts, documents, tokens = [], 0, 0
+    """Count each independent stream's distinct n-grams and merge them (exact): (types, docs, tokens).
+
+    Warns when text was cut where its ids may differ from tokenizing it whole, as ``hash`` does.
+    """
+    parts, documents, tokens, hard_cuts = [], 0, 0, 0
     started = time.perf_counter()
     with byte_progress(show_progress(quiet), source.total_bytes) as bar:
         task = bar.add_task("counting", total=source.total_bytes)
@@ -446,10 +467,12 @@ def _count(
                     source.canonicalize(chunk.tokens, first_position=counter.tokens), chunk.doc_starts
                 )
                 documents += int(chunk.doc_starts.shape[0])
+                hard_cuts += chunk.hard_cuts
                 rate = (tokens + counter.tokens) / max(time.perf_counter() - started, 1e-9)
                 bar.update(task, advance=chunk.nbytes, description=f"counting {rate / 1e6:.2f}M tok/s")
             parts.append(counter.result())
             tokens += counter.tokens
+    warn_unsafe_cuts(hard_cuts)
     return (parts[0] if len(parts) == 1 else merge_types(parts)), documents, tokens
 
 
