@@ -152,9 +152,9 @@ def collisions_command(
     vocab_size: TokenVocabSizeOpt = None,
     tokenizer: OptionalTokenizerOpt = None,
     no_compress: NoCompressOpt = False,
-    max_ngram: MaxNgramOpt = 3,
-    heads: HeadsOpt = 8,
-    layers: LayersOpt = "1,15",
+    max_ngram: MaxNgramOpt = SpecOptions.max_ngram,
+    heads: HeadsOpt = SpecOptions.heads,
+    layers: LayersOpt = SpecOptions.layers,
     table: Annotated[
         str | None,
         typer.Option(
@@ -163,7 +163,7 @@ def collisions_command(
             "[default: 646400, or the index's / --spec's sizes]",
         ),
     ] = None,
-    seed: SeedOpt = 0,
+    seed: SeedOpt = SpecOptions.seed,
     pad_id: PadOpt = None,
     spec_file: SpecFileOpt = None,
     boundary: Annotated[

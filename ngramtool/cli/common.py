@@ -223,11 +223,11 @@ SPEC_FLAGS = {
 class SpecOptions:
     """The hash-spec options as given on the command line."""
 
-    max_ngram: int = 3
-    heads: int = 8
-    layers: str = "1,15"
-    table: str = "646400"
-    seed: int = 0
+    max_ngram: int = HashSpec.max_ngram  # the defaults are HashSpec's
+    heads: int = HashSpec.heads
+    layers: str = ",".join(map(str, HashSpec.layer_ids))
+    table: str = str(HashSpec.table_sizes[0])
+    seed: int = HashSpec.seed
     pad_id: int | None = None
     spec_file: Path | None = None
 

@@ -56,10 +56,10 @@ def size_command(
     preset_name: Annotated[
         str, typer.Option("--preset", help="engram-demo, engram-27b, engram-40b or tutorial.")
     ] = "engram-demo",
-    max_ngram: MaxNgramOpt = 3,
-    heads: HeadsOpt = 8,
-    layers: LayersOpt = "1,15",
-    table: TableOpt = "646400",
+    max_ngram: MaxNgramOpt = SpecOptions.max_ngram,
+    heads: HeadsOpt = SpecOptions.heads,
+    layers: LayersOpt = SpecOptions.layers,
+    table: TableOpt = SpecOptions.table,
     dim: DimOpt = None,
     budget: Annotated[
         float | None,
