@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from .errors import NgramToolError, UsageError
 from .formats.dataset import MergedIndex
 from .formats.index import Index
 from .formats.npy import NpyStreamWriter
-from .formats.partial import fsync_dir, partial_dir, write_json_durably
+from .formats.partial import partial_dir, publish_dir, write_json_durably
 
 CHUNK_TOKENS = 1 << 20
 LAYOUT_FILE = "layers.json"
@@ -69,7 +68,7 @@ def export_per_layer(index: Index | MergedIndex, dest: Path, *, force: bool = Fa
             "layers": layers,
         }
         write_json_durably(tmp / LAYOUT_FILE, record)
-        _publish(tmp, dest)
+        publish_dir(tmp, dest)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         raise NgramToolError(f"cannot write {dest}: {exc.strerror}") from None
@@ -93,19 +92,3 @@ def _copy_checked_rows(index: Index, writers: list[NpyStreamWriter]) -> None:
             f"{index.path / record['file']}: the rows do not match the sha256 in its manifest; "
             "the index is damaged (ngramtool verify checks it): nothing was exported"
         )
-
-
-def _publish(tmp: Path, dest: Path) -> None:
-    """Rename the finished ``tmp`` to ``dest``; an old ``dest`` is set aside first, removed last."""
-    old = dest.with_name(f".{dest.name}.replaced-{os.getpid()}") if dest.exists() else None
-    if old is not None:
-        os.replace(dest, old)
-    try:
-        os.replace(tmp, dest)
-    except OSError:
-        if old is not None:
-            os.replace(old, dest)
-        raise
-    fsync_dir(dest.parent)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)

@@ -22,7 +22,7 @@ from ..errors import NgramToolError, UsageError
 from ..spec import HashSpec
 from ..stages import StageClock
 from .npy import HEADER_BYTES, NpyStreamWriter
-from .partial import fsync_dir, partial_dir, write_json_durably
+from .partial import partial_dir, publish_dir, write_json_durably
 
 FORMAT_NAME = "ngramtool-index"
 FORMAT_VERSION = "1.0"
@@ -156,19 +156,9 @@ class IndexWriter:
         manifest = self.meta.manifest()
         manifest.update(num_tokens=num_tokens, num_documents=num_documents, arrays=arrays)
         write_json_durably(self.tmp / MANIFEST, manifest)
-        self._publish()
+        publish_dir(self.tmp, self.dest)
         self.committed = True
         return manifest
-
-    def _publish(self) -> None:
-        old = None
-        if self.dest.exists():
-            old = self.dest.with_name(f".{self.dest.name}.replaced-{os.getpid()}")
-            os.replace(self.dest, old)
-        os.replace(self.tmp, self.dest)
-        fsync_dir(self.dest.parent)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
 
 
 class Index:

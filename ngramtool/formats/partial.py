@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -65,3 +66,19 @@ def fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def publish_dir(tmp: Path, dest: Path) -> None:
+    """Rename the finished ``tmp`` to ``dest``; an old ``dest`` is set aside first, removed last."""
+    old = dest.with_name(f".{dest.name}.replaced-{os.getpid()}") if dest.exists() else None
+    if old is not None:
+        os.replace(dest, old)
+    try:
+        os.replace(tmp, dest)
+    except OSError:
+        if old is not None:
+            os.replace(old, dest)
+        raise
+    fsync_dir(dest.parent)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
