@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,7 +148,6 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
             clock=clock,
         )
     hasher = NgramHasher(spec, boundary=job.boundary, backend=job.backend, device=job.device)  # type: ignore[arg-type]
-    started = time.perf_counter()
     hard_cuts = nbytes = 0
     # Each output is entered as soon as it exists, so a failure anywhere removes what was begun.
     with contextlib.ExitStack() as outputs:
@@ -179,13 +177,14 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
         manifest = writer.commit()
         if token_sink is not None:
             token_sink.commit()
-    seconds = time.perf_counter() - started
+    profile = clock.report()
+    seconds = profile["wall_seconds"]
     return {
         "output": job.dest,
         "num_tokens": manifest["num_tokens"],
         "num_documents": manifest["num_documents"],
         "input_bytes": nbytes,
-        "seconds": round(seconds, 3),
+        "seconds": seconds,
         "tokens_per_second": round(manifest["num_tokens"] / seconds) if seconds > 0 else None,
         "rows_shape": [manifest["num_tokens"], spec.num_layers, spec.num_columns],
         "rows_dtype": spec.row_dtype.name,
@@ -194,5 +193,5 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
         "spec_fingerprint": spec.fingerprint,
         "boundary": job.boundary,
         "unsafe_text_cuts": hard_cuts,
-        "profile": clock.report(),
+        "profile": profile,
     }
