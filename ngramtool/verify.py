@@ -62,16 +62,16 @@ def _check_rows(stored: np.ndarray, expected: np.ndarray, first_position: int, w
     )
 
 
-def _check_descriptions(manifest: dict[str, Any], spec: HashSpec, lut: np.ndarray) -> None:
+def _check_descriptions(manifest: dict[str, Any], spec: HashSpec, vocab: CompressedVocab) -> None:
     """The manifest's descriptions of the spec, vocabulary and rows agree with what was read."""
-    lut_sha = hashlib.sha256(np.ascontiguousarray(lut, dtype="<i8").tobytes()).hexdigest()
-    vocab = manifest.get("vocab") or {}
-    if lut_sha != vocab.get("fingerprint"):
+    recorded_vocab = manifest.get("vocab") or {}
+    if vocab.fingerprint != recorded_vocab.get("fingerprint"):
         raise NgramToolError("the lookup table does not match the vocabulary fingerprint in the manifest")
-    if (vocab.get("size"), vocab.get("raw_size")) != (spec.vocab_size, len(lut)):
+    sizes = (recorded_vocab.get("size"), recorded_vocab.get("raw_size"))
+    if sizes != (spec.vocab_size, vocab.raw_size):
         raise NgramToolError(
-            f"the manifest's vocabulary sizes {vocab.get('size')}/{vocab.get('raw_size')} disagree with "
-            f"the spec's V'={spec.vocab_size} and the lookup table's {len(lut)} raw ids"
+            f"the manifest's vocabulary sizes {sizes[0]}/{sizes[1]} disagree with "
+            f"the spec's V'={spec.vocab_size} and the lookup table's {vocab.raw_size} raw ids"
         )
     recorded = manifest.get("spec") or {}
     if recorded.get("fingerprint") != spec.fingerprint:
@@ -106,12 +106,12 @@ def verify_index(index: Index) -> VerifyReport:
                 f"{record['file']}: data sha256 {actual[:16]}... does not match the manifest"
             )
     report.checks.append(f"sha256 of {len(manifest['arrays'])} arrays")
-    _check_descriptions(manifest, index.spec, np.asarray(index.lut))
+    vocab = _vocab_from_lut(index.lut)
+    _check_descriptions(manifest, index.spec, vocab)
     report.checks.append("counts, vocabulary, spec fingerprint and derived constants")
     offsets = np.asarray(index.doc_offsets)
     if offsets.size == 0 or offsets[0] != 0 or offsets[-1] != len(index) or np.any(np.diff(offsets) < 0):
         raise NgramToolError("doc_offsets must rise from 0 to the token count")
-    vocab = _vocab_from_lut(index.lut)
     hasher = NgramHasher(index.spec, boundary=manifest["boundary"])
     lo = 0
     for chunk in iter_index_chunks(index):
@@ -127,8 +127,8 @@ def verify_stream(reader: StreamReader) -> VerifyReport:
     """Read a whole stream (CRCs, trailer, checksum) and re-derive every row."""
     if reader.manifest.get("format") != STREAM_FORMAT:
         raise NgramToolError(f"the stream's manifest names format {reader.manifest.get('format')!r}")
-    _check_descriptions(reader.manifest, reader.spec, reader.lut)
     vocab = _vocab_from_lut(reader.lut)
+    _check_descriptions(reader.manifest, reader.spec, vocab)
     hasher = NgramHasher(reader.spec, boundary=reader.manifest["boundary"])
     for chunk in reader:
         canonical = vocab.canonicalize(chunk.tokens, first_position=reader.num_tokens - chunk.tokens.shape[0])
