@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Annotated, Any, BinaryIO
 
 import typer
-from rich.console import Console
 from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
@@ -35,6 +34,7 @@ from ..spec import HashSpec
 from ..tokenizers import Tokenizer, load_tokenizer
 from ..vocab import CompressedVocab, build_vocab
 from ..wording import plural
+from .terminal import Console, escape_json_controls
 
 stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -338,9 +338,10 @@ def byte_progress(enabled: bool, total: int | None) -> Progress:
 
 
 def print_json(data: Any, *, to_stderr: bool = False) -> None:
-    """JSON on stdout (stderr when stdout carries binary data), one document."""
+    """JSON on stdout (stderr when stdout carries binary data), one document; the control characters
+    that JSON leaves as they are (DEL, C1, bidirectional overrides) are escaped as well."""
     out = sys.stderr if to_stderr else sys.stdout
-    out.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    out.write(escape_json_controls(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
     out.flush()
 
 
@@ -393,8 +394,9 @@ ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing out
 def check_output_file(
     path: Path, force: bool, inputs: list[str] | tuple[str, ...] = (), what: str = "output"
 ) -> None:
-    """Refuse, before any work, an output that would clobber an input, a directory or (without
-    --force) an existing file; create missing parent directories."""
+    """Refuse, before any work, an output file that would clobber an input, a directory or (without
+    --force) an existing file, or whose directory does not exist (a mistyped directory is not
+    created; index directories, which are not files, are)."""
     path = Path(path)
     if str(path) == "-":
         raise UsageError(f"the {what} must be a file path; '-' (stdout) is not supported here")
@@ -410,10 +412,14 @@ def check_output_file(
             raise UsageError(f"the {what} {path} is also an input: it would be overwritten")
     if path.exists() and not force:
         raise UsageError(f"{path} already exists; pass --force to replace it")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"cannot create the directory of {path}: {exc.strerror}") from None
+    folder = path.parent
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"the {what} {path} lies under {folder}, which is not a directory: fix the path")
+    if not folder.exists():
+        raise UsageError(
+            f"the directory of the {what} {path} does not exist: create it first (mkdir -p {folder}) "
+            "or fix the path"
+        )
 
 
 def warn_unsafe_cuts(count: int) -> None:

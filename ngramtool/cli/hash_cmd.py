@@ -166,7 +166,7 @@ def hash_command(
         raise UsageError(f"--boundary must be 'none' or 'reset' (got {boundary!r})")
     if engine not in ENGINES:
         raise UsageError(f"--engine must be one of {', '.join(ENGINES)} (got {engine!r})")
-    _refuse_idle_options(ctx, tokens_file, tokenizer, vocab_size, save_tokens, engine)
+    _refuse_idle_options(ctx, tokens_file, tokenizer, vocab_size, save_tokens, engine, output)
     sharded = _is_sharded(output)
     if not sharded and (shard_index is not None or num_shards is not None or resume or engine != "local"):
         raise UsageError("--shard-index, --num-shards, --resume and --engine apply to sharded runs: -o DIR/")
@@ -239,6 +239,7 @@ def _refuse_idle_options(
     vocab_size: int | None,
     save_tokens: Path | None,
     engine: str,
+    output: str | None,
 ) -> None:
     """Options that would do nothing with the others given are usage errors."""
     if tokens_file is None:
@@ -249,6 +250,10 @@ def _refuse_idle_options(
             refuse_idle_options(ctx, ["no_compress"], "with a tokenizer, and --vocab-size replaces it")
     if save_tokens is None:
         refuse_idle_options(ctx, ["save_format"], "with --save-tokens FILE", "add --save-tokens FILE")
+        if output == "-":
+            refuse_idle_options(
+                ctx, ["force"], "to an output that may exist (an index, --save-tokens), not to -o -'s stream"
+            )
     if engine != "ray":
         refuse_idle_options(ctx, ["ray_address"], "with --engine ray", "add --engine ray")
     else:

@@ -34,6 +34,7 @@ from .common import (
     stdout,
     warn_unsafe_cuts,
 )
+from .terminal import escape_controls
 
 HELP = """Tokenize text into raw ids, or Engram canonical ids with --canonical.
 
@@ -79,6 +80,10 @@ def tokenize_command(
     refuse_repeated_inputs(inputs)
     if output is not None and (show or as_json):
         raise UsageError("-o saves the ids; combine it with neither --show nor --json")
+    if show and as_json:
+        raise UsageError(
+            "--show renders the tokens for reading and --json prints them as records: choose one"
+        )
     if output is not None:
         check_output_file(output, force, inputs)
     else:
@@ -194,7 +199,7 @@ def _render(records: list[dict]) -> None:
     separator = "" if stdout.color_system else "|"  # without colour, mark the boundaries
     text = Text()
     for i, record in enumerate(records):
-        text.append(record["text"], style=styles[i % 2])
+        text.append(escape_controls(record["text"]), style=styles[i % 2])
         text.append(separator)
     stdout.print(text)
     grid = Table(title=plural(len(records), "token"), title_justify="left")
