@@ -71,7 +71,12 @@ def test_double_star_patterns_recurse_in_sorted_order(tmp_path):
     out = tmp_path / "out"
     result = run("hash", "**/*.txt", "-o", f"{out}/", "-q", *SPEC_ARGS, cwd=tmp_path)
     assert result.returncode == 0, result.stderr.decode()
-    assert sorted(p.name for p in out.iterdir()) == ["a.txt.ngidx", "c.txt.ngidx", "y.txt.ngidx", "z.txt.ngidx"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "a.txt.ngidx",
+        "c.txt.ngidx",
+        "y.txt.ngidx",
+        "z.txt.ngidx",
+    ]
 
 
 def test_sharded_run_resume_and_merge(parts, tmp_path):
