@@ -18,7 +18,8 @@ NGRAMTOOL = [sys.executable, "-m", "ngramtool"]
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory) -> Path:
-    """A text of ~40 KB (its ids and rows fill a pipe's buffer many times over) and its index."""
+    """A text of ~40 KB and its index. Its byte ids, printed (~140 KB), and anything longer fill a
+    pipe's buffer (64 KB), so that a reader that stops early always stops the writer."""
     folder = tmp_path_factory.mktemp("terminal")
     (folder / "t.txt").write_text(CORPUS.read_text(encoding="utf-8")[:40000], encoding="utf-8")
     made = subprocess.run(
@@ -78,7 +79,7 @@ def test_a_reader_that_went_away_ends_every_command_quietly_with_141(folder, arg
     "command, reader",
     [
         ("hash t.txt -o - --tokenizer bytes", "head -c 100"),
-        ("tokenize t.txt", "head -c 100"),
+        ("tokenize t.txt --tokenizer bytes", "head -c 100"),
         ("tokenize t.txt --doc-sep . --tokenizer bytes", "head -1"),  # one line per document
         ("tokenize t.txt --show --limit 20000 --tokenizer bytes", "head -1"),
         ('explain "$(head -c 3000 t.txt)" --limit 0 --heads 1 --tokenizer bytes', "head -1"),
