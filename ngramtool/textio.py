@@ -35,7 +35,7 @@ TARGET_PIECE_CHARS = 1 << 20
 MAX_PIECE_CHARS = 16 << 20
 Errors = Literal["strict", "replace", "skip"]
 ERRORS = ("strict", "replace", "skip")
-JSON_KINDS = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
+_JSON_KINDS = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 
 
 @dataclass(frozen=True)
@@ -279,7 +279,7 @@ class _JsonlRecords:
 
 def _kind(value: object) -> str:
     """The JSON name of a decoded value's type."""
-    return JSON_KINDS.get(type(value), "null")
+    return _JSON_KINDS.get(type(value), "null")
 
 
 def _key_list(record: dict, shown: int = 8) -> str:
