@@ -76,6 +76,11 @@ def job_vocab(job: HashJob) -> tuple[Tokenizer | None, CompressedVocab]:
     return tokenizer, build_vocab(tokenizer, compress=not job.no_compress)
 
 
+def vocab_name(tokenizer: Tokenizer | None) -> str:
+    """How messages name the raw id space: the tokenizer's, or the --vocab-size one."""
+    return f"tokenizer {tokenizer.name}" if tokenizer is not None else "the vocabulary of --vocab-size"
+
+
 def tokenizer_record(tokenizer: Tokenizer | None) -> dict[str, Any]:
     """The manifest/JSON description of a tokenizer."""
     if tokenizer is None:
@@ -133,7 +138,9 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
     )
     clock = StageClock()  # the streaming part of the run, after tokenizer and vocabulary loading
     if job.tokens_file is not None:
-        chunks = iter_token_file_chunks(job.tokens_file, job.token_format)
+        chunks = iter_token_file_chunks(
+            job.tokens_file, job.token_format, vocab_size=vocab.raw_size, vocab_name=vocab_name(tokenizer)
+        )
     else:
         if tokenizer is None:
             raise UsageError("text input needs a --tokenizer")
@@ -148,7 +155,7 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
             clock=clock,
         )
     hasher = NgramHasher(spec, boundary=job.boundary, backend=job.backend, device=job.device)  # type: ignore[arg-type]
-    hard_cuts = nbytes = 0
+    hard_cuts = nbytes = skipped = 0
     # Each output is entered as soon as it exists, so a failure anywhere removes what was begun.
     with contextlib.ExitStack() as outputs:
         if job.dest == "-":
@@ -170,6 +177,7 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
             if save is not None:
                 behind.submit(save, chunk.tokens, chunk.doc_starts)
             hard_cuts += chunk.hard_cuts
+            skipped += chunk.skipped_records
             nbytes += chunk.nbytes
             if progress is not None:
                 progress(chunk.nbytes, chunk.tokens.shape[0])
@@ -193,5 +201,6 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
         "spec_fingerprint": spec.fingerprint,
         "boundary": job.boundary,
         "unsafe_text_cuts": hard_cuts,
+        "skipped_records": skipped,
         "profile": profile,
     }

@@ -40,12 +40,14 @@ class TokenChunk:
         doc_starts: int64 positions within ``tokens`` where a document starts.
         nbytes: input bytes this chunk accounts for (for progress).
         hard_cuts: text cuts inside it that were not provably safe (see ngramtool.textio).
+        skipped_records: bad JSONL records skipped (``--errors skip``) while reading it.
     """
 
     tokens: np.ndarray
     doc_starts: np.ndarray
     nbytes: int = 0
     hard_cuts: int = 0
+    skipped_records: int = 0
 
 
 @dataclass
@@ -55,14 +57,16 @@ class _ChunkBuilder:
     size: int = 0
     nbytes: int = 0
     hard_cuts: int = 0
+    skipped: int = 0
 
-    def add(self, ids: np.ndarray, doc_start: bool, nbytes: int, hard_cut: bool) -> None:
+    def add(self, ids: np.ndarray, doc_start: bool, nbytes: int, hard_cut: bool, skipped: int = 0) -> None:
         if doc_start:
             self.starts.append(self.size)
         self.parts.append(ids)
         self.size += ids.shape[0]
         self.nbytes += nbytes
         self.hard_cuts += int(hard_cut)
+        self.skipped += skipped
 
     def take(self) -> TokenChunk:
         tokens = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.uint32)
@@ -71,8 +75,9 @@ class _ChunkBuilder:
             np.asarray(self.starts, dtype=np.int64),
             self.nbytes,
             self.hard_cuts,
+            self.skipped,
         )
-        self.parts, self.starts, self.size, self.nbytes, self.hard_cuts = [], [], 0, 0, 0
+        self.parts, self.starts, self.size, self.nbytes, self.hard_cuts, self.skipped = [], [], 0, 0, 0, 0
         return chunk
 
 
@@ -159,12 +164,12 @@ def iter_token_chunks(
     for piece, ids in encode_pieces(pieces, tokenizer, workers, clock):
         if piece.doc_start and eot is not None and builder.size + len(builder.starts) > 0:
             builder.add(eot, False, 0, False)
-        builder.add(ids, piece.doc_start, piece.nbytes, piece.hard_cut)
+        builder.add(ids, piece.doc_start, piece.nbytes, piece.hard_cut, piece.skipped)
         if builder.size >= chunk_tokens:
             yield builder.take()
     if eot is not None and (builder.size or builder.starts):
         builder.add(eot, False, 0, False)
-    if builder.size or builder.starts or builder.nbytes:
+    if builder.size or builder.starts or builder.nbytes or builder.skipped:
         yield builder.take()
 
 
@@ -188,8 +193,8 @@ def iter_index_chunks(index: Index, chunk_tokens: int = CHUNK_TOKENS) -> Iterato
 def split_chunk(chunk: TokenChunk, max_tokens: int) -> Iterator[TokenChunk]:
     """``chunk`` in pieces of at most ``max_tokens`` tokens, document starts kept in place.
 
-    The first piece carries the chunk's byte count and cut count; starts at the very end of the
-    chunk (empty trailing documents) go with the last piece.
+    The first piece carries the chunk's byte, cut and skipped-record counts; starts at the very end
+    of the chunk (empty trailing documents) go with the last piece.
     """
     total = chunk.tokens.shape[0]
     if total <= max_tokens:
@@ -204,6 +209,7 @@ def split_chunk(chunk: TokenChunk, max_tokens: int) -> Iterator[TokenChunk]:
             starts_within(starts, lo, hi, total),
             chunk.nbytes if first else 0,
             chunk.hard_cuts if first else 0,
+            chunk.skipped_records if first else 0,
         )
 
 

@@ -23,13 +23,14 @@ _GLOB_CHARS = set("*?[")
 
 
 def expand_inputs(patterns: list[str]) -> list[str]:
-    """Expand quoted glob patterns (sorted); plain paths and ``-`` pass through unchanged."""
+    """Expand quoted glob patterns (sorted; ``**`` matches any number of directories, none included);
+    plain paths and ``-`` pass through unchanged."""
     out: list[str] = []
     for pattern in patterns:
         if pattern == "-" or Path(pattern).exists() or not _GLOB_CHARS & set(pattern):
             out.append(pattern)
             continue
-        matches = sorted(glob.glob(pattern))
+        matches = sorted(glob.glob(pattern, recursive=True))
         if not matches:
             raise UsageError(f"no file matches {pattern!r}")
         out.extend(matches)

@@ -33,7 +33,9 @@ from .errors import NgramToolError, UsageError
 READ_BLOCK_BYTES = 1 << 20
 TARGET_PIECE_CHARS = 1 << 20
 MAX_PIECE_CHARS = 16 << 20
-Errors = Literal["strict", "replace"]
+Errors = Literal["strict", "replace", "skip"]
+ERRORS = ("strict", "replace", "skip")
+_JSON_KINDS = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 
 
 @dataclass(frozen=True)
@@ -45,12 +47,14 @@ class TextPiece:
         doc_start: True when this piece begins a new document.
         nbytes: input bytes this piece accounts for (for progress).
         hard_cut: True when the piece ends at a cut that is not known to be safe (rule 3).
+        skipped: bad JSONL records skipped (``errors="skip"``) since the previous piece.
     """
 
     text: str
     doc_start: bool
     nbytes: int
     hard_cut: bool = False
+    skipped: int = 0
 
 
 def _is_word(ch: str) -> bool:
@@ -137,12 +141,34 @@ def open_input(source: str) -> BinaryIO:
         raise NgramToolError(f"cannot read {source}: {exc.strerror}") from None
 
 
+def check_reading(json_key: str | None, doc_sep: str | None, errors: str) -> None:
+    """Refuse options that cannot be read together (the CLI calls it before any work)."""
+    if errors not in ERRORS:
+        raise UsageError(f"--errors must be 'strict', 'replace' or 'skip' (got {errors!r})")
+    if json_key is not None and doc_sep is not None:
+        raise UsageError("--json-key and --doc-sep do not combine: JSONL lines are already documents")
+    if doc_sep == "":
+        raise UsageError("--doc-sep must not be empty")
+    if errors == "skip" and json_key is None:
+        raise UsageError(
+            "--errors skip skips bad JSONL records and applies only with --json-key: plain text has no "
+            "records; pass --errors replace to substitute U+FFFD for invalid UTF-8"
+        )
+
+
+def _invalid_utf8(name: str, offset: int, byte: int, *, skippable: bool) -> str:
+    """The message for invalid UTF-8 at a byte offset, with the ways past it."""
+    skip = ", or --errors skip to skip the line" if skippable else ""
+    return (
+        f"{name}: invalid UTF-8 at byte offset {offset} (byte 0x{byte:02x}); fix the file or pass "
+        f"--errors replace to substitute U+FFFD{skip}"
+    )
+
+
 class _Utf8Stream:
     """Incremental UTF-8 decoding that names the absolute byte offset of invalid input."""
 
     def __init__(self, name: str, errors: Errors) -> None:
-        if errors not in ("strict", "replace"):
-            raise UsageError(f"--errors must be 'strict' or 'replace' (got {errors!r})")
         self.name = name
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors)
         self._consumed = 0
@@ -155,9 +181,7 @@ class _Utf8Stream:
         except UnicodeDecodeError as exc:
             offset = self._consumed - pending + exc.start
             raise NgramToolError(
-                f"{self.name}: invalid UTF-8 at byte offset {offset} "
-                f"(byte 0x{exc.object[exc.start]:02x}); fix the file or pass --errors replace "
-                "to substitute U+FFFD"
+                _invalid_utf8(self.name, offset, exc.object[exc.start], skippable=False)
             ) from None
         self._consumed += len(data)
         if self._at_start and text:
@@ -200,28 +224,89 @@ def _plain_pieces(
             return
 
 
-def _jsonl_pieces(stream: BinaryIO, name: str, errors: Errors, json_key: str) -> Iterator[TextPiece]:
-    decoder = _Utf8Stream(name, errors)
-    for line_no, raw in enumerate(stream, start=1):
-        line = decoder.decode(raw)
+class _BadRecord(NgramToolError):
+    """A JSONL line that gives no text: not UTF-8, not JSON, no object with the key, or no string."""
+
+
+class _JsonlRecords:
+    """The texts of JSONL lines, under one key; errors name the line and say what it holds."""
+
+    def __init__(self, name: str, json_key: str, errors: Errors) -> None:
+        self.name = name
+        self.key = json_key
+        self.errors = errors
+        self.key_seen = False  # whether an earlier record had the key
+        self.offset = 0  # bytes before the current line
+
+    def text(self, raw: bytes, line_no: int) -> str | None:
+        """The text of one line (None for a blank line); raises _BadRecord for a bad record."""
+        offset, self.offset = self.offset, self.offset + len(raw)
+        where = f"{self.name}:{line_no}"
+        try:
+            line = raw.decode("utf-8", "replace" if self.errors == "replace" else "strict")
+        except UnicodeDecodeError as exc:
+            byte = exc.object[exc.start]
+            raise _BadRecord(_invalid_utf8(self.name, offset + exc.start, byte, skippable=True)) from None
+        if line_no == 1:
+            line = line.removeprefix("\ufeff")
         if not line.strip():
-            continue
+            return None
+        skip = "fix the line or pass --errors skip to skip bad records"
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise NgramToolError(
-                f"{name}:{line_no}: not valid JSON ({exc.msg}); is this a JSONL file?"
-            ) from None
-        if not isinstance(record, dict) or json_key not in record:
-            raise NgramToolError(
-                f"{name}:{line_no}: no key '{json_key}' in this record; pass the key that holds the "
-                "text with --json-key"
+            fix = skip if self.key_seen else "is this a JSONL file (one JSON object per line)?"
+            raise _BadRecord(f"{where}: not valid JSON: {exc.msg} at column {exc.colno}; {fix}") from None
+        if not isinstance(record, dict):
+            raise _BadRecord(f"{where}: the line holds a JSON {_kind(record)}, not an object; {skip}")
+        if self.key not in record:
+            keys = _key_list(record)
+            if self.key_seen:
+                raise _BadRecord(
+                    f"{where}: this record has no key {self.key!r} (its keys: {keys}) though earlier "
+                    f"records have it; {skip}"
+                )
+            raise _BadRecord(
+                f"{where}: no key {self.key!r} in this record (its keys: {keys}); pass the key that holds "
+                "the text with --json-key"
             )
-        value = record[json_key]
+        self.key_seen = True
+        value = record[self.key]
         if not isinstance(value, str):
-            raise NgramToolError(f"{name}:{line_no}: '{json_key}' holds {type(value).__name__}, not text")
-        yield TextPiece(_no_lone_surrogates(value, f"{name}:{line_no}", errors), True, len(raw))
-    decoder.decode(b"", True)
+            raise _BadRecord(f"{where}: {self.key!r} holds a JSON {_kind(value)}, not text; {skip}")
+        return _no_lone_surrogates(value, where, self.errors)
+
+
+def _kind(value: object) -> str:
+    """The JSON name of a decoded value's type."""
+    return _JSON_KINDS.get(type(value), "null")
+
+
+def _key_list(record: dict, shown: int = 8) -> str:
+    """A record's keys, quoted, the first ``shown`` of them."""
+    keys = ", ".join(repr(key) for key in list(record)[:shown])
+    more = f", ... ({len(record):,} in all)" if len(record) > shown else ""
+    return (keys + more) or "none"
+
+
+def _jsonl_pieces(stream: BinaryIO, name: str, errors: Errors, json_key: str) -> Iterator[TextPiece]:
+    """One piece per record; with ``errors="skip"`` bad records are counted, not raised."""
+    records = _JsonlRecords(name, json_key, errors)
+    skipped = nbytes = 0
+    for line_no, raw in enumerate(stream, start=1):
+        nbytes += len(raw)
+        try:
+            text = records.text(raw, line_no)
+        except _BadRecord:
+            if errors != "skip":
+                raise
+            skipped += 1
+            continue
+        if text is not None:
+            yield TextPiece(text, True, nbytes, skipped=skipped)
+            skipped = nbytes = 0
+    if skipped or nbytes:  # bad or blank lines at the end: their count and bytes
+        yield TextPiece("", False, nbytes, skipped=skipped)
 
 
 def _no_lone_surrogates(text: str, where: str, errors: Errors) -> str:
@@ -229,8 +314,8 @@ def _no_lone_surrogates(text: str, where: str, errors: Errors) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        if errors == "strict":
-            raise NgramToolError(
+        if errors != "replace":
+            raise _BadRecord(
                 f"{where}: the text holds a lone surrogate escape (not valid Unicode); "
                 "pass --errors replace to substitute U+FFFD"
             ) from None
@@ -254,10 +339,7 @@ def iter_text_pieces(
     which those cuts change ids, see :func:`cuts_keep_ids`) only every ``MAX_PIECE_CHARS``,
     reported as hard cuts. A JSONL record is one piece.
     """
-    if json_key is not None and doc_sep is not None:
-        raise UsageError("--json-key and --doc-sep do not combine: JSONL lines are already documents")
-    if doc_sep == "":
-        raise UsageError("--doc-sep must not be empty")
+    check_reading(json_key, doc_sep, errors)
     stream = open_input(source)
     name = "<stdin>" if source == "-" else source
     try:

@@ -387,3 +387,109 @@ def test_hash_says_when_the_pad_id_was_defaulted(tmp_path):
 def test_bench_has_no_short_option_for_tokens():
     result = run("bench", "-n", "1000")
     assert result.returncode == 2 and b"No such option: -n" in result.stderr
+
+
+def test_hash_tokens_names_the_assumed_tokenizer_and_refuses_ids_beyond_it(tmp_path):
+    gpt2 = tmp_path / "gpt2.npy"
+    np.save(gpt2, np.arange(50_257, dtype=np.uint32))
+    result = run("hash", "--tokens", str(gpt2), "-o", str(tmp_path / "a"))
+    assert result.returncode == 0, result.stderr.decode()
+    note = f"note: no --tokenizer given: the ids of {gpt2} are taken as cl100k_base ids (100,277 of them)"
+    assert note in result.stderr.decode() and "--tokenizer NAME" in result.stderr.decode()
+    quiet = run("hash", "--tokens", str(gpt2), "-o", str(tmp_path / "b"), "-q")
+    assert quiet.returncode == 0 and quiet.stderr == b""
+    big = tmp_path / "big.npy"
+    np.save(big, np.array([5, 120_000, 7, 150_000, 9], dtype=np.uint32))
+    for args in (("-o", str(tmp_path / "c")), ("-o", str(tmp_path / "c"), "--tokenizer", "cl100k_base")):
+        result = run("hash", "--tokens", str(big), *args)
+        assert_one_line_error(
+            result, 1, f"{big}: its largest token id is 150,000 but tokenizer cl100k_base has 100,277 ids"
+        )
+        assert "--tokenizer NAME" in result.stderr.decode() and "--vocab-size N" in result.stderr.decode()
+        assert not (tmp_path / "c").exists() and not list(tmp_path.glob(".c.*"))
+    result = run("hash", "--tokens", str(big), "-o", str(tmp_path / "c"), "--vocab-size", "1000")
+    assert_one_line_error(
+        result, 1, "largest token id is 150,000 but the vocabulary of --vocab-size has 1,000"
+    )
+
+
+@pytest.mark.parametrize(
+    "args, what",
+    [
+        (["tokenize", "x.txt", "-o", "no/dir/ids.npy"], "the output no/dir/ids.npy"),
+        (["vocab", "--tokenizer", "bytes", "--export", "no/dir/lut.npy"], "the --export file no/dir/lut.npy"),
+        (["hash", "x.txt", "-o", "i.ngidx", "--save-tokens", "no/dir/t.npy"], "the --save-tokens file"),
+        (["collisions", "x.txt", "--plot", "no/dir/x.png", "--tokenizer", "bytes"], "the --plot file"),
+        (
+            ["collisions", "x.txt", "--save-types", "no/dir/p.ngtypes.npz", "--tokenizer", "bytes"],
+            "the --save-types file",
+        ),
+    ],
+)
+def test_single_file_outputs_refuse_a_missing_directory(tmp_path, args, what):
+    (tmp_path / "x.txt").write_text("some text")
+    result = run(*args, cwd=tmp_path)
+    assert_one_line_error(result, 2, f"the directory of {what}")
+    assert "does not exist: create it first (mkdir -p no/dir)" in result.stderr.decode()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.txt"]
+
+
+def test_an_output_file_under_a_file_is_refused(tmp_path):
+    (tmp_path / "x.txt").write_text("some text")
+    result = run("tokenize", "x.txt", "-o", "x.txt/ids.npy", cwd=tmp_path)
+    assert_one_line_error(result, 2, "lies under x.txt, which is not a directory")
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["hash", "x.txt", "-o", "-", "--force"], "--force applies only to an output that may exist"),
+        (["tokenize", "x.txt", "--show", "--json"], "--show renders the tokens for reading and --json"),
+        (["hash", "--tokens", "ids.npy", "--boundary", "reset", "-o", "o"], "ids.npy (npy) records none"),
+        (["hash", "--tokens", "ids.bin", "--boundary", "reset", "-o", "o"], "ids.bin (nanogpt) records none"),
+        (
+            ["collisions", "ids.npy", "--boundary", "reset", "--vocab-size", "50"],
+            "ids.npy (npy) records none",
+        ),
+    ],
+)
+def test_options_that_were_silently_ignored_are_usage_errors(tmp_path, args, fragment):
+    (tmp_path / "x.txt").write_text("some text")
+    np.save(tmp_path / "ids.npy", np.arange(50, dtype=np.uint32))
+    (tmp_path / "ids.bin").write_bytes(np.arange(50, dtype=np.uint16).tobytes())
+    result = run(*args, cwd=tmp_path)
+    assert_one_line_error(result, 2, fragment)
+    assert result.stdout == b"" and not (tmp_path / "o").exists()
+
+
+def test_force_with_a_stream_applies_to_save_tokens(tmp_path):
+    (tmp_path / "x.txt").write_text("some text")
+    (tmp_path / "t.npy").write_bytes(b"old")
+    result = run("hash", "x.txt", "-o", "-", "--save-tokens", "t.npy", "--force", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr.decode()
+    assert np.load(tmp_path / "t.npy").tolist() == load_tokenizer("cl100k_base").encode("some text").tolist()
+
+
+def test_errors_skip_counts_bad_records_in_every_summary(tmp_path):
+    lines = ['{"text": "one"}', "not json", '{"body": "x"}', '{"text": "two"}', '{"text": 3}']
+    (tmp_path / "d.jsonl").write_text("\n".join(lines) + "\n")
+    strict = run("hash", "d.jsonl", "--json-key", "text", "-o", "a", cwd=tmp_path)
+    assert_one_line_error(strict, 1, "d.jsonl:2: not valid JSON: Expecting value at column 1")
+    args = ["d.jsonl", "--json-key", "text", "--errors", "skip", "--tokenizer", "bytes"]
+    human = run("hash", *args, "-o", "a", cwd=tmp_path)
+    assert human.returncode == 0, human.stderr.decode()
+    assert "6 tokens, 2 documents (3 bad records skipped)" in human.stderr.decode()
+    summary = json.loads(run("hash", *args, "-o", "b", "--json", cwd=tmp_path).stdout)
+    assert summary["skipped_records"] == 3 and summary["num_documents"] == 2
+    assert open_index(tmp_path / "b").tokens.tolist() == list(b"onetwo")
+    printed = run("tokenize", *args, cwd=tmp_path)
+    assert printed.stdout.decode().split("\n")[:2] == [" ".join(map(str, b"one")), " ".join(map(str, b"two"))]
+    assert "note: skipped 3 bad records (--errors skip)" in printed.stderr.decode()
+    saved = run("tokenize", *args, "-o", "ids.npy", cwd=tmp_path)
+    assert "wrote 6 raw ids to ids.npy (3 bad records skipped)" in saved.stderr.decode()
+    report = json.loads(run("collisions", *args, "--heads", "1", "--json", cwd=tmp_path).stdout)
+    assert report["input"]["skipped_records"] == 3
+    refused = run("hash", "d.jsonl", "--errors", "skip", "-o", "c", cwd=tmp_path)
+    assert_one_line_error(
+        refused, 2, "--errors skip skips bad JSONL records and applies only with --json-key"
+    )

@@ -93,6 +93,7 @@ def test_collisions_on_an_index_use_its_spec_and_boundary(files):
         "documents": 2,
         "max_tokens": None,
         "boundary": "reset",
+        "skipped_records": 0,
     }
     assert_tables_match(data, list(a + b), [spec], doc_starts=[0, len(a)])
 
@@ -186,7 +187,7 @@ def test_spec_save_show_and_lint(files, tmp_path):
         (("collisions", "{a}", "--max-tokens", "0"), 2, "--max-tokens"),
         (("collisions", "{a}", "{ids}"), 2, "analysed alone"),
         (("collisions", "{index}", "--heads", "4"), 2, "drop --heads"),
-        (("collisions", "{ids}", "--vocab-size", "10"), 1, "at position 0"),
+        (("collisions", "{ids}", "--vocab-size", "10"), 1, "but the vocabulary of --vocab-size has 10 ids"),
         (("size", "--preset", "nope"), 2, "known presets"),
         (("size", "--budget", "10"), 2, "below the smallest"),
         (("size", "--budget", "1e9", "--table", "5"), 2, "drop --table"),

@@ -61,6 +61,24 @@ def test_workers_partition_the_inputs(parts, tmp_path):
         expand_inputs([str(parts / "*.nothing")])
 
 
+def test_double_star_patterns_recurse_in_sorted_order(tmp_path):
+    for name in ["z.txt", "b/deeper/c.txt", "a/y.txt", "a/x.md", "b/a.txt"]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(f"text of {name}")
+    expected = [str(tmp_path / n) for n in ["a/y.txt", "b/a.txt", "b/deeper/c.txt", "z.txt"]]
+    assert expand_inputs([str(tmp_path / "**" / "*.txt")]) == expected
+    assert expand_inputs([str(tmp_path / "b" / "**" / "*.txt")]) == expected[1:3]
+    out = tmp_path / "out"
+    result = run("hash", "**/*.txt", "-o", f"{out}/", "-q", *SPEC_ARGS, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr.decode()
+    assert sorted(p.name for p in out.iterdir()) == [
+        "a.txt.ngidx",
+        "c.txt.ngidx",
+        "y.txt.ngidx",
+        "z.txt.ngidx",
+    ]
+
+
 def test_sharded_run_resume_and_merge(parts, tmp_path):
     out = tmp_path / "out"
     pattern = str(parts / "*.txt")

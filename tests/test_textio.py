@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -164,3 +165,74 @@ def test_doc_separators_split_documents_wherever_blocks_and_cuts_fall(tiny_piece
             found.append("")
         found[-1] += piece.text
     assert found == text.split(sep)
+
+
+def _jsonl(tmp_path, *lines: bytes):
+    path = tmp_path / "docs.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return str(path)
+
+
+def test_jsonl_errors_keep_the_parsers_message_and_name_the_line(tmp_path):
+    path = _jsonl(tmp_path, b'{"text": "a"}', b'{"text": "b" "c"}')
+    with pytest.raises(
+        NgramToolError, match=r"docs.jsonl:2: not valid JSON: Expecting ',' delimiter at column 14"
+    ):
+        list(iter_text_pieces(path, json_key="text"))
+    path = _jsonl(tmp_path, b'{"text": "a"}', b'["text"]')
+    with pytest.raises(NgramToolError, match=r":2: the line holds a JSON array, not an object"):
+        list(iter_text_pieces(path, json_key="text"))
+    path = _jsonl(tmp_path, b'{"text": "a"}', b'{"text": null}')
+    with pytest.raises(NgramToolError, match=r":2: 'text' holds a JSON null, not text"):
+        list(iter_text_pieces(path, json_key="text"))
+
+
+def test_a_record_without_the_key_that_earlier_records_have_is_named(tmp_path):
+    path = _jsonl(tmp_path, b'{"text": "a"}', b"", b'{"body": "b", "id": 7}')
+    with pytest.raises(NgramToolError) as caught:
+        list(iter_text_pieces(path, json_key="text"))
+    message = str(caught.value)
+    assert (
+        ":3: this record has no key 'text' (its keys: 'body', 'id') though earlier records have it" in message
+    )
+    assert "--errors skip" in message and "--json-key" not in message
+    with pytest.raises(NgramToolError, match=r":1: no key 'body' in this record \(its keys: 'text'\); pass"):
+        list(iter_text_pieces(path, json_key="body"))
+
+
+def test_errors_skip_skips_and_counts_bad_records(tmp_path):
+    path = _jsonl(
+        tmp_path,
+        b'{"t": "one"}',
+        b"not json",
+        b"[1]",
+        b"",
+        b'{"t": 5}',
+        b'{"u": "x"}',
+        b'{"t": "bad \xff utf-8"}',
+        b'{"t": "lone \\ud800"}',
+        b'{"t": "two"}',
+        b'{"t": "cut sh',
+    )
+    pieces = list(iter_text_pieces(path, json_key="t", errors="skip"))
+    assert [(p.text, p.doc_start, p.skipped) for p in pieces] == [
+        ("one", True, 0),
+        ("two", True, 6),
+        ("", False, 1),  # the bad last line: counted, no document
+    ]
+    assert sum(p.nbytes for p in pieces) == Path(path).stat().st_size
+    chunks = list(iter_token_chunks([path], load_tokenizer("bytes"), json_key="t", errors="skip"))
+    assert sum(c.skipped_records for c in chunks) == 7
+    assert np.concatenate([c.tokens for c in chunks]).tolist() == list(b"onetwo")
+    assert np.concatenate([c.doc_starts for c in chunks]).tolist() == [0, 3]
+
+
+def test_errors_skip_needs_jsonl_and_other_values_are_refused(tmp_path):
+    path = tmp_path / "plain.txt"
+    path.write_text("plain text has no records")
+    with pytest.raises(
+        UsageError, match="--errors skip skips bad JSONL records and applies only with --json-key"
+    ):
+        list(iter_text_pieces(str(path), errors="skip"))
+    with pytest.raises(UsageError, match="'strict', 'replace' or 'skip'"):
+        list(iter_text_pieces(str(path), errors="ignore"))

@@ -106,7 +106,8 @@ def load_types(path: Path) -> tuple[dict[int, NgramTypes], dict[str, Any]]:
 
 
 def load_and_merge(paths: Sequence[Path]) -> tuple[dict[int, NgramTypes], dict[str, Any]]:
-    """Load parts, check they count the same windows, merge; meta sums tokens and documents."""
+    """Load parts, check they count the same windows, merge; meta sums tokens, documents and
+    skipped records."""
     parts, metas = [], []
     for path in paths:
         types, meta = load_types(path)
@@ -124,6 +125,7 @@ def load_and_merge(paths: Sequence[Path]) -> tuple[dict[int, NgramTypes], dict[s
         **first,
         "tokens": sum(m.get("tokens", 0) for m in metas),
         "documents": sum(m.get("documents", 0) for m in metas),
+        "skipped_records": sum(m.get("skipped_records", 0) for m in metas),
         "parts": [str(p) for p in paths],
     }
     return merge_types(parts), merged_meta

@@ -23,9 +23,11 @@ from . import (
     vocab_cmd,
 )
 from .common import stderr
+from .terminal import READER_GONE_EXIT, Commands, ReaderGone, escape_controls, silence_stdout, stdout_closed
 
 app = typer.Typer(
     name="ngramtool",
+    cls=Commands,
     help="Engram-style n-gram hash memory: tokenize, canonicalize, hash, analyse and size tables.",
     no_args_is_help=True,
     add_completion=False,
@@ -52,26 +54,47 @@ for module in (
 def main() -> None:
     """Entry point: run the app; user errors become one line on stderr and an exit code.
 
-    Typer reports its own usage errors (exit 2); ngramtool's errors are caught here.
+    Typer reports its own usage errors (exit 2); ngramtool's errors are caught here. When the
+    reader of standard output goes away (``| head``), the command stops quietly with status 141
+    (after the context managers removed what it had begun); a closed standard output (``>&-``)
+    is refused before any work.
     """
-    try:
-        app()
-    except NgramToolError as exc:
-        stderr.print(Text("error: ", style="bold red") + Text(str(exc)))
-        sys.exit(exc.exit_code)
-    except MemoryError:
-        stderr.print(
-            Text("error: ", style="bold red")
-            + Text(
-                "out of memory: this spec needs larger arrays than the machine has; use fewer heads or layers"
-            )
+    if stdout_closed():
+        _error(
+            "standard output is closed (>&-): ngramtool writes its results there; "
+            "redirect it to a file or to /dev/null instead"
         )
         sys.exit(1)
+    try:
+        code = _run()
+        sys.stdout.flush()  # a reader that left shows here, not as a warning when Python exits
+    except (ReaderGone, BrokenPipeError):
+        silence_stdout()
+        code = READER_GONE_EXIT
+    sys.exit(code)
+
+
+def _run() -> int:
+    """Run the app; returns its exit status."""
+    try:
+        app()
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    except NgramToolError as exc:
+        _error(str(exc))
+        return exc.exit_code
+    except MemoryError:
+        _error("out of memory: this spec needs larger arrays than the machine has; use fewer heads or layers")
+        return 1
     except BrokenPipeError:
-        # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
-        sys.stderr.close()
-        sys.exit(1)
+        raise  # the reader went away: main ends quietly
     except OSError as exc:  # a file system problem the commands did not anticipate: still one line
         where = f"{exc.filename}: " if exc.filename else ""
-        stderr.print(Text("error: ", style="bold red") + Text(f"{where}{exc.strerror or exc}"))
-        sys.exit(1)
+        _error(f"{where}{exc.strerror or exc}")
+        return 1
+    return 0
+
+
+def _error(message: str) -> None:
+    """``error: <message>`` on stderr, its control characters escaped (it may quote input)."""
+    stderr.print(Text("error: ", style="bold red") + Text(escape_controls(message)))

@@ -28,12 +28,14 @@ from ..errors import NgramToolError, UsageError
 from ..formats.dataset import DATASET, MergedIndex
 from ..formats.index import MANIFEST, open_index
 from ..formats.tokenfiles import iter_token_file_chunks, open_token_file
+from ..jobs import vocab_name
 from ..pipeline import CHUNK_TOKENS, TokenChunk, iter_index_chunks, iter_token_chunks
 from ..spec import HashSpec
-from ..textio import input_size
+from ..textio import check_reading, input_size
 from ..vocab import identity_vocab
 from ..wording import plural
 from .common import (
+    DEFAULT_TOKENIZER,
     TEXT_INPUT_OPTIONS,
     DocSepOpt,
     ErrorsOpt,
@@ -57,14 +59,17 @@ from .common import (
     byte_progress,
     check_output_file,
     given_options,
+    note_assumed_tokenizer,
     option_name,
     parse_int_list,
     print_json,
     print_table,
     refuse_idle_options,
+    refuse_idle_reset,
     refuse_repeated_inputs,
     resolve_vocab,
     show_progress,
+    skipped_note,
     status,
     stderr,
     stdout,
@@ -73,7 +78,6 @@ from .common import (
 )
 from .spec_cmd import SPEC_OPTION_NAMES
 
-DEFAULT_TOKENIZER = "cl100k_base"
 TOKEN_SUFFIXES = (".npy", ".bin", ".ds")
 
 HELP = """Measure how a corpus's n-grams share the rows of each hash table.
@@ -227,14 +231,15 @@ def collisions_command(
     started = time.perf_counter()
     if source.parts:
         types, meta = load_and_merge(source.parts)
-        documents, tokens = meta["documents"], meta["tokens"]
+        documents, tokens, skipped = meta["documents"], meta["tokens"], meta["skipped_records"]
     else:
-        types, documents, tokens = _count(source, streams, quiet)
+        types, documents, tokens, skipped = _count(source, streams, quiet)
     counted = time.perf_counter()
     if save_types is not None:
         meta = {"max_ngram": source.spec.max_ngram, "vocab_size": source.spec.vocab_size,
                 "pad_id": source.spec.pad_id, "boundary": source.boundary,
                 "vocab_fingerprint": source.vocab_fingerprint, "tokens": tokens, "documents": documents,
+                "skipped_records": skipped,
                 "sources": source.sources, "spec": spec_record(specs),
                 "tokenizer": source.tokenizer}  # fmt: skip
         save_partial_types(save_types, types, meta)
@@ -255,6 +260,7 @@ def collisions_command(
             "documents": documents,
             "max_tokens": max_tokens,
             "boundary": source.boundary,
+            "skipped_records": skipped,
         },
         "tokenizer": source.tokenizer,
         "vocab_size": source.spec.vocab_size,
@@ -312,8 +318,10 @@ def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) 
         raise UsageError("an index directory or a token file is analysed alone: give just that one INPUT")
     if tokens_file is not None:
         refuse_idle_options(ctx, TEXT_INPUT_OPTIONS, "to text input, not to a token file")
+        refuse_idle_reset(read.boundary, tokens_file, read.token_format)
     else:
         refuse_idle_options(ctx, ["token_format"], "to a token file (--tokens FILE or one INPUT)")
+        check_reading(read.json_key, read.doc_sep, read.errors)
     if tokens_file is not None and read.tokenizer is None and read.vocab_size is not None:
         refuse_idle_options(ctx, ["no_compress"], "with a tokenizer, and --vocab-size replaces it")
         tok, vocab = None, identity_vocab(read.vocab_size)
@@ -321,11 +329,15 @@ def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) 
         if read.vocab_size is not None:
             raise UsageError("--vocab-size applies only to a token file without --tokenizer")
         tok, vocab = resolve_vocab(read.tokenizer or DEFAULT_TOKENIZER, read.no_compress, quiet=read.quiet)
+        if tokens_file is not None and read.tokenizer is None:
+            note_assumed_tokenizer(tokens_file, vocab, read.quiet)
     spec = options.build(vocab, tok)
     name = tok.name if tok is not None else None
     if tokens_file is not None:
         total = open_token_file(tokens_file, read.token_format).nbytes
-        chunks = iter_token_file_chunks(tokens_file, read.token_format)
+        chunks = iter_token_file_chunks(
+            tokens_file, read.token_format, vocab_size=vocab.raw_size, vocab_name=vocab_name(tok)
+        )
         sources = [str(tokens_file)]
         return _Source(
             "tokens",
@@ -443,7 +455,7 @@ def _first_tokens(streams: list[Iterator[TokenChunk]], limit: int) -> list[Itera
             size = chunk.tokens.shape[0]
             take = min(left, size)
             starts = chunk.doc_starts if take == size else chunk.doc_starts[chunk.doc_starts < take]
-            yield TokenChunk(chunk.tokens[:take], starts, chunk.nbytes, chunk.hard_cuts)
+            yield replace(chunk, tokens=chunk.tokens[:take], doc_starts=starts)
             left -= take
 
     return [cut(chunks) for chunks in streams]
@@ -451,12 +463,13 @@ def _first_tokens(streams: list[Iterator[TokenChunk]], limit: int) -> list[Itera
 
 def _count(
     source: _Source, streams: Iterable[Iterable[TokenChunk]], quiet: bool
-) -> tuple[dict[int, NgramTypes], int, int]:
-    """Count each independent stream's distinct n-grams and merge them (exact): (types, docs, tokens).
+) -> tuple[dict[int, NgramTypes], int, int, int]:
+    """Count each independent stream's distinct n-grams and merge them (exact): (types, documents,
+    tokens, skipped bad records).
 
     Warns when text was cut where its ids may differ from tokenizing it whole, as ``hash`` does.
     """
-    parts, documents, tokens, hard_cuts = [], 0, 0, 0
+    parts, documents, tokens, hard_cuts, skipped = [], 0, 0, 0, 0
     started = time.perf_counter()
     with byte_progress(show_progress(quiet), source.total_bytes) as bar:
         task = bar.add_task("counting", total=source.total_bytes)
@@ -468,12 +481,13 @@ def _count(
                 )
                 documents += int(chunk.doc_starts.shape[0])
                 hard_cuts += chunk.hard_cuts
+                skipped += chunk.skipped_records
                 rate = (tokens + counter.tokens) / max(time.perf_counter() - started, 1e-9)
                 bar.update(task, advance=chunk.nbytes, description=f"counting {rate / 1e6:.2f}M tok/s")
             parts.append(counter.result())
             tokens += counter.tokens
     warn_unsafe_cuts(hard_cuts)
-    return (parts[0] if len(parts) == 1 else merge_types(parts)), documents, tokens
+    return (parts[0] if len(parts) == 1 else merge_types(parts)), documents, tokens, skipped
 
 
 # --------------------------------------------------------------------------------- output
@@ -489,7 +503,7 @@ def _render(data: dict[str, Any], reports: list[CollisionReport]) -> None:
     stdout.print(
         f"[bold]{plural(source['tokens'], 'token')}[/] in {plural(source['documents'], 'document')} from "
         f"{', '.join(source['sources'])}; tokenizer {data['tokenizer']}, V'={data['vocab_size']:,}, "
-        f"boundary {source['boundary']}"
+        f"boundary {source['boundary']}{skipped_note(source['skipped_records'])}"
     )
     stdout.print(
         f"N={spec.max_ngram}, K={plural(spec.heads, 'head')} per order, layers {list(spec.layer_ids)}: "

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Annotated, Any, BinaryIO
 
 import typer
-from rich.console import Console
 from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
@@ -30,11 +29,15 @@ from rich.table import Table
 
 from ..backends import BackendChoice, choose_backend
 from ..errors import UsageError
-from ..formats.tokenfiles import TOKEN_FORMATS
+from ..formats.tokenfiles import FORMATS_WITH_DOCUMENTS, TOKEN_FORMATS, open_token_file
 from ..spec import HashSpec
 from ..tokenizers import Tokenizer, load_tokenizer
 from ..vocab import CompressedVocab, build_vocab
 from ..wording import plural
+from .terminal import Console, escape_json_controls
+
+DEFAULT_TOKENIZER = "cl100k_base"
+"""The tokenizer of commands given none."""
 
 stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -85,7 +88,12 @@ DocSepOpt = Annotated[
     str | None, typer.Option("--doc-sep", help="Plain text: this literal string separates documents.")
 ]
 ErrorsOpt = Annotated[
-    str, typer.Option("--errors", help="Invalid UTF-8: 'strict' (stop, name the offset) or 'replace'.")
+    str,
+    typer.Option(
+        "--errors",
+        help="Bad input: 'strict' (stop, name the offset or line), 'replace' (invalid UTF-8 -> U+FFFD) "
+        "or, with --json-key, 'skip' (skip and count bad records).",
+    ),
 ]
 MaxNgramOpt = Annotated[int, typer.Option("--max-ngram", "-n", help="N: hash orders 2..N.")]
 HeadsOpt = Annotated[int, typer.Option("--heads", "-k", help="K: hash heads per order.")]
@@ -338,9 +346,10 @@ def byte_progress(enabled: bool, total: int | None) -> Progress:
 
 
 def print_json(data: Any, *, to_stderr: bool = False) -> None:
-    """JSON on stdout (stderr when stdout carries binary data), one document."""
+    """JSON on stdout (stderr when stdout carries binary data), one document; the control characters
+    that JSON leaves as they are (DEL, C1, bidirectional overrides) are escaped as well."""
     out = sys.stderr if to_stderr else sys.stdout
-    out.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    out.write(escape_json_controls(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
     out.flush()
 
 
@@ -393,8 +402,9 @@ ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing out
 def check_output_file(
     path: Path, force: bool, inputs: list[str] | tuple[str, ...] = (), what: str = "output"
 ) -> None:
-    """Refuse, before any work, an output that would clobber an input, a directory or (without
-    --force) an existing file; create missing parent directories."""
+    """Refuse, before any work, an output file that would clobber an input, a directory or (without
+    --force) an existing file, or whose directory does not exist (a mistyped directory is not
+    created; index directories, which are not files, are)."""
     path = Path(path)
     if str(path) == "-":
         raise UsageError(f"the {what} must be a file path; '-' (stdout) is not supported here")
@@ -410,10 +420,44 @@ def check_output_file(
             raise UsageError(f"the {what} {path} is also an input: it would be overwritten")
     if path.exists() and not force:
         raise UsageError(f"{path} already exists; pass --force to replace it")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"cannot create the directory of {path}: {exc.strerror}") from None
+    folder = path.parent
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"the {what} {path} lies under {folder}, which is not a directory: fix the path")
+    if not folder.exists():
+        raise UsageError(
+            f"the directory of the {what} {path} does not exist: create it first (mkdir -p {folder}) "
+            "or fix the path"
+        )
+
+
+def refuse_idle_reset(boundary: str, tokens_file: Path, token_format: str | None) -> None:
+    """Refuse ``--boundary reset`` on a token file that records no document boundaries (nanoGPT,
+    llm.c, ``.npy``): it reads as one document, so reset would change nothing."""
+    if boundary != "reset":
+        return
+    fmt = open_token_file(tokens_file, token_format).format
+    if fmt not in FORMATS_WITH_DOCUMENTS:
+        raise UsageError(
+            f"--boundary reset restarts the windows at document starts, but {tokens_file} ({fmt}) "
+            "records none: it reads as one document; drop --boundary reset, or use a token file "
+            "that keeps documents (Megatron or datatrove)"
+        )
+
+
+def note_assumed_tokenizer(tokens_file: Path, vocab: CompressedVocab, quiet: bool) -> None:
+    """Say on stderr (unless --quiet) which tokenizer a token file's ids are taken to come from."""
+    if not quiet:
+        stderr.print(
+            f"note: no --tokenizer given: the ids of {tokens_file} are taken as {DEFAULT_TOKENIZER} "
+            f"ids ({vocab.raw_size:,} of them); if another tokenizer made them, name it with "
+            "--tokenizer NAME (--vocab-size N for ids that are canonical already)",
+            markup=False,
+        )
+
+
+def skipped_note(count: int) -> str:
+    """`` (N bad records skipped)`` for a summary line, or nothing when none were."""
+    return f" ({plural(count, 'bad record')} skipped)" if count else ""
 
 
 def warn_unsafe_cuts(count: int) -> None:

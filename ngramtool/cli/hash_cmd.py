@@ -17,8 +17,10 @@ from ..formats.tokenfiles import FORMATS_WITH_DOCUMENTS
 from ..jobs import HashJob, input_bytes, job_vocab, run_hash_job
 from ..jobs import save_format as resolve_save_format
 from ..shards import Shard, expand_inputs, holds_shards, plan_shards, remove_stale_partials, shard_selection
+from ..textio import check_reading
 from ..wording import plural
 from .common import (
+    DEFAULT_TOKENIZER,
     TEXT_READING_OPTIONS,
     BackendOpt,
     DeviceOpt,
@@ -44,18 +46,19 @@ from .common import (
     WorkersOpt,
     byte_progress,
     check_output_file,
+    note_assumed_tokenizer,
     print_json,
     refuse_idle_options,
+    refuse_idle_reset,
     refuse_repeated_inputs,
     resolve_backend,
     show_progress,
+    skipped_note,
     status,
     stderr,
     warn_unsafe_cuts,
     worker_count,
 )
-
-DEFAULT_TOKENIZER = "cl100k_base"
 
 HELP = """Hash text into an index directory of Engram table rows.
 
@@ -166,13 +169,18 @@ def hash_command(
         raise UsageError(f"--boundary must be 'none' or 'reset' (got {boundary!r})")
     if engine not in ENGINES:
         raise UsageError(f"--engine must be one of {', '.join(ENGINES)} (got {engine!r})")
-    _refuse_idle_options(ctx, tokens_file, tokenizer, vocab_size, save_tokens, engine)
+    _refuse_idle_options(ctx, tokens_file, tokenizer, vocab_size, save_tokens, engine, output)
+    if tokens_file is None:
+        check_reading(json_key, doc_sep, errors)
     sharded = _is_sharded(output)
     if not sharded and (shard_index is not None or num_shards is not None or resume or engine != "local"):
         raise UsageError("--shard-index, --num-shards, --resume and --engine apply to sharded runs: -o DIR/")
     choice = resolve_backend(backend, device, verbose)
-    if tokens_file is not None and tokenizer is None and vocab_size is None:
+    assumed_tokenizer = tokens_file is not None and tokenizer is None and vocab_size is None
+    if assumed_tokenizer:
         tokenizer = DEFAULT_TOKENIZER
+    if tokens_file is not None:
+        refuse_idle_reset(boundary, tokens_file, token_format)
     if vocab_size is not None and (tokens_file is None or tokenizer is not None):
         raise UsageError("--vocab-size applies only to --tokens without --tokenizer")
     template = HashJob(
@@ -199,6 +207,8 @@ def hash_command(
     )
     with status("preparing the vocabulary", not quiet):
         tok, vocab = job_vocab(template)
+    if assumed_tokenizer:
+        note_assumed_tokenizer(tokens_file, vocab, quiet)
     options = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file)
     spec = options.build(vocab, tok)
     template = dataclasses.replace(template, spec_json=spec.to_json())
@@ -239,6 +249,7 @@ def _refuse_idle_options(
     vocab_size: int | None,
     save_tokens: Path | None,
     engine: str,
+    output: str | None,
 ) -> None:
     """Options that would do nothing with the others given are usage errors."""
     if tokens_file is None:
@@ -249,6 +260,10 @@ def _refuse_idle_options(
             refuse_idle_options(ctx, ["no_compress"], "with a tokenizer, and --vocab-size replaces it")
     if save_tokens is None:
         refuse_idle_options(ctx, ["save_format"], "with --save-tokens FILE", "add --save-tokens FILE")
+        if output == "-":
+            refuse_idle_options(
+                ctx, ["force"], "to an output that may exist (an index, --save-tokens), not to -o -'s stream"
+            )
     if engine != "ray":
         refuse_idle_options(ctx, ["ray_address"], "with --engine ray", "add --engine ray")
     else:
@@ -402,7 +417,7 @@ def _report(
         target = "a stream to stdout" if summary["output"] == "-" else summary["output"]
         stderr.print(
             f"wrote {target}: {plural(summary['num_tokens'], 'token')}, "
-            f"{plural(summary['num_documents'], 'document')}, "
+            f"{plural(summary['num_documents'], 'document')}{skipped_note(summary['skipped_records'])}, "
             f"rows {summary['rows_dtype']} {summary['rows_shape']} in {summary['seconds']:.2f} s{rate}",
             markup=False,
         )

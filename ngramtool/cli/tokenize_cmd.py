@@ -15,6 +15,7 @@ from rich.text import Text
 from ..errors import UsageError
 from ..formats.npy import atomic_npy
 from ..pipeline import TokenChunk, iter_token_chunks
+from ..textio import check_reading
 from ..wording import plural
 from .common import (
     DocSepOpt,
@@ -30,10 +31,12 @@ from .common import (
     refuse_idle_options,
     refuse_repeated_inputs,
     resolve_vocab,
+    skipped_note,
     stderr,
     stdout,
     warn_unsafe_cuts,
 )
+from .terminal import escape_controls
 
 HELP = """Tokenize text into raw ids, or Engram canonical ids with --canonical.
 
@@ -79,6 +82,10 @@ def tokenize_command(
     refuse_repeated_inputs(inputs)
     if output is not None and (show or as_json):
         raise UsageError("-o saves the ids; combine it with neither --show nor --json")
+    if show and as_json:
+        raise UsageError(
+            "--show renders the tokens for reading and --json prints them as records: choose one"
+        )
     if output is not None:
         check_output_file(output, force, inputs)
     else:
@@ -88,9 +95,10 @@ def tokenize_command(
     else:
         fix = None if output is not None else "add --show"  # -o and --show do not combine
         refuse_idle_options(ctx, ["limit"], "with --show or --json", fix)
+    check_reading(json_key, doc_sep, errors)
     tok, vocab = resolve_vocab(tokenizer, no_compress, quiet=quiet)
-    cuts = _CutCounter(iter_token_chunks(inputs, tok, json_key=json_key, doc_sep=doc_sep, errors=errors))
-    chunks = iter(cuts)
+    counts = _Counts(iter_token_chunks(inputs, tok, json_key=json_key, doc_sep=doc_sep, errors=errors))
+    chunks = iter(counts)
     if output is not None:
         count = 0
         with atomic_npy(output, np.dtype(np.int64 if canonical else np.uint32)) as writer:
@@ -100,8 +108,10 @@ def tokenize_command(
                 count += chunk.tokens.shape[0]
         if not quiet:
             kind = "canonical id" if canonical else "raw id"
-            stderr.print(f"wrote {plural(count, kind)} to {output}")
-        warn_unsafe_cuts(cuts.hard_cuts)
+            stderr.print(
+                f"wrote {plural(count, kind)} to {output}{skipped_note(counts.skipped)}", markup=False
+            )
+        warn_unsafe_cuts(counts.hard_cuts)
         return
     if show or as_json:
         raw, more = _first_tokens(chunks, limit)
@@ -121,6 +131,7 @@ def tokenize_command(
                     "vocab_size": vocab.size,
                     "limit": limit,
                     "truncated": more,
+                    "skipped_records": counts.skipped,
                     "tokens": records,
                 }
             )
@@ -128,7 +139,7 @@ def tokenize_command(
             _render(records)
             if more:
                 stderr.print(f"(first {plural(limit, 'token')}; --limit shows more)")
-        warn_unsafe_cuts(cuts.hard_cuts)
+        counts.report(quiet or as_json)
         return
     position = 0
     printer = _IdPrinter()
@@ -137,20 +148,28 @@ def tokenize_command(
         printer.write(ids, chunk.doc_starts)
         position += chunk.tokens.shape[0]
     sys.stdout.write("\n")
-    warn_unsafe_cuts(cuts.hard_cuts)
+    counts.report(quiet)
 
 
-class _CutCounter:
-    """Passes chunks through, counting the unsafe text cuts among them."""
+class _Counts:
+    """Passes chunks through, counting the unsafe text cuts and skipped records among them."""
 
     def __init__(self, chunks: Iterable[TokenChunk]) -> None:
         self.chunks = chunks
         self.hard_cuts = 0
+        self.skipped = 0
 
     def __iter__(self) -> Iterator[TokenChunk]:
         for chunk in self.chunks:
             self.hard_cuts += chunk.hard_cuts
+            self.skipped += chunk.skipped_records
             yield chunk
+
+    def report(self, quiet: bool) -> None:
+        """Warn about unsafe cuts (always) and say how many records were skipped (unless quiet)."""
+        warn_unsafe_cuts(self.hard_cuts)
+        if self.skipped and not quiet:
+            stderr.print(f"note: skipped {plural(self.skipped, 'bad record')} (--errors skip)", markup=False)
 
 
 def _first_tokens(chunks, limit: int) -> tuple[np.ndarray, bool]:
@@ -194,7 +213,7 @@ def _render(records: list[dict]) -> None:
     separator = "" if stdout.color_system else "|"  # without colour, mark the boundaries
     text = Text()
     for i, record in enumerate(records):
-        text.append(record["text"], style=styles[i % 2])
+        text.append(escape_controls(record["text"]), style=styles[i % 2])
         text.append(separator)
     stdout.print(text)
     grid = Table(title=plural(len(records), "token"), title_justify="left")

@@ -60,7 +60,7 @@ DATATROVE_END = np.dtype("<u8")
 OFFSET_BLOCK = 1 << 20  # document offsets handled at a time when an index file is written
 
 BLOCK = 1 << 20
-"""Entries processed at a time when validating a Megatron index (bounded memory)."""
+"""Entries processed at a time when validating a Megatron index or scanning ids (bounded memory)."""
 
 
 @dataclass
@@ -165,13 +165,21 @@ def open_token_file(path: str | Path, fmt: str | None = None) -> TokenFile:
 
 
 def iter_token_file_chunks(
-    path: str | Path, fmt: str | None = None, chunk_tokens: int = CHUNK_TOKENS
+    path: str | Path,
+    fmt: str | None = None,
+    chunk_tokens: int = CHUNK_TOKENS,
+    *,
+    vocab_size: int | None = None,
+    vocab_name: str = "the vocabulary",
 ) -> Iterator[TokenChunk]:
     """Chunks of about ``chunk_tokens`` uint32 ids, with document starts taken from the file.
 
     A document starting at the end of a chunk is placed at the start of the next one; starts at the
     end of the file (empty trailing documents) stay in the last chunk. A file without tokens but
     with (empty) documents gives one empty chunk holding their starts.
+
+    With ``vocab_size``, a chunk holding an id at or above it raises NgramToolError naming the file,
+    its largest id, and ``vocab_name`` with its size: the ids were made by another tokenizer.
     """
     file = open_token_file(path, fmt)
     starts = file.doc_offsets[:-1]
@@ -184,7 +192,21 @@ def iter_token_file_chunks(
         hi = min(lo + chunk_tokens, total)
         part = np.asarray(file.tokens[lo:hi])
         _check_ids(part, lo, file.path)
+        if vocab_size is not None and part.max() >= vocab_size:
+            raise NgramToolError(
+                f"{file.path}: its largest token id is {largest_id(file):,} but {vocab_name} has "
+                f"{vocab_size:,} ids (0 to {vocab_size - 1:,}), so another tokenizer made them: name "
+                "it with --tokenizer NAME, or give --vocab-size N for ids that are canonical already"
+            )
         yield TokenChunk(part.astype(np.uint32), starts_within(starts, lo, hi, total), part.nbytes)
+
+
+def largest_id(file: TokenFile) -> int:
+    """The largest token id in ``file`` (-1 when it holds none), read in blocks."""
+    largest = -1
+    for lo in range(0, file.num_tokens, BLOCK):
+        largest = max(largest, int(np.asarray(file.tokens[lo : lo + BLOCK]).max()))
+    return largest
 
 
 class TokenFileWriter:

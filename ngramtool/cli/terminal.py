@@ -1,0 +1,77 @@
+"""What reaches the terminal: input text with its control characters escaped, and how a command
+ends when standard output is closed or its reader goes away (see docs/commands.md, Exit codes)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sys
+from typing import Any
+
+import rich.console
+import typer
+from typer.core import TyperGroup
+
+READER_GONE_EXIT = 128 + signal.SIGPIPE
+"""141: the status a shell reports for a command that a closed pipe stopped (``yes | head -1``)."""
+
+# C0 controls but line feed and tab, DEL, C1 controls, and the bidirectional marks and overrides
+# that reorder what follows them on screen.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# What json.dumps leaves unescaped of those (it escapes every C0 control itself).
+_JSON_CONTROLS = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_controls(text: str) -> str:
+    """``text`` safe to print on a terminal: each control character but line feed and tab (C0, DEL,
+    C1) and each bidirectional override becomes the escape Python writes for it (``\\x1b``,
+    ``\\r``, ``\\u202e``), so input text cannot move the cursor, recolour or retitle the terminal."""
+    return _CONTROLS.sub(lambda match: repr(match.group())[1:-1], text)
+
+
+def escape_json_controls(document: str) -> str:
+    """A JSON document with DEL, C1 controls and bidirectional overrides written as ``\\uXXXX``
+    escapes (the same JSON: those characters occur only inside strings)."""
+    return _JSON_CONTROLS.sub(lambda match: f"\\u{ord(match.group()):04x}", document)
+
+
+class ReaderGone(Exception):
+    """Standard output's reader went away (a broken pipe) while a command wrote to it."""
+
+
+class Console(rich.console.Console):
+    """A rich console that reports a reader that went away as :class:`ReaderGone` (rich's own
+    console exits with status 1)."""
+
+    def on_broken_pipe(self) -> None:
+        """Drop what is left to print and stop the command."""
+        self.quiet = True
+        raise ReaderGone()
+
+
+class Commands(TyperGroup):
+    """The command group; a broken pipe leaves a command as :class:`ReaderGone`, which click does
+    not turn into its own silent exit status 1."""
+
+    def invoke(self, ctx: typer.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise ReaderGone() from None
+
+
+def stdout_closed() -> bool:
+    """Whether the process started with standard output closed (``>&-``): Python then sets
+    ``sys.stdout`` to None."""
+    return sys.stdout is None
+
+
+def silence_stdout() -> None:
+    """Point standard output at the null device, so that what is still buffered for the reader
+    that went away cannot fail again when the interpreter flushes it at exit."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, sys.stdout.fileno())
+    finally:
+        os.close(null)
