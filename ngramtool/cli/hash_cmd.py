@@ -14,15 +14,17 @@ from ..engines import ENGINES, run_ray
 from ..errors import UsageError
 from ..formats.index import MANIFEST, timestamp
 from ..formats.tokenfiles import FORMATS_WITH_DOCUMENTS
-from ..jobs import HashJob, input_bytes, job_vocab, run_hash_job
+from ..jobs import HashJob, input_bytes, job_meta, job_vocab, run_hash_job
 from ..jobs import save_format as resolve_save_format
 from ..shards import Shard, expand_inputs, holds_shards, plan_shards, remove_stale_partials, shard_selection
 from ..wording import plural
 from .common import (
     TEXT_READING_OPTIONS,
+    AddEotOpt,
     BackendOpt,
     DeviceOpt,
     DocSepOpt,
+    EotTokenOpt,
     ErrorsOpt,
     HeadsOpt,
     JsonKeyOpt,
@@ -35,6 +37,7 @@ from .common import (
     QuietOpt,
     SeedOpt,
     SpecFileOpt,
+    SpecialOpt,
     SpecOptions,
     TableOpt,
     TokenFormatOpt,
@@ -45,6 +48,7 @@ from .common import (
     byte_progress,
     check_output_file,
     print_json,
+    refuse_eot_token_without_add_eot,
     refuse_idle_options,
     refuse_repeated_inputs,
     resolve_backend,
@@ -70,6 +74,7 @@ and doc_offsets.npy; see docs/formats.md.
   ngramtool hash a.txt b.txt -o out.ngidx --force --json
   cat corpus.txt | ngramtool hash - -o corpus.ngidx
   ngramtool hash docs.jsonl --json-key text --boundary reset --add-eot
+  ngramtool hash chats.jsonl --json-key text --tokenizer qwen/tokenizer.json --add-eot --special all
   ngramtool hash --tokens ids.npy --vocab-size 50257 -o ids.ngidx
   ngramtool hash --tokens train.bin --tokenizer r50k_base.tiktoken     # nanoGPT/llm.c/Megatron .bin
   ngramtool hash corpus.txt --save-tokens corpus.bin --save-format llmc
@@ -124,9 +129,9 @@ def hash_command(
             "--boundary", help="'none': pad only at stream start (Engram); 'reset': at every document."
         ),
     ] = "none",
-    add_eot: Annotated[
-        bool, typer.Option("--add-eot", help="Append the end-of-text token after each document.")
-    ] = False,
+    add_eot: AddEotOpt = False,
+    eot_token: EotTokenOpt = None,
+    special: SpecialOpt = None,
     json_key: JsonKeyOpt = None,
     doc_sep: DocSepOpt = None,
     errors: ErrorsOpt = "strict",
@@ -167,6 +172,7 @@ def hash_command(
     if engine not in ENGINES:
         raise UsageError(f"--engine must be one of {', '.join(ENGINES)} (got {engine!r})")
     _refuse_idle_options(ctx, tokens_file, tokenizer, vocab_size, save_tokens, engine)
+    refuse_eot_token_without_add_eot(ctx, add_eot)
     sharded = _is_sharded(output)
     if not sharded and (shard_index is not None or num_shards is not None or resume or engine != "local"):
         raise UsageError("--shard-index, --num-shards, --resume and --engine apply to sharded runs: -o DIR/")
@@ -187,6 +193,8 @@ def hash_command(
         doc_sep=doc_sep,
         errors=errors,
         add_eot=add_eot,
+        special=special,
+        eot_token=eot_token,
         tokens_file=str(tokens_file) if tokens_file is not None else None,
         token_format=token_format,
         save_tokens=str(save_tokens) if save_tokens is not None else None,
@@ -202,6 +210,7 @@ def hash_command(
     options = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file)
     spec = options.build(vocab, tok)
     template = dataclasses.replace(template, spec_json=spec.to_json())
+    expected = job_meta(template, tok, vocab, spec).manifest()  # resolves --add-eot's token up front
     if save_tokens is not None:  # checked before any work is done
         check_output_file(save_tokens, force, inputs, what="--save-tokens file")
         template = dataclasses.replace(
@@ -209,7 +218,7 @@ def hash_command(
         )
     if sharded:
         index, count = shard_selection(shard_index, num_shards)
-        shards = _plan_sharded(template, Path(output), index, count, resume, spec.fingerprint)
+        shards = _plan_sharded(template, Path(output), index, count, resume, expected)
         if not shards:
             _report_idle_worker(index, count, len(inputs), as_json, quiet)
             return
@@ -292,9 +301,10 @@ def _plan_sharded(
     shard_index: int,
     num_shards: int,
     resume: bool,
-    spec_fingerprint: str,
+    expected: dict[str, Any],
 ) -> list[Shard]:
-    """This worker's shards (finished ones marked when resuming)."""
+    """This worker's shards (finished ones marked when resuming; ``expected`` is the manifest this
+    run writes, whose settings a finished shard must share)."""
     if template.tokens_file is not None or template.save_tokens is not None:
         raise UsageError("a sharded run hashes text files: --tokens and --save-tokens make one index")
     return plan_shards(
@@ -302,7 +312,7 @@ def _plan_sharded(
         out_dir,
         shard_index=shard_index,
         num_shards=num_shards,
-        spec_fingerprint=spec_fingerprint,
+        expected=expected,
         resume=resume,
         force=template.force,
     )
