@@ -127,6 +127,9 @@ class Tokenizer(Protocol):
     def eos_candidates(self) -> list[tuple[str, str]]:
         """(where, token string) for each end-of-sequence token the tokenizer's own data names."""
 
+    def eos_sources(self) -> str:
+        """Where :meth:`eos_candidates` looks, for the error when it finds nothing."""
+
     def vocabulary(self) -> Iterator[TokenText]:
         """Every assigned id in ascending order (ids with no token are skipped)."""
 
@@ -207,6 +210,10 @@ class ByteTokenizer(_OneByOne):
         """Bytes name no end-of-sequence token."""
         return []
 
+    def eos_sources(self) -> str:
+        """Bytes have no special tokens."""
+        return "bytes have no special tokens"
+
     def encode(self, text: str) -> np.ndarray:
         """uint32 ids: the UTF-8 bytes of ``text``."""
         return np.frombuffer(text.encode("utf-8", "surrogateescape"), dtype=np.uint8).astype(np.uint32)
@@ -256,6 +263,10 @@ class TiktokenTokenizer(_OneByOne):
     def eos_candidates(self) -> list[tuple[str, str]]:
         """tiktoken's end-of-text token ``<|endoftext|>`` (its ``eot_token``), when it has one."""
         return [("tiktoken's eot_token", "<|endoftext|>")] if "<|endoftext|>" in self.special_tokens else []
+
+    def eos_sources(self) -> str:
+        """tiktoken's special tokens."""
+        return "no <|endoftext|> among its special tokens"
 
     def vocabulary(self) -> Iterator[TokenText]:
         """Ranked tokens and special tokens, ascending; holes in the id space are skipped."""
@@ -466,12 +477,16 @@ class HFTokenizer:
         found = []
         eos = _config_eos(self.config_path)
         if eos is not None:
-            found.append((f"{self.config_path} eos_token", eos))
+            found.append(("tokenizer_config.json eos_token", eos))
         if len(self.document_suffix) == 1:
             token = self._plain.id_to_token(int(self.document_suffix[0]))
             if token in self.special_tokens:
                 found.append(("the post-processor", token))
         return found
+
+    def eos_sources(self) -> str:
+        """The config beside the file and the post-processor."""
+        return f"no eos_token in {self.config_path}, no end-of-sequence token from its post-processor"
 
     def encode(self, text: str) -> np.ndarray:
         """uint32 ids of ``text`` under the special rule, without the post-processor's tokens."""
@@ -587,9 +602,8 @@ def resolve_eot(tokenizer: Tokenizer, name: str | None = None) -> EndOfText:
         )
     if not tokens:
         raise UsageError(
-            f"{tokenizer.name} names no end-of-sequence token for --add-eot (no tokenizer_config.json "
-            f"eos_token beside it, no post-processor EOS): choose one with --eot-token NAME"
-            f"{_eos_hint(tokenizer)}"
+            f"{tokenizer.name} names no end-of-sequence token for --add-eot ({tokenizer.eos_sources()}): "
+            f"choose one with --eot-token NAME{_eos_hint(tokenizer)}"
         )
     where, token = found[0]
     token_id = tokenizer.token_id(token)

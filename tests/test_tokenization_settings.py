@@ -18,7 +18,6 @@ from ngramtool.formats.stream import read_stream
 
 BYTES = ["--tokenizer", "bytes", "--heads", "2", "--table", "3001"]
 QWEN = str(DATA / "tokenizers" / "qwen-style" / "tokenizer.json")
-CONFIG = DATA / "tokenizers" / "qwen-style" / "tokenizer_config.json"
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -50,7 +49,7 @@ def test_index_and_stream_manifests_record_the_tokenization(tmp_path):
         "eot": {
             "id": im_end,
             "token": "<|im_end|>",
-            "source": f"{Path(QWEN).parent}/tokenizer_config.json eos_token",
+            "source": "tokenizer_config.json eos_token",
         },
         "document_prefix": [],
         "document_suffix": [],
@@ -58,6 +57,8 @@ def test_index_and_stream_manifests_record_the_tokenization(tmp_path):
         "doc_sep": None,
         "errors": "strict",
     }
+    shown = run("inspect", str(out)).stdout.decode()
+    assert f"special tokens: all; --add-eot '<|im_end|>' (id {im_end}); --json-key 'text'" in shown
     stream = run("hash", str(docs), "-o", "-", *args)
     assert stream.returncode == 0, stream.stderr.decode()
     reader = read_stream(io.BytesIO(stream.stdout))
@@ -85,7 +86,8 @@ def test_indexes_without_a_tokenization_record_still_open_and_verify(texts, tmp_
     _strip_tokenization(out)
     assert len(open_index(out)) > 0
     assert run("verify", str(out), "-q").returncode == 0
-    assert run("inspect", str(out)).returncode == 0
+    inspected = run("inspect", str(out))
+    assert inspected.returncode == 0 and b"tokenization  not recorded (written before format 1.1)" in inspected.stdout
 
 
 @pytest.mark.parametrize(
@@ -175,6 +177,12 @@ def test_settings_difference_names_the_first_setting_that_differs():
     )
     other = {**base, "tokenizer": {"fingerprint": "d" * 64}, "boundary": "reset"}
     assert settings_difference(base, other).theirs == "dddddddddddd..."
+
+    def with_eot(source: str) -> dict:
+        eot = {"id": 7, "token": "</s>", "source": source}
+        return {**base, "tokenization": {**base["tokenization"], "add_eot": True, "eot": eot}}
+
+    assert settings_difference(with_eot("a"), with_eot("b")) is None  # where it was found: not compared
     old = {key: value for key, value in base.items() if key != "tokenization"}
     assert settings_difference(base, old).setting == "tokenization"
     assert settings_difference(old, old) is None

@@ -58,10 +58,18 @@ def settings_difference(ours: dict[str, Any], theirs: dict[str, Any]) -> Setting
     if mine_all is None or other_all is None:
         return None
     for field in sorted({*mine_all, *other_all}, key=_field_order):
-        mine, other = mine_all.get(field), other_all.get(field)
+        mine, other = _comparable(field, mine_all.get(field)), _comparable(field, other_all.get(field))
         if mine != other:
             return SettingDifference(_TOKENIZATION_LABELS.get(field, field), _shown(mine), _shown(other))
     return None
+
+
+def _comparable(field: str, value: Any) -> Any:
+    """What of a tokenization field decides the ids: the end-of-sequence token's id and string,
+    not where it was found (a config, a post-processor or --eot-token)."""
+    if field == "eot" and isinstance(value, dict):
+        return {key: item for key, item in value.items() if key != "source"}
+    return value
 
 
 def _field_order(field: str) -> tuple[int, str]:
