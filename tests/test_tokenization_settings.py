@@ -87,7 +87,8 @@ def test_indexes_without_a_tokenization_record_still_open_and_verify(texts, tmp_
     assert len(open_index(out)) > 0
     assert run("verify", str(out), "-q").returncode == 0
     inspected = run("inspect", str(out))
-    assert inspected.returncode == 0 and b"tokenization  not recorded (written before format 1.1)" in inspected.stdout
+    assert inspected.returncode == 0
+    assert b"tokenization  not recorded (written before format 1.1)" in inspected.stdout
 
 
 @pytest.mark.parametrize(
