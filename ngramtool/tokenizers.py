@@ -198,8 +198,8 @@ class ByteTokenizer(_OneByOne):
 
     def __init__(self, special: SpecialRule | None = None) -> None:
         self.special_tokens: dict[str, int] = {}
-        _check_special_names(special or "none", self.special_tokens, self.name)
         self.special: SpecialRule = special or "none"
+        _check_special_names(self.special, self.special_tokens, self.name)
 
     def token_id(self, token: str) -> int | None:
         """The byte of a one-byte character."""
@@ -240,11 +240,13 @@ class TiktokenTokenizer(_OneByOne):
         self.pad_token_id = encoding.eot_token if encoding.special_tokens_set else None
         self.fingerprint = _tiktoken_fingerprint(encoding)
         self.special_tokens = dict(encoding._special_tokens)
-        _check_special_names(special or "none", self.special_tokens, name)
-        self.special = special or "none"  # tiktoken's encode refuses special text: encode_ordinary's
-        self._allowed = self.special if self.special != "none" else set()
-        if isinstance(self._allowed, tuple):
-            self._allowed = set(self._allowed)
+        self.special: SpecialRule = special or "none"  # tiktoken's encode refuses special text
+        _check_special_names(self.special, self.special_tokens, name)
+        self._allowed: str | set[str] = set()  # none: encode_ordinary
+        if self.special == "all":
+            self._allowed = "all"
+        elif isinstance(self.special, tuple):
+            self._allowed = set(self.special)
 
     def encode(self, text: str) -> np.ndarray:
         """uint32 ids: ``encode_ordinary`` for ``none``, the special tokens of the rule as their ids

@@ -92,8 +92,8 @@ SpecialOpt = Annotated[
     typer.Option(
         "--special",
         help="Special-token strings in the text: 'none' (plain text), 'all' (each becomes its id) or "
-        "NAME[,NAME...] (only those). [default: as the tokenizer library does: HF tokenizer.json "
-        "matches them, tiktoken reads them as text]",
+        "NAME,... (only those). Default: as the tokenizer library does (HF tokenizer.json: ids, "
+        "tiktoken: text).",
         show_default=False,
     ),
 ]

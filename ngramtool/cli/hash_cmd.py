@@ -74,7 +74,7 @@ and doc_offsets.npy; see docs/formats.md.
   ngramtool hash a.txt b.txt -o out.ngidx --force --json
   cat corpus.txt | ngramtool hash - -o corpus.ngidx
   ngramtool hash docs.jsonl --json-key text --boundary reset --add-eot
-  ngramtool hash chats.jsonl --json-key text --tokenizer qwen/tokenizer.json --add-eot --special all
+  ngramtool hash chats.jsonl --json-key text -t qwen/tokenizer.json --add-eot
   ngramtool hash --tokens ids.npy --vocab-size 50257 -o ids.ngidx
   ngramtool hash --tokens train.bin --tokenizer r50k_base.tiktoken     # nanoGPT/llm.c/Megatron .bin
   ngramtool hash corpus.txt --save-tokens corpus.bin --save-format llmc

@@ -52,7 +52,7 @@ exactly what the tokenizers library's encode(document).ids gives (see --special)
   echo "Hello, World" | ngramtool tokenize - --canonical
   ngramtool tokenize notes.txt --show --limit 40
   ngramtool tokenize docs.jsonl --json-key text --json
-  ngramtool tokenize chat.txt --tokenizer tokenizer.json --special none     # special tokens as text
+  ngramtool tokenize chat.txt --tokenizer tokenizer.json --special none   # specials as text
 """
 
 
