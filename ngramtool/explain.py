@@ -8,7 +8,7 @@ import numpy as np
 
 from .hashing import hash_ngrams, lag_windows, ngram_mixes
 from .spec import HashSpec
-from .tokenizers import Tokenizer
+from .tokenizers import Tokenizer, encode_document
 from .vocab import CompressedVocab
 
 
@@ -21,7 +21,8 @@ def explain_text(
     backend: str = "auto",
     device: str | None = None,
 ) -> list[dict[str, Any]]:
-    """One record per token of ``text`` with every intermediate value of its rows.
+    """One record per token of ``text``, read as one document (with the tokenizer's document prefix
+    and suffix, as ``hash`` reads it), with every intermediate value of its rows.
 
     The rows come from ``backend`` on ``device`` (see :mod:`ngramtool.backends`); the mixes and
     the hash column are computed here from the definition, so the table shows that they agree.
@@ -31,7 +32,7 @@ def explain_text(
     before the stream start), the int64 mix, and per head the prime, the hash (mix mod prime),
     the column offset and the row.
     """
-    raw = tokenizer.encode(text)
+    raw = encode_document(tokenizer, text)
     canonical = vocab.canonicalize(raw)
     n = spec.max_ngram
     ext = np.concatenate([np.full(n - 1, spec.pad_id, dtype=np.int64), canonical])

@@ -26,7 +26,7 @@ from .pipeline import hash_chunks, iter_token_chunks
 from .spec import HashSpec
 from .stages import StageClock, timed
 from .textio import input_size
-from .tokenizers import Tokenizer, load_tokenizer
+from .tokenizers import Tokenizer, load_tokenizer, resolve_eot, special_record
 from .vocab import CompressedVocab, build_vocab, identity_vocab
 
 SUFFIX_FORMATS = {".npy": "npy", ".ds": "datatrove", ".bin": "nanogpt"}
@@ -55,6 +55,8 @@ class HashJob:
     doc_sep: str | None = None
     errors: str = "strict"
     add_eot: bool = False
+    special: str | None = None  # --special as given (None: the tokenizer library's own way)
+    eot_token: str | None = None  # --eot-token: the end-of-sequence token --add-eot appends
     tokens_file: str | None = None
     token_format: str | None = None
     save_tokens: str | None = None
@@ -72,7 +74,7 @@ def job_vocab(job: HashJob) -> tuple[Tokenizer | None, CompressedVocab]:
         if job.vocab_size is None:
             raise UsageError("pre-tokenized ids without a tokenizer need --vocab-size")
         return None, identity_vocab(job.vocab_size)
-    tokenizer = load_tokenizer(job.tokenizer)
+    tokenizer = load_tokenizer(job.tokenizer, job.special)
     return tokenizer, build_vocab(tokenizer, compress=not job.no_compress)
 
 
@@ -86,6 +88,40 @@ def tokenizer_record(tokenizer: Tokenizer | None) -> dict[str, Any]:
     if tokenizer is None:
         return {"name": None, "fingerprint": None, "n_vocab": None}
     return {"name": tokenizer.name, "fingerprint": tokenizer.fingerprint, "n_vocab": tokenizer.n_vocab}
+
+
+def tokenization_record(job: HashJob, tokenizer: Tokenizer | None) -> dict[str, Any]:
+    """The manifest's ``tokenization``: every setting besides the tokenizer, vocabulary, spec and
+    boundary that decides which ids (and so which rows) the input becomes (docs/formats.md)."""
+    if job.tokens_file is not None or tokenizer is None:
+        return {"input": "tokens", "special": None, "add_eot": False, "eot": None, "document_prefix": [],
+                "document_suffix": [], "json_key": None, "doc_sep": None, "errors": None}  # fmt: skip
+    eot = resolve_eot(tokenizer, job.eot_token).record() if job.add_eot else None
+    return {
+        "input": "text",
+        "special": special_record(tokenizer.special),
+        "add_eot": job.add_eot,
+        "eot": eot,
+        "document_prefix": tokenizer.document_prefix.tolist(),
+        "document_suffix": tokenizer.document_suffix.tolist(),
+        "json_key": job.json_key,
+        "doc_sep": job.doc_sep,
+        "errors": job.errors,
+    }
+
+
+def job_meta(job: HashJob, tokenizer: Tokenizer | None, vocab: CompressedVocab, spec: HashSpec) -> IndexMeta:
+    """What the job's manifest records besides counts and arrays."""
+    return IndexMeta(
+        spec=spec,
+        tokenizer=tokenizer_record(tokenizer),
+        vocab=vocab_record(vocab),
+        boundary=job.boundary,
+        tokenization=tokenization_record(job, tokenizer),
+        lut=vocab.lut,
+        sources=(job.tokens_file,) if job.tokens_file is not None else job.inputs,
+        created=job.created,
+    )
 
 
 def vocab_record(vocab: CompressedVocab) -> dict[str, Any]:
@@ -127,15 +163,7 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
     spec = HashSpec.from_json(job.spec_json)
     if spec.vocab_size != vocab.size:
         raise UsageError(f"the spec was made for V'={spec.vocab_size} but the vocabulary has V'={vocab.size}")
-    meta = IndexMeta(
-        spec=spec,
-        tokenizer=tokenizer_record(tokenizer),
-        vocab=vocab_record(vocab),
-        boundary=job.boundary,
-        lut=vocab.lut,
-        sources=(job.tokens_file,) if job.tokens_file is not None else job.inputs,
-        created=job.created,
-    )
+    meta = job_meta(job, tokenizer, vocab, spec)
     clock = StageClock()  # the streaming part of the run, after tokenizer and vocabulary loading
     if job.tokens_file is not None:
         chunks = iter_token_file_chunks(
@@ -151,6 +179,7 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
             doc_sep=job.doc_sep,
             errors=job.errors,  # type: ignore[arg-type]
             add_eot=job.add_eot,
+            eot_token=job.eot_token,
             workers=job.workers,
             clock=clock,
         )

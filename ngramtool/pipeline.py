@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .backends import choose_backend
-from .errors import UsageError
 from .hashing import NgramHasher
 from .stages import StageClock, timed
 from .textio import Errors, TextPiece, iter_text_pieces
-from .tokenizers import Tokenizer, encode_each
+from .tokenizers import Tokenizer, encode_each, resolve_eot
 from .vocab import CompressedVocab
 
 if TYPE_CHECKING:
@@ -134,20 +133,21 @@ def iter_token_chunks(
     doc_sep: str | None = None,
     errors: Errors = "strict",
     add_eot: bool = False,
+    eot_token: str | None = None,
     chunk_tokens: int = CHUNK_TOKENS,
     workers: int = 1,
     clock: StageClock | None = None,
 ) -> Iterator[TokenChunk]:
     """Tokenize inputs (paths or ``-``) into chunks; each input file starts a document.
 
-    ``add_eot`` appends the tokenizer's end-of-text id (its pad/eot token) after each document;
-    ``workers`` threads encode in parallel (the ids do not depend on it); ``clock`` times them.
+    Every document is ``tokenizer.document_prefix`` + its text's ids + ``document_suffix`` (an HF
+    post-processor's tokens; none for tiktoken and bytes), so a document's ids equal the tokenizer
+    library's encoding of it. ``add_eot`` then appends the end-of-sequence token after each
+    document (:func:`ngramtool.tokenizers.resolve_eot`, ``eot_token`` names it), unless the
+    suffix already ends with it. ``workers`` threads encode in parallel (the ids do not depend on
+    it); ``clock`` times them.
     """
-    eot = None
-    if add_eot:
-        if tokenizer.pad_token_id is None:
-            raise UsageError(f"tokenizer {tokenizer.name} has no end-of-text token for --add-eot")
-        eot = np.asarray([tokenizer.pad_token_id], dtype=np.uint32)
+    opening, closing = document_marks(tokenizer, add_eot, eot_token)
     builder = _ChunkBuilder()
     pieces = (
         piece
@@ -159,18 +159,36 @@ def iter_token_chunks(
             errors=errors,
             piece_chars=tokenizer.piece_chars,
             safe_cuts=tokenizer.cut_safe,
+            keep_whole=tuple(tokenizer.special_tokens),
         )
     )
+    in_document = False
     for piece, ids in encode_pieces(pieces, tokenizer, workers, clock):
-        if piece.doc_start and eot is not None and builder.size + len(builder.starts) > 0:
-            builder.add(eot, False, 0, False)
-        builder.add(ids, piece.doc_start, piece.nbytes, piece.hard_cut, piece.skipped)
+        if piece.doc_start:
+            if in_document:
+                builder.add(closing, False, 0, False)
+            builder.add(opening, True, 0, False)
+            in_document = True
+        builder.add(ids, False, piece.nbytes, piece.hard_cut, piece.skipped)
         if builder.size >= chunk_tokens:
             yield builder.take()
-    if eot is not None and (builder.size or builder.starts):
-        builder.add(eot, False, 0, False)
+    if in_document:
+        builder.add(closing, False, 0, False)
     if builder.size or builder.starts or builder.nbytes or builder.skipped:
         yield builder.take()
+
+
+def document_marks(
+    tokenizer: Tokenizer, add_eot: bool = False, eot_token: str | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ids before, ids after) every document: the tokenizer's document prefix, and its suffix
+    followed by the end-of-sequence id with ``add_eot`` (not twice when the suffix ends with it)."""
+    closing = tokenizer.document_suffix
+    if add_eot:
+        eot = resolve_eot(tokenizer, eot_token).token_id
+        if not (closing.shape[0] and int(closing[-1]) == eot):
+            closing = np.concatenate([closing, np.asarray([eot], dtype=np.uint32)])
+    return tokenizer.document_prefix, closing
 
 
 def starts_within(starts: np.ndarray, lo: int, hi: int, total: int) -> np.ndarray:

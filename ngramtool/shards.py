@@ -13,10 +13,12 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .errors import UsageError
 from .formats.dataset import DATASET
 from .formats.index import MANIFEST, read_manifest
+from .formats.settings import settings_difference
 
 SHARD_SUFFIX = ".ngidx"
 _GLOB_CHARS = set("*?[")
@@ -76,11 +78,15 @@ def plan_shards(
     *,
     shard_index: int,
     num_shards: int,
-    spec_fingerprint: str,
+    expected: dict[str, Any],
     resume: bool,
     force: bool,
 ) -> list[Shard]:
-    """This worker's shards, in order, with finished ones marked (``resume``) or refused."""
+    """This worker's shards, in order, with finished ones marked (``resume``) or refused.
+
+    ``expected`` is the manifest this run writes (without counts and arrays): a finished shard is
+    skipped only when its settings agree with it (:func:`settings_difference`).
+    """
     if "-" in inputs:
         raise UsageError("a sharded run reads files, not stdin")
     names = [Path(source).name for source in inputs]
@@ -94,9 +100,12 @@ def plan_shards(
         if done and not force:
             if not resume:
                 raise UsageError(f"{dest} already exists: pass --resume to skip finished shards or --force")
-            made_with = read_manifest(dest)["spec"]["fingerprint"]
-            if made_with != spec_fingerprint:
-                raise UsageError(f"{dest} was made with another hash spec; remove it or use --force")
+            differs = settings_difference(expected, read_manifest(dest))
+            if differs is not None:
+                raise UsageError(
+                    f"{dest} was made with another {differs.setting} ({differs.theirs} there, "
+                    f"{differs.ours} in this run): remove it, or pass --force to hash it again"
+                )
         shards.append(Shard(source, dest, done and not force))
     return shards
 

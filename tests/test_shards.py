@@ -53,7 +53,7 @@ def test_workers_partition_the_inputs(parts, tmp_path):
     taken = []
     for i in range(3):
         shards = plan_shards(
-            inputs, tmp_path, shard_index=i, num_shards=3, spec_fingerprint="x", resume=False, force=False
+            inputs, tmp_path, shard_index=i, num_shards=3, expected={}, resume=False, force=False
         )
         taken += [s.source for s in shards]
     assert sorted(taken) == inputs and len(set(taken)) == 5
@@ -128,7 +128,7 @@ def test_merge_refuses_mixed_specs_and_changed_shards(parts, tmp_path):
         == 0
     )
     result = run("merge", str(out))
-    assert result.returncode == 1 and b"another spec" in result.stderr
+    assert result.returncode == 1 and b"another hash spec" in result.stderr
     good = tmp_path / "good"
     for name in ("a", "b"):
         src = parts / ("p0.txt" if name == "a" else "p1.txt")

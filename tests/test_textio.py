@@ -133,9 +133,21 @@ def test_add_eot_between_and_after_documents(tmp_path):
     path = tmp_path / "docs.jsonl"
     path.write_text('{"t": "a"}\n{"t": "b"}\n')
     tok = load_tokenizer("bytes")
-    chunk = next(iter_token_chunks([str(path)], tok, json_key="t", add_eot=True))
-    assert chunk.tokens.tolist() == [ord("a"), 0, ord("b"), 0]
+    chunk = next(iter_token_chunks([str(path)], tok, json_key="t", add_eot=True, eot_token="|"))
+    assert chunk.tokens.tolist() == [ord("a"), ord("|"), ord("b"), ord("|")]
     assert chunk.doc_starts.tolist() == [0, 2]
+
+
+def test_add_eot_survives_a_chunk_boundary_at_a_document_end(tmp_path):
+    """A chunk that fills up exactly at a document's end used to drop that document's EOS."""
+    path = tmp_path / "docs.jsonl"
+    path.write_text('{"t": "ab"}\n{"t": "cd"}\n{"t": "e"}\n')
+    tok = load_tokenizer("cl100k_base")
+    eos = tok.special_tokens["<|endoftext|>"]
+    expected = [*tok.encode("ab"), eos, *tok.encode("cd"), eos, *tok.encode("e"), eos]
+    for size in range(1, len(expected) + 1):
+        chunks = list(iter_token_chunks([str(path)], tok, json_key="t", add_eot=True, chunk_tokens=size))
+        assert np.concatenate([c.tokens for c in chunks]).tolist() == expected, size
 
 
 def test_byte_order_mark_and_lone_surrogates(tmp_path):

@@ -60,7 +60,9 @@ def test_hf_tokenizer_json(deepseek_tokenizer_path, hash_golden, tmp_path):
     sentence = "Only Alexander the Great could tame the horse Bucephalus."
     expected = hash_golden["configs"][0]["cases"][0]["input_ids"][0][1:]  # without BOS
     assert tok.encode(sentence).tolist() == expected
-    assert 0 not in tok.encode("a <｜begin▁of▁sentence｜> b").tolist()  # special-looking text is text
+    marked = "a <｜begin▁of▁sentence｜> b"
+    assert 0 in tok.encode(marked).tolist()  # the library's default: added tokens are matched
+    assert 0 not in load_tokenizer(str(deepseek_tokenizer_path), "none").encode(marked).tolist()
     plain = tmp_path / "tokenizer.json"
     plain.write_bytes(gzip.decompress(deepseek_tokenizer_path.read_bytes()))
     assert load_tokenizer(str(plain)).fingerprint == tok.fingerprint

@@ -37,7 +37,9 @@ from ..wording import plural
 from .common import (
     DEFAULT_TOKENIZER,
     TEXT_INPUT_OPTIONS,
+    AddEotOpt,
     DocSepOpt,
+    EotTokenOpt,
     ErrorsOpt,
     ForceOpt,
     HeadsOpt,
@@ -51,6 +53,7 @@ from .common import (
     QuietOpt,
     SeedOpt,
     SpecFileOpt,
+    SpecialOpt,
     SpecOptions,
     TokenFormatOpt,
     TokensFileOpt,
@@ -64,6 +67,7 @@ from .common import (
     parse_int_list,
     print_json,
     print_table,
+    refuse_eot_token_without_add_eot,
     refuse_idle_options,
     refuse_idle_reset,
     refuse_repeated_inputs,
@@ -120,6 +124,8 @@ class _InputOptions:
     doc_sep: str | None
     errors: str
     add_eot: bool
+    eot_token: str | None
+    special: str | None
     workers: int
     max_tokens: int | None
     quiet: bool
@@ -174,9 +180,9 @@ def collisions_command(
         str,
         typer.Option("--boundary", help="'none': pad only at stream start (Engram); 'reset': per document."),
     ] = "none",
-    add_eot: Annotated[
-        bool, typer.Option("--add-eot", help="Append the end-of-text token after each document.")
-    ] = False,
+    add_eot: AddEotOpt = False,
+    eot_token: EotTokenOpt = None,
+    special: SpecialOpt = None,
     json_key: JsonKeyOpt = None,
     doc_sep: DocSepOpt = None,
     errors: ErrorsOpt = "strict",
@@ -203,13 +209,14 @@ def collisions_command(
     if boundary not in ("none", "reset"):
         raise UsageError(f"--boundary must be 'none' or 'reset' (got {boundary!r})")
     refuse_repeated_inputs(inputs or [])
+    refuse_eot_token_without_add_eot(ctx, add_eot)
     if plot is None and save_types is None:
         refuse_idle_options(ctx, ["force"], "with --plot or --save-types (the files it may replace)")
     sweep = sorted(set(parse_int_list(table, "--table"))) if table is not None else []
     options = SpecOptions(max_ngram, heads, layers, seed=seed, pad_id=pad_id, spec_file=spec_file)
     read = _InputOptions(
         inputs or [], tokens_file, token_format, vocab_size, tokenizer, no_compress, boundary,
-        json_key, doc_sep, errors, add_eot, worker_count(workers), max_tokens, quiet,
+        json_key, doc_sep, errors, add_eot, eot_token, special, worker_count(workers), max_tokens, quiet,
     )  # fmt: skip
     source = _open_source(ctx, read, options)
     figure = _figure_class() if plot is not None else None  # fail before the long pass, not after
@@ -328,7 +335,9 @@ def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) 
     else:
         if read.vocab_size is not None:
             raise UsageError("--vocab-size applies only to a token file without --tokenizer")
-        tok, vocab = resolve_vocab(read.tokenizer or DEFAULT_TOKENIZER, read.no_compress, quiet=read.quiet)
+        tok, vocab = resolve_vocab(
+            read.tokenizer or DEFAULT_TOKENIZER, read.no_compress, quiet=read.quiet, special=read.special
+        )
         if tokens_file is not None and read.tokenizer is None:
             note_assumed_tokenizer(tokens_file, vocab, read.quiet)
     spec = options.build(vocab, tok)
@@ -357,6 +366,7 @@ def _open_source(ctx: typer.Context, read: _InputOptions, options: SpecOptions) 
         doc_sep=read.doc_sep,
         errors=read.errors,
         add_eot=read.add_eot,
+        eot_token=read.eot_token,
         chunk_tokens=min(CHUNK_TOKENS, read.max_tokens or CHUNK_TOKENS),
         workers=read.workers,
     )

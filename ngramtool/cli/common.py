@@ -95,6 +95,28 @@ ErrorsOpt = Annotated[
         "or, with --json-key, 'skip' (skip and count bad records).",
     ),
 ]
+SpecialOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--special",
+        help="Special-token strings in the text: 'none' (plain text), 'all' (each becomes its id) or "
+        "NAME,... (only those). Default: as the tokenizer library does (HF tokenizer.json: ids, "
+        "tiktoken: text).",
+        show_default=False,
+    ),
+]
+AddEotOpt = Annotated[
+    bool,
+    typer.Option(
+        "--add-eot",
+        help="Append the end-of-sequence token after each document (tokenizer_config.json eos_token, "
+        "the post-processor's, tiktoken's <|endoftext|>, or --eot-token).",
+    ),
+]
+EotTokenOpt = Annotated[
+    str | None,
+    typer.Option("--eot-token", help="With --add-eot: the end-of-sequence token to append, by its string."),
+]
 MaxNgramOpt = Annotated[int, typer.Option("--max-ngram", "-n", help="N: hash orders 2..N.")]
 HeadsOpt = Annotated[int, typer.Option("--heads", "-k", help="K: hash heads per order.")]
 LayersOpt = Annotated[str, typer.Option("--layers", help="Engram layer ids, comma-separated.")]
@@ -158,7 +180,7 @@ def _integer(text: str) -> int:
     return int(value)
 
 
-TEXT_READING_OPTIONS = ("json_key", "doc_sep", "errors", "add_eot")
+TEXT_READING_OPTIONS = ("json_key", "doc_sep", "errors", "add_eot", "eot_token", "special")
 """Parameters that only change how text is read."""
 TEXT_INPUT_OPTIONS = (*TEXT_READING_OPTIONS, "workers")
 """Parameters that only change how text is read and tokenized (``hash`` also hashes on --workers)."""
@@ -192,6 +214,12 @@ def refuse_idle_options(
     verb, pronoun = ("applies", "it") if len(given) == 1 else ("apply", "them")
     fix = f"drop {pronoun}" + (f" or {alternative}" if alternative else "")
     raise UsageError(f"{names} {verb} only {applies}: {fix}")
+
+
+def refuse_eot_token_without_add_eot(ctx: typer.Context, add_eot: bool) -> None:
+    """--eot-token names what --add-eot appends: alone it would do nothing."""
+    if not add_eot:
+        refuse_idle_options(ctx, ["eot_token"], "with --add-eot", "add --add-eot")
 
 
 def refuse_repeated_inputs(inputs: Iterable[str]) -> None:
@@ -306,10 +334,11 @@ def load_spec_file(path: Path, vocab: CompressedVocab | None) -> HashSpec:
 
 
 def resolve_vocab(
-    tokenizer_name: str, no_compress: bool, *, quiet: bool = False
+    tokenizer_name: str, no_compress: bool, *, quiet: bool = False, special: str | None = None
 ) -> tuple[Tokenizer, CompressedVocab]:
-    """Load the tokenizer and its compressed vocabulary (built once, then read from the cache)."""
-    tokenizer = load_tokenizer(tokenizer_name)
+    """Load the tokenizer (reading special tokens in text by ``special``, see ``--special``) and
+    its compressed vocabulary (built once, then read from the cache)."""
+    tokenizer = load_tokenizer(tokenizer_name, special)
     with status(f"preparing the compressed vocabulary of {tokenizer.name}", not (no_compress or quiet)):
         vocab = build_vocab(tokenizer, compress=not no_compress)
     return tokenizer, vocab

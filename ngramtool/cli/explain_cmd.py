@@ -22,6 +22,7 @@ from .common import (
     PadOpt,
     SeedOpt,
     SpecFileOpt,
+    SpecialOpt,
     SpecOptions,
     TableOpt,
     TokenizerOpt,
@@ -57,6 +58,7 @@ def explain_command(
     text: Annotated[str, typer.Argument(help="The text to explain (keep it short).")],
     tokenizer: TokenizerOpt = "cl100k_base",
     no_compress: NoCompressOpt = False,
+    special: SpecialOpt = None,
     max_ngram: MaxNgramOpt = SpecOptions.max_ngram,
     heads: HeadsOpt = SpecOptions.heads,
     layers: LayersOpt = SpecOptions.layers,
@@ -79,7 +81,7 @@ def explain_command(
             "TEXT is not valid UTF-8 (a cut multi-byte character, or another encoding): "
             "pass UTF-8 text, e.g. convert it with iconv -t UTF-8"
         ) from None
-    tok, vocab = resolve_vocab(tokenizer, no_compress)
+    tok, vocab = resolve_vocab(tokenizer, no_compress, special=special)
     spec = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file).build(vocab, tok)
     if layer is not None and layer not in spec.layer_ids:
         raise UsageError(f"--layer {layer} is not one of the Engram layers {list(spec.layer_ids)} (--layers)")

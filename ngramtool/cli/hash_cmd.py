@@ -14,7 +14,7 @@ from ..engines import ENGINES, run_ray
 from ..errors import UsageError
 from ..formats.index import MANIFEST, timestamp
 from ..formats.tokenfiles import FORMATS_WITH_DOCUMENTS
-from ..jobs import HashJob, input_bytes, job_vocab, run_hash_job
+from ..jobs import HashJob, input_bytes, job_meta, job_vocab, run_hash_job
 from ..jobs import save_format as resolve_save_format
 from ..shards import Shard, expand_inputs, holds_shards, plan_shards, remove_stale_partials, shard_selection
 from ..textio import check_reading
@@ -22,9 +22,11 @@ from ..wording import plural
 from .common import (
     DEFAULT_TOKENIZER,
     TEXT_READING_OPTIONS,
+    AddEotOpt,
     BackendOpt,
     DeviceOpt,
     DocSepOpt,
+    EotTokenOpt,
     ErrorsOpt,
     HeadsOpt,
     JsonKeyOpt,
@@ -37,6 +39,7 @@ from .common import (
     QuietOpt,
     SeedOpt,
     SpecFileOpt,
+    SpecialOpt,
     SpecOptions,
     TableOpt,
     TokenFormatOpt,
@@ -48,6 +51,7 @@ from .common import (
     check_output_file,
     note_assumed_tokenizer,
     print_json,
+    refuse_eot_token_without_add_eot,
     refuse_idle_options,
     refuse_idle_reset,
     refuse_repeated_inputs,
@@ -73,6 +77,7 @@ and doc_offsets.npy; see docs/formats.md.
   ngramtool hash a.txt b.txt -o out.ngidx --force --json
   cat corpus.txt | ngramtool hash - -o corpus.ngidx
   ngramtool hash docs.jsonl --json-key text --boundary reset --add-eot
+  ngramtool hash chats.jsonl --json-key text -t qwen/tokenizer.json --add-eot
   ngramtool hash --tokens ids.npy --vocab-size 50257 -o ids.ngidx
   ngramtool hash --tokens train.bin --tokenizer r50k_base.tiktoken     # nanoGPT/llm.c/Megatron .bin
   ngramtool hash corpus.txt --save-tokens corpus.bin --save-format llmc
@@ -127,9 +132,9 @@ def hash_command(
             "--boundary", help="'none': pad only at stream start (Engram); 'reset': at every document."
         ),
     ] = "none",
-    add_eot: Annotated[
-        bool, typer.Option("--add-eot", help="Append the end-of-text token after each document.")
-    ] = False,
+    add_eot: AddEotOpt = False,
+    eot_token: EotTokenOpt = None,
+    special: SpecialOpt = None,
     json_key: JsonKeyOpt = None,
     doc_sep: DocSepOpt = None,
     errors: ErrorsOpt = "strict",
@@ -170,6 +175,7 @@ def hash_command(
     if engine not in ENGINES:
         raise UsageError(f"--engine must be one of {', '.join(ENGINES)} (got {engine!r})")
     _refuse_idle_options(ctx, tokens_file, tokenizer, vocab_size, save_tokens, engine, output)
+    refuse_eot_token_without_add_eot(ctx, add_eot)
     if tokens_file is None:
         check_reading(json_key, doc_sep, errors)
     sharded = _is_sharded(output)
@@ -195,6 +201,8 @@ def hash_command(
         doc_sep=doc_sep,
         errors=errors,
         add_eot=add_eot,
+        special=special,
+        eot_token=eot_token,
         tokens_file=str(tokens_file) if tokens_file is not None else None,
         token_format=token_format,
         save_tokens=str(save_tokens) if save_tokens is not None else None,
@@ -212,6 +220,7 @@ def hash_command(
     options = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file)
     spec = options.build(vocab, tok)
     template = dataclasses.replace(template, spec_json=spec.to_json())
+    expected = job_meta(template, tok, vocab, spec).manifest()  # resolves --add-eot's token up front
     if save_tokens is not None:  # checked before any work is done
         check_output_file(save_tokens, force, inputs, what="--save-tokens file")
         template = dataclasses.replace(
@@ -219,7 +228,7 @@ def hash_command(
         )
     if sharded:
         index, count = shard_selection(shard_index, num_shards)
-        shards = _plan_sharded(template, Path(output), index, count, resume, spec.fingerprint)
+        shards = _plan_sharded(template, Path(output), index, count, resume, expected)
         if not shards:
             _report_idle_worker(index, count, len(inputs), as_json, quiet)
             return
@@ -307,9 +316,10 @@ def _plan_sharded(
     shard_index: int,
     num_shards: int,
     resume: bool,
-    spec_fingerprint: str,
+    expected: dict[str, Any],
 ) -> list[Shard]:
-    """This worker's shards (finished ones marked when resuming)."""
+    """This worker's shards (finished ones marked when resuming; ``expected`` is the manifest this
+    run writes, whose settings a finished shard must share)."""
     if template.tokens_file is not None or template.save_tokens is not None:
         raise UsageError("a sharded run hashes text files: --tokens and --save-tokens make one index")
     return plan_shards(
@@ -317,7 +327,7 @@ def _plan_sharded(
         out_dir,
         shard_index=shard_index,
         num_shards=num_shards,
-        spec_fingerprint=spec_fingerprint,
+        expected=expected,
         resume=resume,
         force=template.force,
     )

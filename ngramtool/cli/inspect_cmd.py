@@ -112,6 +112,7 @@ def _common(manifest: dict[str, Any], spec: HashSpec) -> dict[str, Any]:
         "tokenizer",
         "vocab",
         "boundary",
+        "tokenization",
         "sources",
     )
     report = {key: manifest.get(key) for key in keys}
@@ -174,6 +175,7 @@ def _render(report: dict[str, Any]) -> None:
         f"{spec['row_dtype']} [{report['num_tokens']}, {len(spec['layer_ids'])}, "
         f"{spec['tables_per_layer']}], boundary {report['boundary']}",
     )
+    info.add_row("tokenization", _tokenization_line(report["tokenization"]))
     if report["kind"] == "dataset":
         info.add_row(
             "shards",
@@ -195,6 +197,27 @@ def _render(report: dict[str, Any]) -> None:
                     " ".join(map(str, layer_rows)),
                 )
         stdout.print(grid)
+
+
+def _tokenization_line(record: dict[str, Any] | None) -> str:
+    """How the input became ids, in one line (docs/formats.md, ``tokenization``)."""
+    if record is None:
+        return "not recorded (written before format 1.1)"
+    if record.get("input") == "tokens":
+        return "ids read from a token file (--tokens)"
+    special = record.get("special")
+    parts = [f"special tokens: {special if isinstance(special, str) else ','.join(special or [])}"]
+    eot = record.get("eot")
+    added = record.get("add_eot") and eot
+    parts.append(f"--add-eot {eot['token']!r} (id {eot['id']})" if added else "no --add-eot")
+    before, after = record.get("document_prefix"), record.get("document_suffix")
+    if before or after:
+        parts.append(f"post-processor ids {before} + text + {after}")
+    for key in ("json_key", "doc_sep"):
+        if record.get(key):
+            parts.append(f"--{key.replace('_', '-')} {record[key]!r}")
+    parts.append(f"errors {record.get('errors')}")
+    return "; ".join(parts)
 
 
 def _counts(report: dict[str, Any]) -> str:

@@ -18,16 +18,20 @@ from ..pipeline import TokenChunk, iter_token_chunks
 from ..textio import check_reading
 from ..wording import plural
 from .common import (
+    AddEotOpt,
     DocSepOpt,
+    EotTokenOpt,
     ErrorsOpt,
     ForceOpt,
     JsonKeyOpt,
     JsonOpt,
     NoCompressOpt,
     QuietOpt,
+    SpecialOpt,
     TokenizerOpt,
     check_output_file,
     print_json,
+    refuse_eot_token_without_add_eot,
     refuse_idle_options,
     refuse_repeated_inputs,
     resolve_vocab,
@@ -42,7 +46,8 @@ HELP = """Tokenize text into raw ids, or Engram canonical ids with --canonical.
 
 Without -o the ids are printed, one line per document. With -o FILE.npy they are saved as
 uint32 (raw) or int64 (canonical). --show renders the text with token boundaries and each
-token's normalized key.
+token's normalized key. The ids are those `hash` hashes: for an HF tokenizer.json, by default
+exactly what the tokenizers library's encode(document).ids gives (see --special).
 
 [bold]Examples[/]
 
@@ -50,6 +55,7 @@ token's normalized key.
   echo "Hello, World" | ngramtool tokenize - --canonical
   ngramtool tokenize notes.txt --show --limit 40
   ngramtool tokenize docs.jsonl --json-key text --json
+  ngramtool tokenize chat.txt --tokenizer tokenizer.json --special none   # specials as text
 """
 
 
@@ -74,12 +80,16 @@ def tokenize_command(
     json_key: JsonKeyOpt = None,
     doc_sep: DocSepOpt = None,
     errors: ErrorsOpt = "strict",
+    special: SpecialOpt = None,
+    add_eot: AddEotOpt = False,
+    eot_token: EotTokenOpt = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Tokenize INPUT...."""
     refuse_repeated_inputs(inputs)
+    refuse_eot_token_without_add_eot(ctx, add_eot)
     if output is not None and (show or as_json):
         raise UsageError("-o saves the ids; combine it with neither --show nor --json")
     if show and as_json:
@@ -96,8 +106,18 @@ def tokenize_command(
         fix = None if output is not None else "add --show"  # -o and --show do not combine
         refuse_idle_options(ctx, ["limit"], "with --show or --json", fix)
     check_reading(json_key, doc_sep, errors)
-    tok, vocab = resolve_vocab(tokenizer, no_compress, quiet=quiet)
-    counts = _Counts(iter_token_chunks(inputs, tok, json_key=json_key, doc_sep=doc_sep, errors=errors))
+    tok, vocab = resolve_vocab(tokenizer, no_compress, quiet=quiet, special=special)
+    counts = _Counts(
+        iter_token_chunks(
+            inputs,
+            tok,
+            json_key=json_key,
+            doc_sep=doc_sep,
+            errors=errors,
+            add_eot=add_eot,
+            eot_token=eot_token,
+        )
+    )
     chunks = iter(counts)
     if output is not None:
         count = 0

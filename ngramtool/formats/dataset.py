@@ -2,7 +2,8 @@
 
 ``ngramtool merge DIR`` writes ``DIR/dataset.json``: the shards in order with their counts and
 the sha256 of each shard's manifest (which holds the sha256 of every array), the totals, and the
-one HashSpec, vocabulary and boundary policy they share (mixing them is refused). Hidden entries
+one tokenizer, HashSpec, vocabulary, boundary policy and tokenization they share (mixing them is
+refused, see :mod:`ngramtool.formats.settings`). Hidden entries
 (``.NAME.XXXX.partial``, ``.NAME.replaced-PID``: what a killed writer leaves) are never shards.
 :func:`ngramtool.open_index` on ``DIR`` returns a :class:`MergedIndex` whose ``tokens``, ``rows``
 and ``window`` span the shards as if they were one index.
@@ -25,11 +26,12 @@ from ..errors import NgramToolError, UsageError
 from ..spec import HashSpec
 from .index import MANIFEST, Index, timestamp
 from .partial import write_json_durably
+from .settings import settings_difference
 
 DATASET = "dataset.json"
 FORMAT_NAME = "ngramtool-dataset"
-FORMAT_VERSION = "1.0"
-_SHARED = ("spec", "vocab", "boundary")
+FORMAT_VERSION = "1.1"
+_SHARED = ("tokenizer", "spec", "vocab", "boundary", "rows")
 
 
 def _manifest_sha256(shard: Path) -> str:
@@ -57,15 +59,12 @@ def merge_shards(directory: Path) -> dict[str, Any]:
         manifest = Index(path).manifest
         if first is None:
             first = manifest
-        for key in _SHARED:
-            theirs, ours = manifest[key], first[key]
-            if key != "boundary":
-                theirs, ours = theirs["fingerprint"], ours["fingerprint"]
-            if theirs != ours:
-                raise NgramToolError(
-                    f"{path.name} has another {key} than {shards[0].name} ({theirs} vs {ours}): "
-                    "a dataset needs one hash spec, vocabulary and boundary policy; rehash the odd shards"
-                )
+        differs = settings_difference(first, manifest)
+        if differs is not None:
+            raise NgramToolError(
+                f"{path.name} has another {differs.setting} than {shards[0].name} ({differs.theirs} "
+                f"vs {differs.ours}): a dataset's shards must be made the same way; rehash the odd shards"
+            )
         records.append(
             {
                 "path": path.name,
@@ -83,7 +82,8 @@ def merge_shards(directory: Path) -> dict[str, Any]:
         "num_tokens": sum(r["num_tokens"] for r in records),
         "num_documents": sum(r["num_documents"] for r in records),
         "num_shards": len(records),
-        **{key: first[key] for key in ("tokenizer", *_SHARED, "rows")},
+        **{key: first[key] for key in _SHARED},
+        **({"tokenization": first["tokenization"]} if "tokenization" in first else {}),
         "shards": records,
     }
     write_json_durably(directory / DATASET, dataset)

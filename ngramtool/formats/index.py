@@ -25,7 +25,7 @@ from .npy import HEADER_BYTES, NpyStreamWriter
 from .partial import partial_dir, publish_dir, write_json_durably
 
 FORMAT_NAME = "ngramtool-index"
-FORMAT_VERSION = "1.0"
+FORMAT_VERSION = "1.1"
 MANIFEST = "manifest.json"
 ROW_LAYOUT = "token-major [T, L, (N-1)*K]; column (n-2)*K + head; -1 = masked token"
 
@@ -41,6 +41,7 @@ class IndexMeta:
     lut: np.ndarray
     sources: tuple[str, ...] = ()
     created: str | None = None  # ISO time recorded in the manifest; None: now
+    tokenization: dict[str, Any] | None = None  # how the input became ids (None: not recorded)
 
     def manifest(self, format_name: str = FORMAT_NAME, version: str = FORMAT_VERSION) -> dict[str, Any]:
         """The manifest fields every output shares (counts and arrays are added by the writer)."""
@@ -53,6 +54,7 @@ class IndexMeta:
             "vocab": self.vocab,
             "spec": spec_record(self.spec),
             "boundary": self.boundary,
+            **({"tokenization": self.tokenization} if self.tokenization is not None else {}),
             "negative_ids": "mask",
             "offsets_added": True,
             "rows": {"dtype": self.spec.row_dtype.newbyteorder("<").str, "layout": ROW_LAYOUT},
