@@ -66,7 +66,7 @@ def test_sharded_run_resume_and_merge(parts, tmp_path):
     pattern = str(parts / "*.txt")
     first = run("hash", pattern, "-o", f"{out}/", "--num-shards", "2", "--shard-index", "0", "-q", *SPEC_ARGS)
     assert first.returncode == 0, first.stderr.decode()
-    assert sorted(p.name for p in out.iterdir()) == ["p0.txt.ngidx", "p2.txt.ngidx", "p4.txt.ngidx"]
+    assert sorted(p.name for p in out.iterdir()) == ["p0.txt.ngidx", "p2.txt.ngidx", "p4.txt.ngidx", "vocab"]
     refused = run("hash", pattern, "-o", f"{out}/", *SPEC_ARGS)
     assert refused.returncode == 2 and b"--resume" in refused.stderr
     other_spec = run("hash", pattern, "-o", f"{out}/", "--resume", "--heads", "3", "--tokenizer", "bytes")
@@ -171,7 +171,7 @@ def test_an_existing_directory_becomes_shards_only_when_it_is_empty_or_holds_sha
     empty = tmp_path / "empty"
     empty.mkdir()
     assert run("hash", pattern, "-o", str(empty), "-q", *SPEC_ARGS).returncode == 0
-    assert sorted(p.name for p in empty.iterdir()) == ["p0.txt.ngidx", "p1.txt.ngidx"]
+    assert sorted(p.name for p in empty.iterdir()) == ["p0.txt.ngidx", "p1.txt.ngidx", "vocab"]
     resumed = run("hash", str(parts / "*.txt"), "-o", str(empty), "--resume", "-q", *SPEC_ARGS)
     assert resumed.returncode == 0, resumed.stderr.decode()  # it holds shards now
     assert len(list(empty.glob("*.ngidx"))) == 5
@@ -179,7 +179,7 @@ def test_an_existing_directory_becomes_shards_only_when_it_is_empty_or_holds_sha
     killed.mkdir()
     (killed / ".p0.txt.ngidx.abc123.partial").mkdir()  # all a killed run left behind
     assert run("hash", pattern, "-o", str(killed), "-q", *SPEC_ARGS).returncode == 0
-    assert sorted(p.name for p in killed.iterdir()) == ["p0.txt.ngidx", "p1.txt.ngidx"]
+    assert sorted(p.name for p in killed.iterdir()) == ["p0.txt.ngidx", "p1.txt.ngidx", "vocab"]
 
 
 def test_outputs_that_cannot_take_shards_are_usage_errors(parts, tmp_path):

@@ -24,7 +24,9 @@ from .partial import partial_file
 # A fixed header size (a multiple of 64) leaves room for any shape the file can reach.
 HEADER_BYTES = 128
 SETTLE_BYTES = 256 << 20  # written data flushed to disk and dropped from the page cache at a time
+READ_BYTES = 16 << 20  # read at a time by data_sha256
 MAGIC = b"\x93NUMPY\x01\x00"
+_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
 
 
 def npy_header(dtype: np.dtype, shape: tuple[int, ...]) -> bytes:
@@ -36,6 +38,23 @@ def npy_header(dtype: np.dtype, shape: tuple[int, ...]) -> bytes:
     if len(body) != body_len:
         raise ValueError(f"npy header for shape {shape} does not fit in {HEADER_BYTES} bytes")
     return MAGIC + body_len.to_bytes(2, "little") + body.encode("latin1")
+
+
+def data_sha256(path: Path) -> str:
+    """sha256 of a .npy file's data bytes (everything after its header, whatever its length)."""
+    digest = hashlib.sha256()
+    try:
+        with Path(path).open("rb") as handle:
+            version = np.lib.format.read_magic(handle)
+            read_header = _HEADER_READERS.get(version)
+            if read_header is None:
+                raise ValueError(f".npy version {version} is not supported")
+            read_header(handle)
+            while block := handle.read(READ_BYTES):
+                digest.update(block)
+    except (OSError, ValueError) as exc:
+        raise NgramToolError(f"{path}: cannot read this array ({exc})") from None
+    return digest.hexdigest()
 
 
 class NpyStreamWriter:
