@@ -7,8 +7,8 @@ recomputes them chunk by chunk (bounded memory) and raises at the first differen
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,7 @@ import numpy as np
 from .errors import NgramToolError
 from .formats.dataset import MergedIndex
 from .formats.index import Index, spec_record
-from .formats.npy import data_sha256
+from .formats.npy import array_sha256
 from .formats.stream import StreamReader
 from .hashing import NgramHasher
 from .pipeline import iter_index_chunks
@@ -45,10 +45,32 @@ class _Table:
 
 @dataclass
 class _Seen:
-    """Work the shards of a dataset share: lookup table files hashed, tables examined."""
+    """Work the shards of a dataset share: lookup table files hashed, tables examined, derived
+    constants computed."""
 
-    lut_sha256: dict[Path, str] = field(default_factory=dict)
-    tables: dict[str, _Table] = field(default_factory=dict)
+    lut_sha256: dict[str, str] = field(default_factory=dict)  # normalized path -> data sha256
+    tables: dict[str, _Table] = field(default_factory=dict)  # data sha256 -> the table examined
+    derived: dict[str, dict[str, Any]] = field(default_factory=dict)  # spec fingerprint -> constants
+
+    def lut_digest(self, index: Index) -> str:
+        """The sha256 of the index's lookup table (a table shared by shards is hashed once)."""
+        path = os.path.normpath(index.array_path("lut"))
+        if path not in self.lut_sha256:
+            self.lut_sha256[path] = array_sha256(index.lut)
+        return self.lut_sha256[path]
+
+    def table(self, index: Index) -> _Table:
+        """The index's lookup table examined (once per content)."""
+        digest = self.lut_digest(index)
+        if digest not in self.tables:
+            self.tables[digest] = _examine_lut(index.lut)
+        return self.tables[digest]
+
+    def derived_constants(self, spec: HashSpec) -> dict[str, Any]:
+        """The manifest record of the spec's derived constants (computed once per spec)."""
+        if spec.fingerprint not in self.derived:
+            self.derived[spec.fingerprint] = spec_record(spec)["derived"]
+        return self.derived[spec.fingerprint]
 
 
 def _examine_lut(lut: np.ndarray) -> _Table:
@@ -93,7 +115,7 @@ def _check_rows(
     )
 
 
-def _check_descriptions(manifest: dict[str, Any], spec: HashSpec, table: _Table) -> None:
+def _check_descriptions(manifest: dict[str, Any], spec: HashSpec, table: _Table, seen: _Seen) -> None:
     """The manifest's descriptions of the spec, vocabulary and rows agree with what was read."""
     vocab, recorded_vocab = table.vocab, manifest["vocab"]
     if vocab.fingerprint != recorded_vocab["fingerprint"]:
@@ -117,24 +139,13 @@ def _check_descriptions(manifest: dict[str, Any], spec: HashSpec, table: _Table)
     recorded = manifest["spec"]
     if recorded["fingerprint"] != spec.fingerprint:
         raise NgramToolError("the HashSpec fields do not match the spec fingerprint in the manifest")
-    if recorded["derived"] != spec_record(spec)["derived"]:
+    if recorded["derived"] != seen.derived_constants(spec):
         raise NgramToolError(
             "the manifest's derived constants (multipliers, primes, offsets, rows per layer) are not "
             "the spec's: size tables from the spec, not from this manifest"
         )
     if manifest["rows"]["dtype"] != spec.row_dtype.newbyteorder("<").str:
         raise NgramToolError(f"the manifest's row dtype is not the spec's {spec.row_dtype}")
-
-
-def _lut_table(index: Index, seen: _Seen) -> _Table:
-    """The index's lookup table examined (once per table file and content for a dataset)."""
-    path = index.array_path("lut").resolve()
-    digest = seen.lut_sha256.get(path)
-    if digest is None:
-        digest = seen.lut_sha256[path] = data_sha256(path)
-    if digest not in seen.tables:
-        seen.tables[digest] = _examine_lut(index.lut)
-    return seen.tables[digest]
 
 
 def verify_index(index: Index, seen: _Seen | None = None) -> VerifyReport:
@@ -146,16 +157,15 @@ def verify_index(index: Index, seen: _Seen | None = None) -> VerifyReport:
     seen = seen if seen is not None else _Seen()
     report = VerifyReport(num_tokens=len(index), num_documents=int(index.manifest["num_documents"]))
     manifest = index.manifest
-    table = _lut_table(index, seen)
     for name, record in manifest["arrays"].items():
-        path = index.array_path(name)
-        actual = seen.lut_sha256[path.resolve()] if name == "lut" else data_sha256(path)
+        actual = seen.lut_digest(index) if name == "lut" else array_sha256(getattr(index, name))
         if actual != record["data_sha256"]:
             raise NgramToolError(
                 f"{record['file']}: data sha256 {actual[:16]}... does not match the manifest"
             )
     report.checks.append(f"sha256 of {len(manifest['arrays'])} arrays")
-    _check_descriptions(manifest, index.spec, table)
+    table = seen.table(index)
+    _check_descriptions(manifest, index.spec, table, seen)
     report.checks.append("counts, vocabulary, spec fingerprint and derived constants")
     hasher = NgramHasher(index.spec, boundary=manifest["boundary"])
     lo = 0
@@ -171,7 +181,7 @@ def verify_index(index: Index, seen: _Seen | None = None) -> VerifyReport:
 def verify_stream(reader: StreamReader) -> VerifyReport:
     """Read a whole stream (CRCs, trailer, checksum) and re-derive every row."""
     table = _examine_lut(reader.lut)
-    _check_descriptions(reader.manifest, reader.spec, table)
+    _check_descriptions(reader.manifest, reader.spec, table, _Seen())
     hasher = NgramHasher(reader.spec, boundary=reader.manifest["boundary"])
     for chunk in reader:
         first = reader.num_tokens - chunk.tokens.shape[0]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import math
 import operator
+import resource
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -38,9 +39,20 @@ FORMAT_NAME = "ngramtool-dataset"
 FORMAT_MAJOR = 1
 FORMAT_VERSION = "1.1"  # 1.1: "left_out" lists what merge --allow-missing left out
 _SHARED = ("spec", "vocab", "boundary")
-MAX_OPEN_SHARDS = 32  # shards a MergedIndex keeps open (each holds up to 4 memory maps and descriptors)
+MAX_OPEN_SHARDS = 64  # shards a MergedIndex keeps open at most (each holds up to 4 memory maps)
+FILES_PER_SHARD = 4  # descriptors an open shard may hold: one per mapped array (Python < 3.13)
 _SHOWN = 3  # left-out entries named in a one-line message
 _MERGE_AGAIN = "run ngramtool merge again"
+
+
+def default_open_shards() -> int:
+    """How many shards a MergedIndex keeps open: as many as an eighth of this process's limit of
+    open files can hold, between 2 and MAX_OPEN_SHARDS (so several datasets, the DataLoader and
+    the files a program opens itself still fit)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return MAX_OPEN_SHARDS
+    return max(2, min(MAX_OPEN_SHARDS, soft // 8 // FILES_PER_SHARD))
 
 
 def _manifest_sha256(shard: Path) -> str:
@@ -73,8 +85,9 @@ def _leftover_reason(entry: Path) -> str | None:
     return None if (entry.parent / final).exists() else f"{reason} ({final} does not exist)"
 
 
-def survey_shards(directory: Path) -> tuple[list[Path], list[dict[str, str]]]:
-    """(the finished index shards in ``directory`` by name, what is there but is not one).
+def survey_shards(directory: Path) -> tuple[list[tuple[Path, dict[str, Any]]], list[dict[str, str]]]:
+    """(the finished index shards in ``directory`` by name with their manifests, what is there but
+    is not one).
 
     Left out, each as ``{"path", "reason"}``: unfinished shards (see :func:`_leftover_reason`) and
     directories that are not readable indexes (no manifest, a damaged manifest, damaged arrays).
@@ -94,11 +107,11 @@ def survey_shards(directory: Path) -> tuple[list[Path], list[dict[str, str]]]:
             left_out.append({"path": entry.name, "reason": f"no {MANIFEST}: not a finished index"})
             continue
         try:
-            Index(entry)
+            manifest = Index(entry).manifest  # opened, checked and closed again
         except NgramToolError as exc:
             left_out.append({"path": entry.name, "reason": f"damaged: {exc}"})
             continue
-        shards.append(entry)
+        shards.append((entry, manifest))
     return shards, left_out
 
 
@@ -128,8 +141,7 @@ def merge_shards(directory: Path, *, allow_missing: bool = False) -> dict[str, A
     if not shards:
         raise UsageError(f"{directory} holds no finished index shards (directories with {MANIFEST})")
     records, first = [], None
-    for path in shards:
-        manifest = Index(path).manifest
+    for path, manifest in shards:
         if first is None:
             first = manifest
         for key in _SHARED:
@@ -138,7 +150,7 @@ def merge_shards(directory: Path, *, allow_missing: bool = False) -> dict[str, A
                 theirs, ours = theirs["fingerprint"], ours["fingerprint"]
             if theirs != ours:
                 raise NgramToolError(
-                    f"{path.name} has another {key} than {shards[0].name} ({theirs} vs {ours}): "
+                    f"{path.name} has another {key} than {shards[0][0].name} ({theirs} vs {ours}): "
                     "a dataset needs one hash spec, vocabulary and boundary policy; rehash the odd shards"
                 )
         records.append(
@@ -262,28 +274,34 @@ class MergedIndex:
     ``tokens`` and ``rows`` are :class:`ConcatArray` views (slices are read from the shards'
     memory maps); ``doc_offsets`` is global (read from every shard on first use); ``shards`` are
     the member indexes, opened when taken. Opening the dataset checks ``dataset.json`` and that
-    every listed shard's manifest is unchanged, without mapping any array; at most
-    ``max_open_shards`` shards stay open (the least recently read are closed), so a dataset of
-    any number of shards fits a process's limit of open files. Each shard was hashed as its own
-    stream, so the first N-1 positions of a shard see the pad, not the end of the shard before it.
+    the directory holds exactly the listed shards (one listing, no shard is read); a shard is
+    opened when it is first read, after checking that its manifest is the one merged. At most
+    ``max_open_shards`` shards stay open (the least recently read are closed; default
+    :func:`default_open_shards`), so a dataset of any number of shards fits a process's limit of
+    open files and of memory maps. Each shard was hashed as its own stream, so the first N-1
+    positions of a shard see the pad, not the end of the shard before it.
     """
 
-    def __init__(self, path: Path, *, max_open_shards: int = MAX_OPEN_SHARDS) -> None:
+    def __init__(self, path: Path, *, max_open_shards: int | None = None) -> None:
         self.path = Path(path)
         self.manifest = read_dataset(self.path)
-        self.max_open_shards = max(1, max_open_shards)
+        self.max_open_shards = max(1, max_open_shards or default_open_shards())
         self._open: OrderedDict[int, Index] = OrderedDict()
         records = self.manifest["shards"]
-        listed = {record["path"] for record in records}
+        present = {p.name for p in _shard_paths(self.path)}
+        missing = [record["path"] for record in records if record["path"] not in present]
+        if missing:
+            raise NgramToolError(
+                f"{self.path / missing[0]}, listed in {DATASET}, is missing"
+                f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}; {_MERGE_AGAIN}"
+            )
         left_out = {entry["path"] for entry in self.manifest.get("left_out", [])}
-        unlisted = [p.name for p in _shard_paths(self.path) if p.name not in listed | left_out]
+        unlisted = sorted(present - {record["path"] for record in records} - left_out)
         if unlisted:
             raise NgramToolError(
                 f"{self.path} holds shards that dataset.json does not list ({', '.join(unlisted[:3])}); "
                 + _MERGE_AGAIN
             )
-        for record in records:
-            self._check_unchanged(record)
         self.spec: HashSpec = spec_from_record(self.manifest["spec"])
         lengths = [record["num_tokens"] for record in records]
         self.shards = ShardSequence(self)
@@ -295,23 +313,24 @@ class MergedIndex:
             self.spec.row_dtype.newbyteorder("<"),
         )
 
-    def _check_unchanged(self, record: dict[str, Any]) -> Path:
-        """The shard of a ``dataset.json`` record, checked to exist with the manifest merged."""
-        shard_path = self.path / record["path"]
-        if not (shard_path / MANIFEST).is_file():
-            raise NgramToolError(f"{shard_path}, listed in {DATASET}, is missing; {_MERGE_AGAIN}")
-        if _manifest_sha256(shard_path) != record["manifest_sha256"]:
-            raise NgramToolError(f"{shard_path} changed since the dataset was merged; {_MERGE_AGAIN}")
-        return shard_path
-
     def shard(self, i: int) -> Index:
-        """Shard ``i``, opened on first use and kept among the ``max_open_shards`` last used."""
+        """Shard ``i``, opened on first use and kept among the ``max_open_shards`` last used.
+
+        Raises NgramToolError when the shard is gone or is not the one merged (its manifest changed).
+        """
         index = self._open.get(i)
         if index is not None:
             self._open.move_to_end(i)
             return index
         record = self.manifest["shards"][i]
-        index = Index(self._check_unchanged(record))
+        shard_path = self.path / record["path"]
+        try:
+            unchanged = _manifest_sha256(shard_path) == record["manifest_sha256"]
+        except OSError:
+            raise NgramToolError(f"{shard_path}, listed in {DATASET}, is missing; {_MERGE_AGAIN}") from None
+        if not unchanged:
+            raise NgramToolError(f"{shard_path} changed since the dataset was merged; {_MERGE_AGAIN}")
+        index = Index(shard_path)
         if (len(index), index.manifest["num_documents"]) != (record["num_tokens"], record["num_documents"]):
             raise NgramToolError(
                 f"{self.path / DATASET} says {record['path']} holds {record['num_tokens']} tokens in "

@@ -8,7 +8,6 @@ never leaves a directory that looks finished.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import os
 import re
 import shutil
@@ -22,7 +21,7 @@ from .. import __version__
 from ..errors import NgramToolError, UsageError
 from ..spec import HashSpec
 from ..stages import StageClock
-from .npy import HEADER_BYTES, NpyStreamWriter, atomic_npy, data_sha256
+from .npy import NpyStreamWriter, array_sha256, atomic_npy, map_npy
 from .partial import fsync_dir, partial_dir, publish_dir, write_json_durably
 from .schema import INDEX_MANIFEST, load_json_document, spec_from_record
 
@@ -174,6 +173,27 @@ class IndexWriter:
         return manifest
 
 
+# Shared tables this process found intact, with the file's identity then: a sharded run's
+# shards find the table in place without reading it again for each shard.
+_TABLES_FOUND: set[tuple[str, str, int, int, int]] = set()
+
+
+def _holds_table(path: Path, fingerprint: str) -> bool:
+    """Whether ``path`` is a readable int64 table whose data has this sha256."""
+    try:
+        info = path.stat()
+        seen = (str(path), fingerprint, info.st_ino, info.st_size, info.st_mtime_ns)
+        if seen in _TABLES_FOUND:
+            return True
+        table = np.load(path)
+    except (OSError, ValueError, EOFError):
+        return False
+    if table.dtype.str == "<i8" and table.ndim == 1 and array_sha256(table) == fingerprint:
+        _TABLES_FOUND.add(seen)
+        return True
+    return False
+
+
 def store_shared_lut(directory: Path, lut: np.ndarray) -> dict[str, Any]:
     """Store ``lut`` once in ``directory/vocab/FINGERPRINT.npy``; returns an index's array record
     that points at it (``"file": "../vocab/FINGERPRINT.npy"``).
@@ -183,10 +203,10 @@ def store_shared_lut(directory: Path, lut: np.ndarray) -> dict[str, Any]:
     same bytes: a missing or damaged file is written under a temporary name and renamed into place.
     """
     table = np.ascontiguousarray(lut, dtype="<i8")
-    fingerprint = hashlib.sha256(table.tobytes()).hexdigest()
+    fingerprint = array_sha256(table)
     store = Path(directory) / VOCAB_STORE
     path = store / f"{fingerprint}.npy"
-    if not (path.is_file() and data_sha256(path) == fingerprint):
+    if not _holds_table(path, fingerprint):
         try:
             if not store.is_dir():
                 store.mkdir(exist_ok=True)
@@ -248,7 +268,7 @@ class Index:
     def _map(self, name: str, record: dict[str, Any]) -> np.ndarray:
         path = self.array_path(name)
         try:
-            array = np.load(path, mmap_mode="r") if path.stat().st_size > HEADER_BYTES else np.load(path)
+            array = map_npy(path)
         except FileNotFoundError:
             if name == "lut" and path.parent.name == VOCAB_STORE:
                 raise NgramToolError(
