@@ -48,20 +48,19 @@ class _Seen:
     """Work the shards of a dataset share: lookup table files hashed, tables examined, derived
     constants computed."""
 
-    lut_sha256: dict[str, str] = field(default_factory=dict)  # normalized path -> data sha256
+    lut_sha256: dict[str, str] = field(default_factory=dict)  # real path -> data sha256
     tables: dict[str, _Table] = field(default_factory=dict)  # data sha256 -> the table examined
     derived: dict[str, dict[str, Any]] = field(default_factory=dict)  # spec fingerprint -> constants
 
     def lut_digest(self, index: Index) -> str:
         """The sha256 of the index's lookup table (a table shared by shards is hashed once)."""
-        path = os.path.normpath(index.array_path("lut"))
+        path = os.path.realpath(index.array_path("lut"))
         if path not in self.lut_sha256:
             self.lut_sha256[path] = array_sha256(index.lut)
         return self.lut_sha256[path]
 
-    def table(self, index: Index) -> _Table:
-        """The index's lookup table examined (once per content)."""
-        digest = self.lut_digest(index)
+    def table(self, index: Index, digest: str) -> _Table:
+        """The index's lookup table, whose sha256 is ``digest``, examined (once per content)."""
         if digest not in self.tables:
             self.tables[digest] = _examine_lut(index.lut)
         return self.tables[digest]
@@ -157,14 +156,15 @@ def verify_index(index: Index, seen: _Seen | None = None) -> VerifyReport:
     seen = seen if seen is not None else _Seen()
     report = VerifyReport(num_tokens=len(index), num_documents=int(index.manifest["num_documents"]))
     manifest = index.manifest
+    lut_digest = seen.lut_digest(index)
     for name, record in manifest["arrays"].items():
-        actual = seen.lut_digest(index) if name == "lut" else array_sha256(getattr(index, name))
+        actual = lut_digest if name == "lut" else array_sha256(getattr(index, name))
         if actual != record["data_sha256"]:
             raise NgramToolError(
                 f"{record['file']}: data sha256 {actual[:16]}... does not match the manifest"
             )
     report.checks.append(f"sha256 of {len(manifest['arrays'])} arrays")
-    table = seen.table(index)
+    table = seen.table(index, lut_digest)
     _check_descriptions(manifest, index.spec, table, seen)
     report.checks.append("counts, vocabulary, spec fingerprint and derived constants")
     hasher = NgramHasher(index.spec, boundary=manifest["boundary"])

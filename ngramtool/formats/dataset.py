@@ -233,16 +233,20 @@ class ConcatArray:
         return self.part(part)[position - self.starts[part]][rest]
 
     def _range(self, lo: int, hi: int) -> np.ndarray:
-        pieces = []
-        part = bisect_right(self.starts, lo) - 1
-        while lo < hi:
-            end = min(hi, self.starts[part + 1])
-            if end > lo:  # empty parts are never opened
-                pieces.append(self.part(part)[lo - self.starts[part] : end - self.starts[part]])
-            lo, part = end, part + 1
-        if not pieces:
+        """Positions [lo, hi): a view of one part's array, or a copy gathered from several (each
+        piece is copied at once, so a read over many parts never holds their maps all at once)."""
+        if lo >= hi:
             return np.zeros((0, *self.shape[1:]), dtype=self.dtype)
-        return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+        part, last = bisect_right(self.starts, lo) - 1, bisect_right(self.starts, hi - 1) - 1
+        if part == last:
+            return self.part(part)[lo - self.starts[part] : hi - self.starts[part]]
+        out = np.empty((hi - lo, *self.shape[1:]), dtype=self.dtype)
+        for index in range(part, last + 1):
+            base = self.starts[index]
+            start, end = max(lo, base), min(hi, self.starts[index + 1])
+            if end > start:  # empty parts are never opened
+                out[start - lo : end - lo] = self.part(index)[start - base : end - base]
+        return out
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         whole = self._range(0, len(self))

@@ -272,8 +272,8 @@ class Index:
         except FileNotFoundError:
             if name == "lut" and path.parent.name == VOCAB_STORE:
                 raise NgramToolError(
-                    f"{self.path}: its vocabulary table {path} is missing: an index of a sharded run "
-                    f"shares the {VOCAB_STORE}/ folder of the directory it was written in; keep the "
+                    f"{self.path}: its vocabulary table {path.resolve()} is missing: an index of a sharded "
+                    f"run shares the {VOCAB_STORE}/ folder of the directory it was written in; keep the "
                     f"index in that directory, or copy that folder's {path.name} into a {VOCAB_STORE}/ "
                     "folder beside the index"
                 ) from None

@@ -36,6 +36,7 @@ MAGIC = b"\x93NUMPY\x01\x00"
 _OWN_HEADER = re.compile(
     rb"\{'descr': '([<>|=][a-zA-Z][0-9]*)', 'fortran_order': False, 'shape': \(([0-9, ]*)\), \} *\n"
 )
+_OWN_PREFIX = MAGIC + (HEADER_BYTES - len(MAGIC) - 2).to_bytes(2, "little")
 # Python 3.13 can map without keeping a descriptor open; older versions keep one per map.
 _MMAP_OPTIONS = {"trackfd": False} if sys.version_info >= (3, 13) else {}
 
@@ -54,7 +55,7 @@ def npy_header(dtype: np.dtype, shape: tuple[int, ...]) -> bytes:
 def _read_header(handle: BinaryIO) -> tuple[np.dtype, tuple[int, ...], int]:
     """(dtype, shape, data offset) of the .npy file open in ``handle``; raises ValueError."""
     head = handle.read(HEADER_BYTES)
-    own = _OWN_HEADER.fullmatch(head, len(MAGIC) + 2) if head.startswith(MAGIC) else None
+    own = _OWN_HEADER.fullmatch(head, len(MAGIC) + 2) if head.startswith(_OWN_PREFIX) else None
     if own is not None:
         shape = tuple(int(n) for n in own.group(2).split(b",") if n.strip())
         return np.dtype(own.group(1).decode("ascii")), shape, HEADER_BYTES
