@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from conftest import CORPUS
 from test_cli import assert_one_line_error, run
+from test_export_merge import SPEC_ARGS, hash_corpus_shards
 
 from ngramtool import merge_shards, open_index, read_stream
 from ngramtool.errors import NgramToolError
@@ -31,23 +32,11 @@ from ngramtool.spec import HashSpec
 from ngramtool.verify import verify_index, verify_stream
 from ngramtool.vocab import identity_vocab
 
-SPEC_ARGS = ["--heads", "2", "--table", "3001", "--tokenizer", "bytes", "-q"]
-
 
 @pytest.fixture(scope="module")
 def sharded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A sharded run's output, not merged: p0..p2 hold text, p3 is an empty file's shard."""
-    root = tmp_path_factory.mktemp("sharded")
-    inputs = root / "in"
-    inputs.mkdir()
-    text = CORPUS.read_text(encoding="utf-8")[:6000]
-    for i in range(3):
-        (inputs / f"p{i}.txt").write_text(text[i * 2000 : (i + 1) * 2000], encoding="utf-8")
-    (inputs / "p3.txt").write_text("", encoding="utf-8")
-    out = root / "out"
-    result = run("hash", str(inputs / "p*.txt"), "-o", f"{out}/", *SPEC_ARGS)
-    assert result.returncode == 0, result.stderr.decode()
-    return out
+    return hash_corpus_shards(tmp_path_factory.mktemp("sharded"), 3, 2000, empty=True)
 
 
 @pytest.fixture()
