@@ -76,13 +76,13 @@ def _leftover_reason(entry: Path) -> str | None:
         return None
     if name.endswith(".partial") and name.count(".") >= 3:
         final = name[1:].rsplit(".", 2)[0]
-        reason = "unfinished: a hash run was killed while writing it, or still is"
+        reason = f"unfinished: {final} does not exist; a hash run was killed while writing it, or still is"
     elif ".replaced-" in name:
         final = name[1 : name.rindex(".replaced-")]
-        reason = "set aside while being replaced, and never replaced"
+        reason = f"set aside while being replaced: {final} does not exist; the replacement never finished"
     else:
         return None
-    return None if (entry.parent / final).exists() else f"{reason} ({final} does not exist)"
+    return None if (entry.parent / final).exists() else reason
 
 
 def survey_shards(directory: Path) -> tuple[list[tuple[Path, dict[str, Any]]], list[dict[str, str]]]:
@@ -109,7 +109,7 @@ def survey_shards(directory: Path) -> tuple[list[tuple[Path, dict[str, Any]]], l
         try:
             manifest = Index(entry).manifest  # opened, checked and closed again
         except NgramToolError as exc:
-            left_out.append({"path": entry.name, "reason": f"damaged: {exc}"})
+            left_out.append({"path": entry.name, "reason": str(exc)})
             continue
         shards.append((entry, manifest))
     return shards, left_out
