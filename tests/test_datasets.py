@@ -25,6 +25,7 @@ from ngramtool import merge_shards, open_index, read_stream
 from ngramtool.errors import NgramToolError
 from ngramtool.formats.dataset import DATASET
 from ngramtool.formats.index import VOCAB_STORE, IndexMeta, IndexWriter, store_shared_lut
+from ngramtool.formats.npy import atomic_npy, map_npy
 from ngramtool.formats.stream import StreamWriter
 from ngramtool.hashing import NgramHasher
 from ngramtool.jobs import tokenizer_record, vocab_record
@@ -231,6 +232,31 @@ def test_opening_checks_counts_and_shapes_against_the_spec(single: Path, tmp_pat
     recounted = _copy(single, tmp_path, lambda m: m.update(num_tokens=5))
     with pytest.raises(NgramToolError, match="the manifest counts 5 tokens"):
         open_index(recounted)
+
+
+def test_map_npy_reads_what_numpy_reads_and_refuses_short_files(tmp_path: Path) -> None:
+    arrays = {
+        "own": np.arange(24, dtype="<i4").reshape(2, 3, 4),  # written with ngramtool's fixed header
+        "long_header": np.arange(6, dtype="<u4").reshape((1,) * 25 + (6,)),  # a header over 128 bytes
+        "version2": np.arange(5, dtype=">i8"),
+        "empty": np.zeros((0, 2), dtype="<i4"),
+    }
+    for name, array in arrays.items():
+        path = tmp_path / f"{name}.npy"
+        if name == "own":
+            with atomic_npy(path, array.dtype, array.shape[1:]) as writer:
+                writer.append(array)
+        else:
+            with path.open("wb") as handle:
+                np.lib.format.write_array(handle, array, version=(2, 0) if name == "version2" else None)
+        mapped = map_npy(path)
+        assert mapped.dtype == array.dtype and np.array_equal(mapped, array) and not mapped.flags.writeable
+    np.save(tmp_path / "fortran.npy", np.asfortranarray(np.ones((2, 3))))
+    short = tmp_path / "short.npy"
+    short.write_bytes((tmp_path / "own.npy").read_bytes()[:-4])
+    for path, problem in ((tmp_path / "fortran.npy", "Fortran-order"), (short, "92 data bytes, not the 96")):
+        with pytest.raises(ValueError, match=problem):
+            map_npy(path)
 
 
 # ----------------------------------------------------------------------- verify's claims

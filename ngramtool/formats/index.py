@@ -1,8 +1,11 @@
-"""The index directory: ``manifest.json`` plus ``tokens.npy``, ``rows.npy`` and ``doc_offsets.npy``.
+"""The index directory: ``manifest.json`` plus ``tokens.npy``, ``rows.npy``, ``doc_offsets.npy`` and
+the lookup table (``lut.npy``, or for the shards of a sharded run one table their directory shares
+in ``vocab/``).
 
 Layout and every manifest field are documented in docs/formats.md. The directory is built under a
 temporary name next to its destination and renamed into place only when complete, so a crash
-never leaves a directory that looks finished.
+never leaves a directory that looks finished. Opening checks the manifest against the schema and
+the arrays' structure against the manifest.
 """
 
 from __future__ import annotations

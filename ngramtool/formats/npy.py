@@ -85,7 +85,9 @@ def map_npy(path: Path) -> np.ndarray:
                 f"the file holds {size - offset} data bytes, not the {nbytes} of {dtype.str} {list(shape)}"
             )
         if nbytes == 0:
-            return np.zeros(shape, dtype)
+            empty = np.zeros(shape, dtype)
+            empty.setflags(write=False)
+            return empty
         mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ, **_MMAP_OPTIONS)
     return np.frombuffer(mapped, dtype, math.prod(shape), offset).reshape(shape)
 
