@@ -66,6 +66,7 @@ class HashJob:
     backend: str = "auto"
     device: str | None = None
     created: str | None = None  # the manifest's creation time; one value for all shards of a run
+    shared_vocab: bool = False  # a shard: its lookup table is stored once in the directory's vocab/
 
 
 def job_vocab(job: HashJob) -> tuple[Tokenizer | None, CompressedVocab]:
@@ -193,7 +194,9 @@ def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, An
                 StreamWriter(sys.stdout.buffer, stream_manifest, vocab.lut, spec)
             )
         else:
-            writer = outputs.enter_context(IndexWriter(Path(job.dest), meta, force=job.force, clock=clock))
+            writer = outputs.enter_context(
+                IndexWriter(Path(job.dest), meta, force=job.force, clock=clock, shared_vocab=job.shared_vocab)
+            )
         token_sink = None
         if job.save_tokens is not None:
             fmt = save_format(job.save_tokens, job.save_format, vocab.raw_size)

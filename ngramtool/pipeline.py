@@ -200,8 +200,12 @@ def starts_within(starts: np.ndarray, lo: int, hi: int, total: int) -> np.ndarra
 
 def iter_index_chunks(index: Index, chunk_tokens: int = CHUNK_TOKENS) -> Iterator[TokenChunk]:
     """An index's raw ids in chunks, with the document starts that fall in each (memory maps read
-    a chunk at a time)."""
+    a chunk at a time). An index of no tokens but some (empty) documents gives one empty chunk
+    with their starts, so every document is counted."""
     starts, total = np.asarray(index.doc_offsets[:-1]), len(index)
+    if total == 0 and starts.size:
+        yield TokenChunk(np.zeros(0, dtype=np.uint32), starts.astype(np.int64), 0)
+        return
     for lo in range(0, total, chunk_tokens):
         hi = min(lo + chunk_tokens, total)
         tokens = np.asarray(index.tokens[lo:hi])

@@ -17,7 +17,7 @@ from typing import Any
 
 from .errors import UsageError
 from .formats.dataset import DATASET
-from .formats.index import MANIFEST, read_manifest
+from .formats.index import MANIFEST, VOCAB_STORE, read_manifest
 from .formats.settings import settings_difference
 
 SHARD_SUFFIX = ".ngidx"
@@ -120,8 +120,9 @@ def holds_shards(directory: Path) -> bool:
     """Whether an existing directory can take a sharded run's output without a trailing slash.
 
     True when it is empty or holds only what sharded runs write there: finished shards
-    (``NAME.ngidx`` indexes), the ``.partial`` leftovers of killed ones, and a merged
-    ``dataset.json``. A directory with anything else in it (the inputs, other files) is not.
+    (``NAME.ngidx`` indexes), the ``.partial`` leftovers of killed ones, the shards' shared
+    ``vocab/`` folder, and a merged ``dataset.json``. A directory with anything else in it (the
+    inputs, other files) is not.
     """
     return all(_is_shard_output(entry) for entry in directory.iterdir())
 
@@ -130,6 +131,8 @@ def _is_shard_output(entry: Path) -> bool:
     """Whether a directory entry is something a sharded run writes."""
     if entry.name == DATASET:
         return entry.is_file()
+    if entry.name == VOCAB_STORE:
+        return entry.is_dir()
     if entry.name.endswith(SHARD_SUFFIX):
         return (entry / MANIFEST).is_file()
     return entry.match(_partial_pattern(f"*{SHARD_SUFFIX}"))

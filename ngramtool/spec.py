@@ -196,7 +196,7 @@ class HashSpec:
             raise UsageError("a HashSpec must be a JSON object")
         return cls.from_dict(data)
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
         """sha256 of the hash version and the canonical JSON: equal fingerprints, equal rows."""
         payload = f"ngramtool-hashspec-v{HASH_VERSION}:{self.to_json()}"

@@ -7,9 +7,8 @@ recomputes them chunk by chunk (bounded memory) and raises at the first differen
 
 from __future__ import annotations
 
-import hashlib
+import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,14 +16,13 @@ import numpy as np
 from .errors import NgramToolError
 from .formats.dataset import MergedIndex
 from .formats.index import Index, spec_record
-from .formats.stream import FORMAT_NAME as STREAM_FORMAT
+from .formats.npy import array_sha256
 from .formats.stream import StreamReader
 from .hashing import NgramHasher
 from .pipeline import iter_index_chunks
 from .spec import HashSpec
 from .vocab import CompressedVocab
-
-READ_BYTES = 16 << 20
+from .wording import plural
 
 
 @dataclass
@@ -36,88 +34,145 @@ class VerifyReport:
     checks: list[str] = field(default_factory=list)
 
 
-def _file_data_sha256(path: Path, offset: int) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        handle.seek(offset)
-        while block := handle.read(READ_BYTES):
-            digest.update(block)
-    return digest.hexdigest()
+@dataclass(frozen=True)
+class _Table:
+    """A lookup table read once: its vocabulary, and what it is (identity, compression's form)."""
+
+    vocab: CompressedVocab
+    identity: bool
+    compression_form: bool
 
 
-def _vocab_from_lut(lut: np.ndarray) -> CompressedVocab:
+@dataclass
+class _Seen:
+    """Work the shards of a dataset share: lookup table files hashed, tables examined, derived
+    constants computed."""
+
+    lut_sha256: dict[str, str] = field(default_factory=dict)  # real path -> data sha256
+    tables: dict[str, _Table] = field(default_factory=dict)  # data sha256 -> the table examined
+    derived: dict[str, dict[str, Any]] = field(default_factory=dict)  # spec fingerprint -> constants
+
+    def lut_digest(self, index: Index) -> str:
+        """The sha256 of the index's lookup table (a table shared by shards is hashed once)."""
+        path = os.path.realpath(index.array_path("lut"))
+        if path not in self.lut_sha256:
+            self.lut_sha256[path] = array_sha256(index.lut)
+        return self.lut_sha256[path]
+
+    def table(self, index: Index, digest: str) -> _Table:
+        """The index's lookup table, whose sha256 is ``digest``, examined (once per content)."""
+        if digest not in self.tables:
+            self.tables[digest] = _examine_lut(index.lut)
+        return self.tables[digest]
+
+    def derived_constants(self, spec: HashSpec) -> dict[str, Any]:
+        """The manifest record of the spec's derived constants (computed once per spec)."""
+        if spec.fingerprint not in self.derived:
+            self.derived[spec.fingerprint] = spec_record(spec)["derived"]
+        return self.derived[spec.fingerprint]
+
+
+def _examine_lut(lut: np.ndarray) -> _Table:
+    """The vocabulary of a lookup table, and whether it is the identity or has the form the
+    compression gives: -1 (no token) or a canonical id, numbered by first use in raw id order,
+    every one of 0..V'-1 used."""
     lut = np.asarray(lut, dtype=np.int64)
     size = int(lut.max(initial=-1)) + 1
-    return CompressedVocab(lut, tuple(str(i) for i in range(size)), True, "")
+    vocab = CompressedVocab(lut, tuple(str(i) for i in range(size)), True, "")
+    identity = bool(np.array_equal(lut, np.arange(lut.shape[0])))
+    used = lut[lut >= 0]
+    values, first_use = np.unique(used, return_index=True)
+    compression_form = bool(
+        np.all(lut >= -1) and np.array_equal(values, np.arange(size)) and np.all(np.diff(first_use) > 0)
+    )
+    return _Table(vocab, identity, compression_form)
 
 
-def _check_rows(stored: np.ndarray, expected: np.ndarray, first_position: int, what: str = "rows") -> None:
+def _check_rows(
+    stored: np.ndarray, expected: np.ndarray, first_position: int, spec: HashSpec, what: str = "rows"
+) -> None:
+    """Raise at the first difference, saying which manifest claim the stored row breaks, if any."""
     if np.array_equal(stored, expected):
         return
     bad = np.argwhere(stored != expected)[0]
     t, layer, col = (int(x) for x in bad)
+    value, wanted = int(stored[t, layer, col]), int(expected[t, layer, col])
+    low = int(spec.offsets[layer, col])
+    high = low + int(spec.primes.reshape(spec.num_layers, -1)[layer, col])
+    if value < 0 <= wanted:
+        hint = "; a negative row marks a masked token, and this token is not masked (negative_ids 'mask')"
+    elif not low <= value < high:
+        hint = (
+            f"; it lies outside that column's table rows [{low}, {high}), which rows with the column "
+            "offsets added (offsets_added true) never do"
+        )
+    else:
+        hint = ""
     raise NgramToolError(
         f"{what} differ from the recomputation at token {first_position + t} (layer index {layer}, "
-        f"column {col}): stored {int(stored[t, layer, col])}, expected {int(expected[t, layer, col])}"
+        f"column {col}): stored {value}, expected {wanted}{hint}"
     )
 
 
-def _check_descriptions(manifest: dict[str, Any], spec: HashSpec, vocab: CompressedVocab) -> None:
+def _check_descriptions(manifest: dict[str, Any], spec: HashSpec, table: _Table, seen: _Seen) -> None:
     """The manifest's descriptions of the spec, vocabulary and rows agree with what was read."""
-    recorded_vocab = manifest.get("vocab") or {}
-    if vocab.fingerprint != recorded_vocab.get("fingerprint"):
+    vocab, recorded_vocab = table.vocab, manifest["vocab"]
+    if vocab.fingerprint != recorded_vocab["fingerprint"]:
         raise NgramToolError("the lookup table does not match the vocabulary fingerprint in the manifest")
-    sizes = (recorded_vocab.get("size"), recorded_vocab.get("raw_size"))
+    sizes = (recorded_vocab["size"], recorded_vocab["raw_size"])
     if sizes != (spec.vocab_size, vocab.raw_size):
         raise NgramToolError(
             f"the manifest's vocabulary sizes {sizes[0]}/{sizes[1]} disagree with "
             f"the spec's V'={spec.vocab_size} and the lookup table's {vocab.raw_size} raw ids"
         )
-    recorded = manifest.get("spec") or {}
-    if recorded.get("fingerprint") != spec.fingerprint:
+    if not recorded_vocab["compressed"] and not table.identity:
+        raise NgramToolError(
+            "the manifest says the vocabulary is not compressed (compressed false), but the lookup "
+            "table is not the identity map"
+        )
+    if recorded_vocab["compressed"] and not table.compression_form:
+        raise NgramToolError(
+            "the manifest says the vocabulary is compressed (compressed true), but the lookup table "
+            "is not one the compression makes (canonical ids numbered by first use, every one used)"
+        )
+    recorded = manifest["spec"]
+    if recorded["fingerprint"] != spec.fingerprint:
         raise NgramToolError("the HashSpec fields do not match the spec fingerprint in the manifest")
-    if recorded.get("derived") != spec_record(spec)["derived"]:
+    if recorded["derived"] != seen.derived_constants(spec):
         raise NgramToolError(
             "the manifest's derived constants (multipliers, primes, offsets, rows per layer) are not "
             "the spec's: size tables from the spec, not from this manifest"
         )
-    if (manifest.get("rows") or {}).get("dtype") != spec.row_dtype.newbyteorder("<").str:
+    if manifest["rows"]["dtype"] != spec.row_dtype.newbyteorder("<").str:
         raise NgramToolError(f"the manifest's row dtype is not the spec's {spec.row_dtype}")
 
 
-def verify_index(index: Index) -> VerifyReport:
-    """Check the checksums, the fingerprints and every row of an index; raise at the first problem."""
-    report = VerifyReport(num_tokens=len(index), num_documents=int(index.doc_offsets.shape[0] - 1))
+def verify_index(index: Index, seen: _Seen | None = None) -> VerifyReport:
+    """Check the checksums, the fingerprints and every row of an index; raise at the first problem.
+
+    Opening the index checked the manifest's fields and the arrays' shapes and document offsets.
+    ``seen`` carries the tables already examined across the shards of a dataset.
+    """
+    seen = seen if seen is not None else _Seen()
+    report = VerifyReport(num_tokens=len(index), num_documents=int(index.manifest["num_documents"]))
     manifest = index.manifest
-    if (manifest.get("num_tokens"), manifest.get("num_documents")) != (
-        report.num_tokens,
-        report.num_documents,
-    ):
-        raise NgramToolError(
-            f"the manifest counts {manifest.get('num_tokens')} tokens and {manifest.get('num_documents')} "
-            f"documents but the arrays hold {report.num_tokens} and {report.num_documents}"
-        )
+    lut_digest = seen.lut_digest(index)
     for name, record in manifest["arrays"].items():
-        array = getattr(index, name)
-        offset = int(getattr(array, "offset", 128))
-        actual = _file_data_sha256(index.path / record["file"], offset)
+        actual = lut_digest if name == "lut" else array_sha256(getattr(index, name))
         if actual != record["data_sha256"]:
             raise NgramToolError(
                 f"{record['file']}: data sha256 {actual[:16]}... does not match the manifest"
             )
     report.checks.append(f"sha256 of {len(manifest['arrays'])} arrays")
-    vocab = _vocab_from_lut(index.lut)
-    _check_descriptions(manifest, index.spec, vocab)
+    table = seen.table(index, lut_digest)
+    _check_descriptions(manifest, index.spec, table, seen)
     report.checks.append("counts, vocabulary, spec fingerprint and derived constants")
-    offsets = np.asarray(index.doc_offsets)
-    if offsets.size == 0 or offsets[0] != 0 or offsets[-1] != len(index) or np.any(np.diff(offsets) < 0):
-        raise NgramToolError("doc_offsets must rise from 0 to the token count")
     hasher = NgramHasher(index.spec, boundary=manifest["boundary"])
     lo = 0
     for chunk in iter_index_chunks(index):
         hi = lo + chunk.tokens.shape[0]
-        expected = hasher(vocab.canonicalize(chunk.tokens, first_position=lo), chunk.doc_starts)
-        _check_rows(np.asarray(index.rows[lo:hi]), expected, lo)
+        expected = hasher(table.vocab.canonicalize(chunk.tokens, first_position=lo), chunk.doc_starts)
+        _check_rows(np.asarray(index.rows[lo:hi]), expected, lo, index.spec)
         lo = hi
     report.checks.append(f"all {len(index):,} rows re-derived (boundary {manifest['boundary']})")
     return report
@@ -125,15 +180,13 @@ def verify_index(index: Index) -> VerifyReport:
 
 def verify_stream(reader: StreamReader) -> VerifyReport:
     """Read a whole stream (CRCs, trailer, checksum) and re-derive every row."""
-    if reader.manifest.get("format") != STREAM_FORMAT:
-        raise NgramToolError(f"the stream's manifest names format {reader.manifest.get('format')!r}")
-    vocab = _vocab_from_lut(reader.lut)
-    _check_descriptions(reader.manifest, reader.spec, vocab)
+    table = _examine_lut(reader.lut)
+    _check_descriptions(reader.manifest, reader.spec, table, _Seen())
     hasher = NgramHasher(reader.spec, boundary=reader.manifest["boundary"])
     for chunk in reader:
-        canonical = vocab.canonicalize(chunk.tokens, first_position=reader.num_tokens - chunk.tokens.shape[0])
-        expected = hasher(canonical, chunk.doc_starts)
-        _check_rows(chunk.rows, expected, reader.num_tokens - chunk.tokens.shape[0])
+        first = reader.num_tokens - chunk.tokens.shape[0]
+        expected = hasher(table.vocab.canonicalize(chunk.tokens, first_position=first), chunk.doc_starts)
+        _check_rows(chunk.rows, expected, first, reader.spec)
     return VerifyReport(
         num_tokens=reader.num_tokens,
         num_documents=reader.num_documents,
@@ -146,12 +199,17 @@ def verify_stream(reader: StreamReader) -> VerifyReport:
 
 
 def verify_dataset(dataset: MergedIndex) -> VerifyReport:
-    """Verify every shard of a merged dataset (opening it already checked each shard's manifest hash)."""
-    report = VerifyReport(num_tokens=len(dataset), num_documents=int(dataset.doc_offsets.shape[0] - 1))
+    """Verify every shard of a merged dataset (opening it already checked each shard's manifest hash).
+
+    Shards are opened one after the other; a lookup table the shards share is hashed and examined once.
+    """
+    manifest = dataset.manifest
+    report = VerifyReport(num_tokens=len(dataset), num_documents=int(manifest["num_documents"]))
+    seen = _Seen()
     start = 0
     for shard in dataset.shards:
         try:
-            verify_index(shard)
+            verify_index(shard, seen)
         except NgramToolError as exc:
             raise NgramToolError(f"shard {shard.path} (dataset tokens from {start:,}): {exc}") from None
         start += len(shard)
@@ -159,4 +217,10 @@ def verify_dataset(dataset: MergedIndex) -> VerifyReport:
     report.checks.append(
         f"every shard verified: checksums, fingerprints, all {len(dataset):,} rows re-derived"
     )
+    left_out = manifest.get("left_out", [])
+    if left_out:
+        names = ", ".join(entry["path"] for entry in left_out[:3]) + (", ..." if len(left_out) > 3 else "")
+        report.checks.append(
+            f"{plural(len(left_out), 'entry', 'entries')} left out when merged ({names}; see dataset.json)"
+        )
     return report

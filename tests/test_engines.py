@@ -34,7 +34,7 @@ def test_ray_engine_output_is_byte_identical_to_local(tmp_path):
     assert result.returncode == 0, result.stderr.decode()[-2000:]
     local_files = sorted(p.relative_to(local) for p in local.rglob("*") if p.is_file())
     assert local_files == sorted(p.relative_to(remote) for p in remote.rglob("*") if p.is_file())
-    assert len(local_files) == 15  # 3 shards x (manifest + 4 arrays)
+    assert len(local_files) == 13  # 3 shards x (manifest + 3 arrays) + their shared vocabulary table
     for name in local_files:
         assert (local / name).read_bytes() == (remote / name).read_bytes(), name
 

@@ -20,17 +20,26 @@ from ngramtool.formats.dataset import DATASET, MergedIndex
 SPEC_ARGS = ["--heads", "2", "--table", "3001", "--tokenizer", "bytes", "-q"]
 
 
+def hash_corpus_shards(root: Path, count: int, chars: int, *, empty: bool = False) -> Path:
+    """``root/out/``: a sharded run over ``count`` pieces of ``chars`` characters of the corpus
+    (``p0.txt``, ...), and with ``empty`` one empty file after them."""
+    inputs = root / "in"
+    inputs.mkdir()
+    text = CORPUS.read_text(encoding="utf-8")
+    for i in range(count):
+        (inputs / f"p{i}.txt").write_text(text[i * chars : (i + 1) * chars], encoding="utf-8")
+    if empty:
+        (inputs / f"p{count}.txt").write_text("", encoding="utf-8")
+    out = root / "out"
+    result = run("hash", str(inputs / "p*.txt"), "-o", f"{out}/", *SPEC_ARGS)
+    assert result.returncode == 0, result.stderr.decode()
+    return out
+
+
 @pytest.fixture(scope="module")
 def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Three index shards (bytes tokenizer), not merged."""
-    root = tmp_path_factory.mktemp("shards")
-    text = CORPUS.read_text(encoding="utf-8")[:9000]
-    for i in range(3):
-        (root / f"p{i}.txt").write_text(text[i * 3000 : (i + 1) * 3000], encoding="utf-8")
-    out = root / "out"
-    result = run("hash", str(root / "p*.txt"), "-o", f"{out}/", *SPEC_ARGS)
-    assert result.returncode == 0, result.stderr.decode()
-    return out
+    return hash_corpus_shards(tmp_path_factory.mktemp("shards"), 3, 3000)
 
 
 @pytest.fixture()

@@ -84,7 +84,7 @@ def test_sharded_run_resume_and_merge(parts, tmp_path):
     pattern = str(parts / "*.txt")
     first = run("hash", pattern, "-o", f"{out}/", "--num-shards", "2", "--shard-index", "0", "-q", *SPEC_ARGS)
     assert first.returncode == 0, first.stderr.decode()
-    assert sorted(p.name for p in out.iterdir()) == ["p0.txt.ngidx", "p2.txt.ngidx", "p4.txt.ngidx"]
+    assert sorted(p.name for p in out.iterdir()) == ["p0.txt.ngidx", "p2.txt.ngidx", "p4.txt.ngidx", "vocab"]
     refused = run("hash", pattern, "-o", f"{out}/", *SPEC_ARGS)
     assert refused.returncode == 2 and b"--resume" in refused.stderr
     other_spec = run("hash", pattern, "-o", f"{out}/", "--resume", "--heads", "3", "--tokenizer", "bytes")
@@ -136,7 +136,7 @@ def test_merge_refuses_mixed_specs_and_changed_shards(parts, tmp_path):
     assert run("merge", str(good), "-q").returncode == 0
     manifest = good / "b.ngidx" / "manifest.json"
     manifest.write_text(manifest.read_text().replace('"num_documents": 1', '"num_documents": 1 '))
-    changed = run("inspect", str(good))
+    changed = run("verify", str(good))  # a shard is checked when it is first read
     assert changed.returncode == 1 and b"changed since the dataset was merged" in changed.stderr
     assert run("merge", str(tmp_path / "nothing-here")).returncode == 2
 
@@ -189,7 +189,7 @@ def test_an_existing_directory_becomes_shards_only_when_it_is_empty_or_holds_sha
     empty = tmp_path / "empty"
     empty.mkdir()
     assert run("hash", pattern, "-o", str(empty), "-q", *SPEC_ARGS).returncode == 0
-    assert sorted(p.name for p in empty.iterdir()) == ["p0.txt.ngidx", "p1.txt.ngidx"]
+    assert sorted(p.name for p in empty.iterdir()) == ["p0.txt.ngidx", "p1.txt.ngidx", "vocab"]
     resumed = run("hash", str(parts / "*.txt"), "-o", str(empty), "--resume", "-q", *SPEC_ARGS)
     assert resumed.returncode == 0, resumed.stderr.decode()  # it holds shards now
     assert len(list(empty.glob("*.ngidx"))) == 5
@@ -197,7 +197,7 @@ def test_an_existing_directory_becomes_shards_only_when_it_is_empty_or_holds_sha
     killed.mkdir()
     (killed / ".p0.txt.ngidx.abc123.partial").mkdir()  # all a killed run left behind
     assert run("hash", pattern, "-o", str(killed), "-q", *SPEC_ARGS).returncode == 0
-    assert sorted(p.name for p in killed.iterdir()) == ["p0.txt.ngidx", "p1.txt.ngidx"]
+    assert sorted(p.name for p in killed.iterdir()) == ["p0.txt.ngidx", "p1.txt.ngidx", "vocab"]
 
 
 def test_outputs_that_cannot_take_shards_are_usage_errors(parts, tmp_path):

@@ -137,7 +137,7 @@ class _Source:
 
     kind: str
     sources: list[str]
-    streams: list[Iterator[TokenChunk]]  # independent streams (a dataset's shards); usually one
+    streams: Iterable[Iterator[TokenChunk]]  # independent streams (a dataset's shards, opened in turn)
     canonicalize: Callable[..., np.ndarray]  # (raw ids, first_position=) -> canonical ids
     spec: HashSpec
     boundary: str
@@ -437,24 +437,23 @@ def _index_source(ctx: typer.Context, path: Path) -> _Source:
         )
     index = open_index(path)
     lut = np.asarray(index.lut)
-    shards = (
-        index.shards if isinstance(index, MergedIndex) else [index]
-    )  # a dataset: each shard its own stream
+    shards = index.shards if isinstance(index, MergedIndex) else [index]
     return _Source(
         "dataset" if isinstance(index, MergedIndex) else "index",
         [str(path)],
-        [iter_index_chunks(shard) for shard in shards],
+        # A dataset: each shard its own stream, opened only when it is read.
+        (iter_index_chunks(shard) for shard in shards),
         lambda raw, first_position: lut[raw],
         index.spec,
         index.manifest["boundary"],
-        sum(int(shard.tokens.nbytes) for shard in shards),
+        int(index.tokens.nbytes),
         index.manifest["tokenizer"].get("name"),
         index.manifest["vocab"]["fingerprint"],
     )
 
 
-def _first_tokens(streams: list[Iterator[TokenChunk]], limit: int) -> list[Iterator[TokenChunk]]:
-    """The streams cut after ``limit`` tokens in all (later streams may be left out)."""
+def _first_tokens(streams: Iterable[Iterator[TokenChunk]], limit: int) -> Iterator[Iterator[TokenChunk]]:
+    """The streams cut after ``limit`` tokens in all (later streams are left out)."""
     left = limit
 
     def cut(chunks: Iterator[TokenChunk]) -> Iterator[TokenChunk]:
@@ -468,7 +467,10 @@ def _first_tokens(streams: list[Iterator[TokenChunk]], limit: int) -> list[Itera
             yield replace(chunk, tokens=chunk.tokens[:take], doc_starts=starts)
             left -= take
 
-    return [cut(chunks) for chunks in streams]
+    for chunks in streams:  # streams after the limit are never opened
+        if left <= 0:
+            return
+        yield cut(chunks)
 
 
 def _count(

@@ -340,7 +340,9 @@ def _run_sharded(
     todo = [shard for shard in shards if not shard.done]
     for shard in todo:
         remove_stale_partials(shard)
-    jobs = [dataclasses.replace(template, inputs=(s.source,), dest=str(s.dest)) for s in todo]
+    jobs = [
+        dataclasses.replace(template, inputs=(s.source,), dest=str(s.dest), shared_vocab=True) for s in todo
+    ]
     if not quiet and len(todo) < len(shards):
         stderr.print(
             f"skipping {plural(len(shards) - len(todo), 'finished shard')} of {len(shards):,}", markup=False

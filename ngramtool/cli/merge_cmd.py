@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ..formats.dataset import DATASET, merge_shards
-from ..wording import plural
+from ..wording import agree, plural
 from .common import JsonOpt, QuietOpt, print_json, stderr
 
 HELP = """Merge a directory of index shards into one dataset (writes DIR/dataset.json).
@@ -16,10 +16,15 @@ HELP = """Merge a directory of index shards into one dataset (writes DIR/dataset
 The shards must share one hash spec, vocabulary and boundary policy; mixing them is refused.
 ngramtool.open_index(DIR) and the PyTorch datasets then read the shards as one index.
 
+Entries that are not finished shards (a killed run's .NAME.XXXX.partial directory, a directory
+without a valid manifest) are named and refused; --allow-missing merges the finished shards
+without them and records what was left out in dataset.json.
+
 [bold]Examples[/]
 
   ngramtool hash 'shards/*.txt' -o out/ && ngramtool merge out/
   ngramtool merge out/ --json
+  ngramtool merge out/ --allow-missing      # merge what is finished, record the rest
 """
 
 
@@ -30,11 +35,26 @@ def register(app: typer.Typer) -> None:
 
 def merge_command(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="A directory of index shards.")],
+    allow_missing: Annotated[
+        bool,
+        typer.Option(
+            "--allow-missing",
+            help="Merge the finished shards; leave out unfinished or damaged ones (listed in dataset.json).",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Merge the shards in DIR."""
-    dataset = merge_shards(directory)
+    dataset = merge_shards(directory, allow_missing=allow_missing)
+    left_out = dataset.get("left_out", [])
+    if left_out:  # shown even with --quiet and --json: the dataset is smaller than the directory
+        stderr.print(
+            f"warning: left out {plural(len(left_out), 'entry', 'entries')} that "
+            f"{agree(len(left_out), 'is', 'are')} not a finished shard: "
+            + "; ".join(f"{entry['path']} ({entry['reason']})" for entry in left_out),
+            markup=False,
+        )
     if as_json:
         print_json(dataset)
     elif not quiet:

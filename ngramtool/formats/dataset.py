@@ -3,19 +3,24 @@
 ``ngramtool merge DIR`` writes ``DIR/dataset.json``: the shards in order with their counts and
 the sha256 of each shard's manifest (which holds the sha256 of every array), the totals, and the
 one tokenizer, HashSpec, vocabulary, boundary policy and tokenization they share (mixing them is
-refused, see :mod:`ngramtool.formats.settings`). Hidden entries
-(``.NAME.XXXX.partial``, ``.NAME.replaced-PID``: what a killed writer leaves) are never shards.
-:func:`ngramtool.open_index` on ``DIR`` returns a :class:`MergedIndex` whose ``tokens``, ``rows``
-and ``window`` span the shards as if they were one index.
+refused, see :mod:`ngramtool.formats.settings`). What is not a finished shard (a writer's
+``.NAME.XXXX.partial`` directory, a directory without a valid manifest) is reported and refused,
+or with ``allow_missing`` left out and recorded in ``left_out``. :func:`ngramtool.open_index` on
+``DIR`` returns a :class:`MergedIndex` whose ``tokens``, ``rows`` and ``window`` span the shards as
+if they were one index; it opens shards when they are read and keeps a bounded number open, so any
+number of shards can be read.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import operator
+import resource
 from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +29,32 @@ import numpy as np
 from .. import __version__
 from ..errors import NgramToolError, UsageError
 from ..spec import HashSpec
-from .index import MANIFEST, Index, timestamp
+from ..wording import plural
+from .index import MANIFEST, VOCAB_STORE, Index, timestamp
 from .partial import write_json_durably
+from .schema import DATASET as DATASET_SCHEMA
+from .schema import load_json_document, spec_from_record
 from .settings import settings_difference
 
 DATASET = "dataset.json"
 FORMAT_NAME = "ngramtool-dataset"
-FORMAT_VERSION = "1.1"
+FORMAT_MAJOR = 1
+FORMAT_VERSION = "1.1"  # 1.1: "tokenization" shared by the shards; "left_out" (merge --allow-missing)
 _SHARED = ("tokenizer", "spec", "vocab", "boundary", "rows")
+MAX_OPEN_SHARDS = 64  # shards a MergedIndex keeps open at most (each holds up to 4 memory maps)
+FILES_PER_SHARD = 4  # descriptors an open shard may hold: one per mapped array (Python < 3.13)
+_SHOWN = 3  # left-out entries named in a one-line message
+_MERGE_AGAIN = "run ngramtool merge again"
+
+
+def default_open_shards() -> int:
+    """How many shards a MergedIndex keeps open: as many as an eighth of this process's limit of
+    open files can hold, between 2 and MAX_OPEN_SHARDS (so several datasets, the DataLoader and
+    the files a program opens itself still fit)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return MAX_OPEN_SHARDS
+    return max(2, min(MAX_OPEN_SHARDS, soft // 8 // FILES_PER_SHARD))
 
 
 def _manifest_sha256(shard: Path) -> str:
@@ -39,30 +62,94 @@ def _manifest_sha256(shard: Path) -> str:
 
 
 def _shard_paths(directory: Path) -> list[Path]:
-    """The finished index shards in ``directory``, by name; hidden leftovers are skipped."""
+    """The directories in ``directory`` that hold a manifest, by name; hidden leftovers are skipped."""
     return sorted(p for p in directory.iterdir() if not p.name.startswith(".") and (p / MANIFEST).is_file())
 
 
-def merge_shards(directory: Path) -> dict[str, Any]:
+def _leftover_reason(entry: Path) -> str | None:
+    """Why a hidden entry is an unfinished shard, or None when it is nothing to report.
+
+    Writers build ``NAME`` as ``.NAME.XXXX.partial`` and set an old ``NAME`` aside as
+    ``.NAME.replaced-PID`` while replacing it; either is left out only when ``NAME`` itself does
+    not exist (otherwise the finished ``NAME`` is the shard, and the leftover is garbage).
+    """
+    name = entry.name
+    if not entry.is_dir():
+        return None
+    if name.endswith(".partial") and name.count(".") >= 3:
+        final = name[1:].rsplit(".", 2)[0]
+        reason = f"unfinished: {final} does not exist; a hash run was killed while writing it, or still is"
+    elif ".replaced-" in name:
+        final = name[1 : name.rindex(".replaced-")]
+        reason = f"set aside while being replaced: {final} does not exist; the replacement never finished"
+    else:
+        return None
+    return None if (entry.parent / final).exists() else reason
+
+
+def survey_shards(directory: Path) -> tuple[list[tuple[Path, dict[str, Any]]], list[dict[str, str]]]:
+    """(the finished index shards in ``directory`` by name with their manifests, what is there but
+    is not one).
+
+    Left out, each as ``{"path", "reason"}``: unfinished shards (see :func:`_leftover_reason`) and
+    directories that are not readable indexes (no manifest, a damaged manifest, damaged arrays).
+    ``dataset.json``, the shared ``vocab/`` folder, plain files and other hidden entries are
+    neither.
+    """
+    shards, left_out = [], []
+    for entry in sorted(directory.iterdir()):
+        if entry.name.startswith("."):
+            reason = _leftover_reason(entry)
+            if reason is not None:
+                left_out.append({"path": entry.name, "reason": reason})
+            continue
+        if not entry.is_dir() or entry.name == VOCAB_STORE:
+            continue
+        if not (entry / MANIFEST).is_file():
+            left_out.append({"path": entry.name, "reason": f"no {MANIFEST}: not a finished index"})
+            continue
+        try:
+            manifest = Index(entry).manifest  # opened, checked and closed again
+        except NgramToolError as exc:
+            left_out.append({"path": entry.name, "reason": str(exc)})
+            continue
+        shards.append((entry, manifest))
+    return shards, left_out
+
+
+def _left_out_line(left_out: list[dict[str, str]]) -> str:
+    """``a (reason); b (reason); and 3 more``."""
+    named = "; ".join(f"{entry['path']} ({entry['reason']})" for entry in left_out[:_SHOWN])
+    return named + (f"; and {len(left_out) - _SHOWN} more" if len(left_out) > _SHOWN else "")
+
+
+def merge_shards(directory: Path, *, allow_missing: bool = False) -> dict[str, Any]:
     """Write ``directory/dataset.json`` over the index shards inside it (sorted by name).
 
-    Entries whose names start with a dot are skipped: they are the leftovers of killed writers.
+    Entries that are not finished shards (see :func:`survey_shards`) are refused with an error
+    naming them; with ``allow_missing`` the finished shards are merged without them and the
+    dataset records them under ``left_out``.
     """
     directory = Path(directory)
     if not directory.is_dir():
         raise UsageError(f"{directory} is not a directory of index shards")
-    shards = _shard_paths(directory)
+    shards, left_out = survey_shards(directory)
+    if left_out and not allow_missing:
+        raise NgramToolError(
+            f"{directory}: {plural(len(left_out), 'entry', 'entries')} would be left out of the dataset: "
+            f"{_left_out_line(left_out)}; finish them (ngramtool hash ... -o {directory}/ --resume) or "
+            "remove them, or pass --allow-missing to merge the finished shards without them"
+        )
     if not shards:
         raise UsageError(f"{directory} holds no finished index shards (directories with {MANIFEST})")
     records, first = [], None
-    for path in shards:
-        manifest = Index(path).manifest
+    for path, manifest in shards:
         if first is None:
             first = manifest
         differs = settings_difference(first, manifest)
         if differs is not None:
             raise NgramToolError(
-                f"{path.name} has another {differs.setting} than {shards[0].name} ({differs.theirs} "
+                f"{path.name} has another {differs.setting} than {shards[0][0].name} ({differs.theirs} "
                 f"vs {differs.ours}): a dataset's shards must be made the same way; rehash the odd shards"
             )
         records.append(
@@ -86,24 +173,32 @@ def merge_shards(directory: Path) -> dict[str, Any]:
         **({"tokenization": first["tokenization"]} if "tokenization" in first else {}),
         "shards": records,
     }
+    if left_out:
+        dataset["left_out"] = left_out
     write_json_durably(directory / DATASET, dataset)
     return dataset
 
 
 class ConcatArray:
-    """Read-only concatenation of memory-mapped arrays along axis 0; indexing returns numpy arrays.
+    """Read-only concatenation along axis 0 of arrays fetched on demand; indexing returns numpy arrays.
 
-    Indexes like the memory maps of a plain index for the usual reads: an int or a contiguous
-    slice on the first axis, optionally followed by indices of the other axes in a tuple
-    (``rows[:10, 0]``, ``rows[5, 1, 2]``). Only the shards the first axis selects are read.
+    ``part(i)`` returns the i-th array (a shard's memory map), whose length is ``lengths[i]``; it
+    is called only for the parts a read touches. Indexes like the memory maps of a plain index for
+    the usual reads: an int or a contiguous slice on the first axis, optionally followed by
+    indices of the other axes in a tuple (``rows[:10, 0]``, ``rows[5, 1, 2]``).
     """
 
-    def __init__(self, parts: list[np.ndarray]) -> None:
-        self.parts = parts
-        self.starts = np.cumsum([0] + [p.shape[0] for p in parts]).tolist()
-        inner = parts[0].shape[1:]
-        self.shape = (self.starts[-1], *inner)
-        self.dtype = parts[0].dtype
+    def __init__(
+        self,
+        lengths: Sequence[int],
+        part: Callable[[int], np.ndarray],
+        inner_shape: tuple[int, ...],
+        dtype: np.dtype,
+    ) -> None:
+        self.part = part
+        self.starts = np.cumsum([0, *lengths]).tolist()
+        self.shape = (self.starts[-1], *inner_shape)
+        self.dtype = np.dtype(dtype)
 
     @property
     def ndim(self) -> int:
@@ -135,66 +230,136 @@ class ConcatArray:
             raise IndexError(f"index {position} is out of bounds for axis 0 with size {size}")
         position %= size
         part = bisect_right(self.starts, position) - 1
-        return self.parts[part][position - self.starts[part]][rest]
+        return self.part(part)[position - self.starts[part]][rest]
 
     def _range(self, lo: int, hi: int) -> np.ndarray:
-        pieces = []
-        part = bisect_right(self.starts, lo) - 1
-        while lo < hi:
-            end = min(hi, self.starts[part + 1])
-            pieces.append(self.parts[part][lo - self.starts[part] : end - self.starts[part]])
-            lo, part = end, part + 1
-        if not pieces:
+        """Positions [lo, hi): a view of one part's array, or a copy gathered from several (each
+        piece is copied at once, so a read over many parts never holds their maps all at once)."""
+        if lo >= hi:
             return np.zeros((0, *self.shape[1:]), dtype=self.dtype)
-        return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+        part, last = bisect_right(self.starts, lo) - 1, bisect_right(self.starts, hi - 1) - 1
+        if part == last:
+            return self.part(part)[lo - self.starts[part] : hi - self.starts[part]]
+        out = np.empty((hi - lo, *self.shape[1:]), dtype=self.dtype)
+        for index in range(part, last + 1):
+            base = self.starts[index]
+            start, end = max(lo, base), min(hi, self.starts[index + 1])
+            if end > start:  # empty parts are never opened
+                out[start - lo : end - lo] = self.part(index)[start - base : end - base]
+        return out
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         whole = self._range(0, len(self))
         return whole if dtype is None else whole.astype(dtype)
 
 
+class ShardSequence(Sequence[Index]):
+    """The shards of a :class:`MergedIndex` in order, each opened when it is taken (int indices)."""
+
+    def __init__(self, dataset: MergedIndex) -> None:
+        self._dataset = dataset
+
+    def __len__(self) -> int:
+        return len(self._dataset.manifest["shards"])
+
+    def __getitem__(self, i: int) -> Index:  # type: ignore[override]
+        i = operator.index(i)
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"shard {i} is outside the {len(self)} shards")
+        return self._dataset.shard(i % len(self))
+
+    def __iter__(self) -> Iterator[Index]:
+        return (self[i] for i in range(len(self)))
+
+
 class MergedIndex:
     """Several index shards read as one: the same attributes as :class:`Index`.
 
     ``tokens`` and ``rows`` are :class:`ConcatArray` views (slices are read from the shards'
-    memory maps); ``doc_offsets`` is global; ``shards`` are the member indexes. Each shard was
-    hashed as its own stream, so the first N-1 positions of a shard see the pad, not the end of
-    the shard before it.
+    memory maps); ``doc_offsets`` is global (read from every shard on first use); ``shards`` are
+    the member indexes, opened when taken. Opening the dataset checks ``dataset.json`` and that
+    the directory holds exactly the listed shards (one listing, no shard is read); a shard is
+    opened when it is first read, after checking that its manifest is the one merged. At most
+    ``max_open_shards`` shards stay open (the least recently read are closed; default
+    :func:`default_open_shards`), so a dataset of any number of shards fits a process's limit of
+    open files and of memory maps. Each shard was hashed as its own stream, so the first N-1
+    positions of a shard see the pad, not the end of the shard before it.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, max_open_shards: int | None = None) -> None:
         self.path = Path(path)
         self.manifest = read_dataset(self.path)
-        self.shards = []
-        listed = {record["path"] for record in self.manifest["shards"]}
-        unlisted = [p.name for p in _shard_paths(self.path) if p.name not in listed]
+        self.max_open_shards = max(1, max_open_shards or default_open_shards())
+        self._open: OrderedDict[int, Index] = OrderedDict()
+        records = self.manifest["shards"]
+        present = {p.name for p in _shard_paths(self.path)}
+        missing = [record["path"] for record in records if record["path"] not in present]
+        if missing:
+            raise NgramToolError(
+                f"{self.path / missing[0]}, listed in {DATASET}, is missing"
+                f"{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}; {_MERGE_AGAIN}"
+            )
+        left_out = {entry["path"] for entry in self.manifest.get("left_out", [])}
+        unlisted = sorted(present - {record["path"] for record in records} - left_out)
         if unlisted:
             raise NgramToolError(
                 f"{self.path} holds shards that dataset.json does not list ({', '.join(unlisted[:3])}); "
-                "run ngramtool merge again"
+                + _MERGE_AGAIN
             )
-        for record in self.manifest["shards"]:
-            shard_path = self.path / record["path"]
-            if not (shard_path / MANIFEST).is_file():
-                raise NgramToolError(
-                    f"{shard_path}, listed in dataset.json, is missing; run ngramtool merge again"
-                )
-            if _manifest_sha256(shard_path) != record["manifest_sha256"]:
-                raise NgramToolError(
-                    f"{shard_path} changed since the dataset was merged; run ngramtool merge again"
-                )
-            self.shards.append(Index(shard_path))
-        first = self.shards[0]
-        self.spec: HashSpec = first.spec
-        self.lut = first.lut
-        self.tokens = ConcatArray([s.tokens for s in self.shards])
-        self.rows = ConcatArray([s.rows for s in self.shards])
+        self.spec: HashSpec = spec_from_record(self.manifest["spec"])
+        lengths = [record["num_tokens"] for record in records]
+        self.shards = ShardSequence(self)
+        self.tokens = ConcatArray(lengths, lambda i: self.shard(i).tokens, (), np.dtype("<u4"))
+        self.rows = ConcatArray(
+            lengths,
+            lambda i: self.shard(i).rows,
+            (self.spec.num_layers, self.spec.num_columns),
+            self.spec.row_dtype.newbyteorder("<"),
+        )
+
+    def shard(self, i: int) -> Index:
+        """Shard ``i``, opened on first use and kept among the ``max_open_shards`` last used.
+
+        Raises NgramToolError when the shard is gone or is not the one merged (its manifest changed).
+        """
+        index = self._open.get(i)
+        if index is not None:
+            self._open.move_to_end(i)
+            return index
+        record = self.manifest["shards"][i]
+        shard_path = self.path / record["path"]
+        try:
+            unchanged = _manifest_sha256(shard_path) == record["manifest_sha256"]
+        except OSError:
+            raise NgramToolError(f"{shard_path}, listed in {DATASET}, is missing; {_MERGE_AGAIN}") from None
+        if not unchanged:
+            raise NgramToolError(f"{shard_path} changed since the dataset was merged; {_MERGE_AGAIN}")
+        index = Index(shard_path)
+        if (len(index), index.manifest["num_documents"]) != (record["num_tokens"], record["num_documents"]):
+            raise NgramToolError(
+                f"{self.path / DATASET} says {record['path']} holds {record['num_tokens']} tokens in "
+                f"{record['num_documents']} documents, but it holds {len(index)} in "
+                f"{index.manifest['num_documents']}; {_MERGE_AGAIN}"
+            )
+        self._open[i] = index
+        if len(self._open) > self.max_open_shards:
+            self._open.popitem(last=False)
+        return index
+
+    @cached_property
+    def lut(self) -> np.ndarray:
+        """int64 [V], the lookup table the shards share (read once, held in memory)."""
+        return np.array(self.shard(0).lut)
+
+    @cached_property
+    def doc_offsets(self) -> np.ndarray:
+        """int64 [D+1], the document offsets of the whole dataset (read from every shard once)."""
         offsets = [np.zeros(1, dtype=np.int64)]
         base = 0
         for shard in self.shards:
             offsets.append(np.asarray(shard.doc_offsets[1:]) + base)
             base += len(shard)
-        self.doc_offsets = np.concatenate(offsets)
+        return np.concatenate(offsets)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -207,15 +372,26 @@ class MergedIndex:
 
 
 def read_dataset(path: Path) -> dict[str, Any]:
-    """Parse and check ``dataset.json``."""
-    try:
-        dataset = json.loads((Path(path) / DATASET).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise NgramToolError(f"{path}/{DATASET}: unreadable ({exc})") from None
-    if dataset.get("format") != FORMAT_NAME:
-        raise NgramToolError(f"{path}/{DATASET} is not an {FORMAT_NAME} manifest")
-    if str(dataset.get("format_version", "0")).split(".")[0] != FORMAT_VERSION.split(".")[0]:
-        raise NgramToolError(f"{path} uses dataset format {dataset.get('format_version')}: upgrade ngramtool")
-    if not dataset.get("shards"):
-        raise NgramToolError(f"{path}/{DATASET} lists no shards")
+    """Parse ``dataset.json`` and check it against the schema and its own totals."""
+    source = Path(path) / DATASET
+    dataset = load_json_document(
+        source,
+        schema=DATASET_SCHEMA,
+        format_name=FORMAT_NAME,
+        major=FORMAT_MAJOR,
+        fix=_MERGE_AGAIN,
+    )
+    shards = dataset["shards"]
+    totals = (len(shards), sum(s["num_tokens"] for s in shards), sum(s["num_documents"] for s in shards))
+    if totals != (dataset["num_shards"], dataset["num_tokens"], dataset["num_documents"]):
+        raise NgramToolError(
+            f"{source} is damaged: it counts {dataset['num_shards']} shards, {dataset['num_tokens']} tokens "
+            f"and {dataset['num_documents']} documents but its shards add up to {totals[0]}, {totals[1]} and "
+            f"{totals[2]}; {_MERGE_AGAIN}"
+        )
+    for record in shards:
+        if record["path"] in ("", ".", "..") or Path(record["path"]).name != record["path"]:
+            raise NgramToolError(
+                f"{source} is damaged: shard {record['path']!r} is not a directory name inside {path}"
+            )
     return dataset

@@ -1,15 +1,18 @@
-"""The index directory: ``manifest.json`` plus ``tokens.npy``, ``rows.npy`` and ``doc_offsets.npy``.
+"""The index directory: ``manifest.json`` plus ``tokens.npy``, ``rows.npy``, ``doc_offsets.npy`` and
+the lookup table (``lut.npy``, or for the shards of a sharded run one table their directory shares
+in ``vocab/``).
 
 Layout and every manifest field are documented in docs/formats.md. The directory is built under a
 temporary name next to its destination and renamed into place only when complete, so a crash
-never leaves a directory that looks finished.
+never leaves a directory that looks finished. Opening checks the manifest against the schema and
+the arrays' structure against the manifest.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,12 +24,17 @@ from .. import __version__
 from ..errors import NgramToolError, UsageError
 from ..spec import HashSpec
 from ..stages import StageClock
-from .npy import HEADER_BYTES, NpyStreamWriter
-from .partial import partial_dir, publish_dir, write_json_durably
+from .npy import NpyStreamWriter, array_sha256, atomic_npy, map_npy
+from .partial import fsync_dir, partial_dir, publish_dir, write_json_durably
+from .schema import INDEX_MANIFEST, load_json_document, spec_from_record
 
 FORMAT_NAME = "ngramtool-index"
+FORMAT_MAJOR = 1
+# 1.1: the "tokenization" record; the lookup table may be the one a dataset directory shares
 FORMAT_VERSION = "1.1"
 MANIFEST = "manifest.json"
+VOCAB_STORE = "vocab"  # a dataset directory's shared lookup tables, one file per fingerprint
+SHARED_LUT_PATTERN = rf"\.\./{VOCAB_STORE}/[0-9a-f]{{64}}\.npy"
 ROW_LAYOUT = "token-major [T, L, (N-1)*K]; column (n-2)*K + head; -1 = masked token"
 
 
@@ -88,13 +96,22 @@ class IndexWriter:
 
     Use as a context manager: leaving the block without ``commit`` (an error, Ctrl-C) removes the
     temporary directory and leaves the destination untouched. ``clock`` times the rows' sha256.
+    With ``shared_vocab`` (the shards of a sharded run) the lookup table is not written into the
+    index but stored once in its parent directory (:func:`store_shared_lut`).
     """
 
     def __init__(
-        self, dest: Path, meta: IndexMeta, *, force: bool = False, clock: StageClock | None = None
+        self,
+        dest: Path,
+        meta: IndexMeta,
+        *,
+        force: bool = False,
+        clock: StageClock | None = None,
+        shared_vocab: bool = False,
     ) -> None:
         self.dest = Path(dest)
         self.meta = meta
+        self.shared_vocab = shared_vocab
         if self.dest.exists() and not force:
             raise UsageError(f"{self.dest} already exists; pass --force to replace it")
         if self.dest.exists() and not (self.dest / MANIFEST).is_file():
@@ -138,15 +155,12 @@ class IndexWriter:
         num_tokens = self.tokens.rows
         num_documents = self.doc_offsets.rows
         self.doc_offsets.append(np.asarray([num_tokens], dtype=np.int64))
-        lut_writer = NpyStreamWriter(self.tmp / "lut.npy", np.dtype(np.int64))
-        lut_writer.append(self.meta.lut)
+        writers = [("tokens", self.tokens), ("rows", self.rows), ("doc_offsets", self.doc_offsets)]
+        if not self.shared_vocab:
+            lut_writer = NpyStreamWriter(self.tmp / "lut.npy", np.dtype(np.int64))
+            lut_writer.append(self.meta.lut)
+            writers.append(("lut", lut_writer))
         arrays = {}
-        writers = (
-            ("tokens", self.tokens),
-            ("rows", self.rows),
-            ("doc_offsets", self.doc_offsets),
-            ("lut", lut_writer),
-        )
         for name, writer in writers:
             writer.close()
             arrays[name] = {
@@ -155,6 +169,8 @@ class IndexWriter:
                 "shape": list(writer.shape),
                 "data_sha256": writer.sha256,
             }
+        if self.shared_vocab:  # stored before the index is published: it never points at nothing
+            arrays["lut"] = store_shared_lut(self.dest.parent, self.meta.lut)
         manifest = self.meta.manifest()
         manifest.update(num_tokens=num_tokens, num_documents=num_documents, arrays=arrays)
         write_json_durably(self.tmp / MANIFEST, manifest)
@@ -163,8 +179,63 @@ class IndexWriter:
         return manifest
 
 
+# Shared tables this process found intact, with the file's identity then: a sharded run's
+# shards find the table in place without reading it again for each shard.
+_TABLES_FOUND: set[tuple[str, str, int, int, int]] = set()
+
+
+def _holds_table(path: Path, fingerprint: str) -> bool:
+    """Whether ``path`` is a readable int64 table whose data has this sha256."""
+    try:
+        info = path.stat()
+        seen = (str(path), fingerprint, info.st_ino, info.st_size, info.st_mtime_ns)
+        if seen in _TABLES_FOUND:
+            return True
+        table = np.load(path)
+    except (OSError, ValueError, EOFError):
+        return False
+    if table.dtype.str == "<i8" and table.ndim == 1 and array_sha256(table) == fingerprint:
+        _TABLES_FOUND.add(seen)
+        return True
+    return False
+
+
+def store_shared_lut(directory: Path, lut: np.ndarray) -> dict[str, Any]:
+    """Store ``lut`` once in ``directory/vocab/FINGERPRINT.npy``; returns an index's array record
+    that points at it (``"file": "../vocab/FINGERPRINT.npy"``).
+
+    The file is named by the sha256 of its data (the vocabulary fingerprint), so the shards of a
+    sharded run share one file per vocabulary, and writers running at once (Ray tasks) write the
+    same bytes: a missing or damaged file is written under a temporary name and renamed into place.
+    """
+    table = np.ascontiguousarray(lut, dtype="<i8")
+    fingerprint = array_sha256(table)
+    store = Path(directory) / VOCAB_STORE
+    path = store / f"{fingerprint}.npy"
+    if not _holds_table(path, fingerprint):
+        try:
+            if not store.is_dir():
+                store.mkdir(exist_ok=True)
+                fsync_dir(store.parent)
+            with atomic_npy(path, table.dtype) as writer:
+                writer.append(table)
+            fsync_dir(store)
+        except OSError as exc:
+            raise NgramToolError(f"cannot write the shared vocabulary table {path}: {exc.strerror}") from None
+    return {
+        "file": f"../{VOCAB_STORE}/{path.name}",
+        "dtype": table.dtype.str,
+        "shape": [int(table.shape[0])],
+        "data_sha256": fingerprint,
+    }
+
+
 class Index:
     """A read-only, memory-mapped view of an index directory (nothing is loaded whole).
+
+    Opening checks the manifest against the schema (:mod:`ngramtool.formats.schema`) and the
+    arrays' structure against the manifest (dtypes, shapes, document offsets); ``ngramtool
+    verify`` checks the data itself.
 
     Attributes:
         path: the directory.
@@ -173,31 +244,46 @@ class Index:
         tokens: uint32 [T] raw token ids (memory map).
         rows: [T, L, C] row indices (memory map).
         doc_offsets: int64 [D+1]; document d spans tokens[doc_offsets[d]:doc_offsets[d+1]].
-        lut: int64 [V], the raw -> canonical id table the rows were made with.
+        lut: int64 [V], the raw -> canonical id table the rows were made with (the index's own
+            ``lut.npy``, or the table its dataset directory shares, see :func:`store_shared_lut`).
     """
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.manifest = read_manifest(self.path)
-        try:
-            fields = {k: v for k, v in self.manifest["spec"].items() if k not in ("fingerprint", "derived")}
-            self.spec = HashSpec.from_dict(fields)
-            arrays = self.manifest["arrays"]
-            self.tokens = self._map(arrays["tokens"])
-            self.rows = self._map(arrays["rows"])
-            self.doc_offsets = self._map(arrays["doc_offsets"])
-            self.lut = self._map(arrays["lut"])
-        except (KeyError, TypeError, AttributeError, ValueError, UsageError) as exc:
-            detail = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
-            raise NgramToolError(f"{self.path / MANIFEST} is damaged: {detail}") from None
+        self.spec = spec_from_record(self.manifest["spec"])
+        arrays = self.manifest["arrays"]
+        self.tokens = self._map("tokens", arrays["tokens"])
+        self.rows = self._map("rows", arrays["rows"])
+        self.doc_offsets = self._map("doc_offsets", arrays["doc_offsets"])
+        self.lut = self._map("lut", arrays["lut"])
+        self._check_structure()
 
-    def _map(self, record: dict[str, Any]) -> np.ndarray:
-        name = record["file"]
-        if not isinstance(name, str) or name in ("", ".", "..") or Path(name).name != name:
-            raise ValueError(f"array file {name!r} is not a file name inside the index")
-        path = self.path / name
+    def array_path(self, name: str) -> Path:
+        """The file of array ``name`` (``tokens``, ``rows``, ``doc_offsets``, ``lut``)."""
+        file = self.manifest["arrays"][name]["file"]
+        if name == "lut" and re.fullmatch(SHARED_LUT_PATTERN, file):
+            return self.path / file
+        if file in ("", ".", "..") or Path(file).name != file:
+            raise NgramToolError(
+                f"{self.path / MANIFEST} is damaged: field 'arrays.{name}.file' {file!r} is not a file "
+                "name inside the index"
+            )
+        return self.path / file
+
+    def _map(self, name: str, record: dict[str, Any]) -> np.ndarray:
+        path = self.array_path(name)
         try:
-            array = np.load(path, mmap_mode="r") if path.stat().st_size > HEADER_BYTES else np.load(path)
+            array = map_npy(path)
+        except FileNotFoundError:
+            if name == "lut" and path.parent.name == VOCAB_STORE:
+                raise NgramToolError(
+                    f"{self.path}: its vocabulary table {path.resolve()} is missing: an index of a sharded "
+                    f"run shares the {VOCAB_STORE}/ folder of the directory it was written in; keep the "
+                    f"index in that directory, or copy that folder's {path.name} into a {VOCAB_STORE}/ "
+                    "folder beside the index"
+                ) from None
+            raise NgramToolError(f"{path}: missing; the index is damaged") from None
         except (OSError, ValueError, EOFError) as exc:
             raise NgramToolError(f"{path}: cannot read this array ({exc or 'empty file'})") from None
         if list(array.shape) != record["shape"] or array.dtype.str != record["dtype"]:
@@ -206,6 +292,50 @@ class Index:
                 f"{record['dtype']} {record['shape']}; the index is damaged"
             )
         return array
+
+    def _check_structure(self) -> None:
+        """What the manifest says against the arrays' dtypes and shapes, and the document offsets
+        (O(documents); the rows are not read)."""
+        manifest, spec = self.manifest, self.spec
+        where = f"{self.path / MANIFEST} is damaged"
+        if spec.fingerprint != manifest["spec"]["fingerprint"]:
+            raise NgramToolError(f"{where}: the HashSpec fields do not match the spec fingerprint")
+        row_dtype = spec.row_dtype.newbyteorder("<").str
+        if manifest["rows"]["dtype"] != row_dtype:
+            raise NgramToolError(f"{where}: the manifest's row dtype is not the spec's {spec.row_dtype}")
+        vocab = manifest["vocab"]
+        if (vocab["size"], vocab["raw_size"]) != (spec.vocab_size, self.lut.shape[0]):
+            raise NgramToolError(
+                f"{where}: the manifest's vocabulary sizes {vocab['size']}/{vocab['raw_size']} disagree "
+                f"with the spec's V'={spec.vocab_size} and the lookup table's {self.lut.shape[0]} raw ids"
+            )
+        counts = (manifest["num_tokens"], manifest["num_documents"])
+        held = (self.tokens.shape[0], self.doc_offsets.shape[0] - 1)
+        if counts != held:
+            raise NgramToolError(
+                f"{where}: the manifest counts {counts[0]} tokens and {counts[1]} documents but the arrays "
+                f"hold {held[0]} and {held[1]}"
+            )
+        expected = {
+            "tokens": ("<u4", (counts[0],)),
+            "rows": (row_dtype, (counts[0], spec.num_layers, spec.num_columns)),
+            "doc_offsets": ("<i8", (counts[1] + 1,)),
+            "lut": ("<i8", (vocab["raw_size"],)),
+        }
+        for name, (dtype, shape) in expected.items():
+            array = getattr(self, name)
+            if (array.dtype.str, tuple(array.shape)) != (dtype, shape):
+                raise NgramToolError(
+                    f"{where}: {name} is {array.dtype.str} {list(array.shape)} but the manifest's counts "
+                    f"and spec make it {dtype} {list(shape)}"
+                )
+        offsets = np.asarray(self.doc_offsets)
+        if offsets[0] != 0 or offsets[-1] != counts[0] or np.any(offsets[1:] < offsets[:-1]):
+            raise NgramToolError(
+                f"{self.array_path('doc_offsets')}: the document offsets must rise from 0 to the token "
+                f"count {counts[0]} (they start at {int(offsets[0])} and end at {int(offsets[-1])}); "
+                "the index is damaged"
+            )
 
     def __len__(self) -> int:
         return int(self.tokens.shape[0])
@@ -218,25 +348,18 @@ class Index:
 
 
 def read_manifest(path: Path) -> dict[str, Any]:
-    """Parse and check an index manifest (format name and major version)."""
+    """Parse an index manifest and check it against the schema (format name, major version and
+    every field's type and range); raises NgramToolError naming the file and the field."""
     manifest_path = Path(path) / MANIFEST
     if not manifest_path.is_file():
         raise NgramToolError(f"{path} is not an ngramtool index (no {MANIFEST})")
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise NgramToolError(f"{manifest_path}: unreadable manifest ({exc})") from None
-    if not isinstance(manifest, dict):
-        raise NgramToolError(f"{manifest_path} is damaged: not a JSON object")
-    if manifest.get("format") != FORMAT_NAME:
-        raise NgramToolError(f"{manifest_path}: not an {FORMAT_NAME} manifest")
-    major = str(manifest.get("format_version", "0")).split(".")[0]
-    if major != FORMAT_VERSION.split(".")[0]:
-        raise NgramToolError(
-            f"{path} uses index format {manifest.get('format_version')}; this ngramtool reads "
-            f"{FORMAT_VERSION.split('.')[0]}.x: upgrade ngramtool"
-        )
-    return manifest
+    return load_json_document(
+        manifest_path,
+        schema=INDEX_MANIFEST,
+        format_name=FORMAT_NAME,
+        major=FORMAT_MAJOR,
+        fix="hash its input again to rewrite it",
+    )
 
 
 def open_index(path: str | Path) -> Index:

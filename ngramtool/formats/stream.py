@@ -34,6 +34,7 @@ import numpy as np
 from ..errors import NgramToolError
 from ..pipeline import starts_within
 from ..spec import HashSpec
+from .schema import STREAM_MANIFEST, check_document, spec_from_record
 
 FORMAT_NAME = "ngramtool-stream"
 MAGIC = b"NGRMSTRM"
@@ -164,10 +165,25 @@ class StreamReader:
             raise NgramToolError(
                 "stream corrupted: CRC mismatch in the header (manifest or vocabulary table)"
             )
-        self.manifest: dict[str, Any] = json.loads(body)
+        try:
+            document = json.loads(body)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise NgramToolError(f"the stream's manifest is unreadable ({exc})") from None
+        self.manifest: dict[str, Any] = check_document(
+            document,
+            STREAM_MANIFEST,
+            source="the stream's manifest",
+            format_name=FORMAT_NAME,
+            major=STREAM_MAJOR,
+            fix="the writer is not ngramtool's, or is broken",
+        )
         self.lut = np.frombuffer(table, dtype="<i8")
-        spec_fields = {k: v for k, v in self.manifest["spec"].items() if k not in ("fingerprint", "derived")}
-        self.spec = HashSpec.from_dict(spec_fields)
+        self.spec = spec_from_record(self.manifest["spec"])
+        if self.lut.shape[0] != self.manifest["vocab"]["raw_size"]:
+            raise NgramToolError(
+                f"the stream's lookup table holds {self.lut.shape[0]} ids but its manifest's vocab.raw_size "
+                f"is {self.manifest['vocab']['raw_size']}"
+            )
         self.num_tokens = 0
         self.num_documents = 0
 
