@@ -74,6 +74,7 @@ def test_double_star_patterns_recurse_in_sorted_order(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == [
         "a.txt.ngidx",
         "c.txt.ngidx",
+        "vocab",  # the shards' shared lookup table
         "y.txt.ngidx",
         "z.txt.ngidx",
     ]
