@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from .torch import torch  # the guarded import: NgramToolError with the install hint without torch
+from .torch import torch  # the guarded import: an ImportError with the install hint without torch
 
 nn = torch.nn
 F = torch.nn.functional

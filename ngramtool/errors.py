@@ -14,3 +14,11 @@ class UsageError(NgramToolError):
     """An invalid option or option combination (exit code 2)."""
 
     exit_code = 2
+
+
+class MissingDependencyError(NgramToolError, ImportError):
+    """An optional dependency is not installed: the message names the pip command that adds it.
+
+    It is an ``ImportError`` too, so ``pytest.importorskip`` and ``except ImportError`` treat a
+    module that needs it (``ngramtool.torch``) as any module whose import fails.
+    """

@@ -20,7 +20,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from .errors import NgramToolError, UsageError
+from .errors import MissingDependencyError, NgramToolError, UsageError
 from .formats.index import Index, open_index
 from .formats.stream import read_stream
 
@@ -28,7 +28,7 @@ try:
     import torch
     from torch.utils.data import Dataset, IterableDataset, get_worker_info
 except ImportError as exc:
-    raise NgramToolError(
+    raise MissingDependencyError(
         f"ngramtool.torch needs PyTorch ({exc}); install it with: pip install 'ngramtool[torch]'"
     ) from None
 
