@@ -6,8 +6,6 @@ Public API::
     from ngramtool import read_stream, open_token_file, merge_shards
 """
 
-__version__ = "0.1.0"
-
 from .errors import NgramToolError, UsageError
 from .formats.dataset import merge_shards
 from .formats.index import open_index
@@ -16,6 +14,7 @@ from .formats.tokenfiles import open_token_file
 from .hashing import NgramHasher, hash_ngrams
 from .spec import HashSpec
 from .tokenizers import load_tokenizer
+from .version import __version__
 from .vocab import CompressedVocab, build_vocab
 
 __all__ = [

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import shutil
 from pathlib import Path
 from typing import Any
 
 from .errors import NgramToolError, UsageError
+from .formats.atomic import Staged, write_json_durably
 from .formats.dataset import MergedIndex
 from .formats.index import Index
 from .formats.npy import NpyStreamWriter
-from .formats.partial import partial_dir, publish_dir, write_json_durably
 
 CHUNK_TOKENS = 1 << 20
 LAYOUT_FILE = "layers.json"
@@ -36,45 +35,47 @@ def export_per_layer(index: Index | MergedIndex, dest: Path, *, force: bool = Fa
             f"{dest} exists and is not a per-layer export (no {LAYOUT_FILE}); refusing to replace it"
         )
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = partial_dir(dest)
     try:
-        spec = index.spec
-        writers = [
-            NpyStreamWriter(tmp / f"rows_layer{layer_id}.npy", spec.row_dtype, (spec.num_columns,))
-            for layer_id in spec.layer_ids
-        ]
-        for shard in index.shards if isinstance(index, MergedIndex) else [index]:
-            _copy_checked_rows(shard, writers)
-        layers = []
-        for layer_id, rows_in_table, writer in zip(
-            spec.layer_ids, spec.rows_per_layer.tolist(), writers, strict=True
-        ):
-            writer.close()
-            layers.append(
-                {
-                    "layer_id": layer_id,
-                    "file": writer.path.name,
-                    "shape": list(writer.shape),
-                    "dtype": writer.dtype.str,
-                    "table_rows": rows_in_table,
-                    "data_sha256": writer.sha256,
-                }
-            )
-        record = {
-            "source_index": str(index.path),
-            "spec_fingerprint": spec.fingerprint,
-            "vocab_fingerprint": index.manifest["vocab"]["fingerprint"],
-            "layout": "per-layer [T, (N-1)*K]; column (n-2)*K + head; -1 = masked token",
-            "layers": layers,
-        }
-        write_json_durably(tmp / LAYOUT_FILE, record)
-        publish_dir(tmp, dest)
+        with Staged(dest, directory=True) as staged:
+            record = _write_layers(index, staged.path)
+            staged.publish()
     except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
         raise NgramToolError(f"cannot write {dest}: {exc.strerror}") from None
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    return record
+
+
+def _write_layers(index: Index | MergedIndex, tmp: Path) -> dict[str, Any]:
+    """Write the per-layer files and ``layers.json`` into ``tmp``; returns the layout record."""
+    spec = index.spec
+    writers = [
+        NpyStreamWriter(tmp / f"rows_layer{layer_id}.npy", spec.row_dtype, (spec.num_columns,))
+        for layer_id in spec.layer_ids
+    ]
+    for shard in index.shards if isinstance(index, MergedIndex) else [index]:
+        _copy_checked_rows(shard, writers)
+    layers = []
+    for layer_id, rows_in_table, writer in zip(
+        spec.layer_ids, spec.rows_per_layer.tolist(), writers, strict=True
+    ):
+        writer.close()
+        layers.append(
+            {
+                "layer_id": layer_id,
+                "file": writer.path.name,
+                "shape": list(writer.shape),
+                "dtype": writer.dtype.str,
+                "table_rows": rows_in_table,
+                "data_sha256": writer.sha256,
+            }
+        )
+    record = {
+        "source_index": str(index.path),
+        "spec_fingerprint": spec.fingerprint,
+        "vocab_fingerprint": index.manifest["vocab"]["fingerprint"],
+        "layout": "per-layer [T, (N-1)*K]; column (n-2)*K + head; -1 = masked token",
+        "layers": layers,
+    }
+    write_json_durably(tmp / LAYOUT_FILE, record)
     return record
 
 

@@ -16,18 +16,18 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
-from .formats.behind import WriteBehind
 from .formats.index import IndexMeta, IndexWriter
 from .formats.stream import FORMAT_NAME as STREAM_FORMAT
 from .formats.stream import STREAM_MAJOR, STREAM_MINOR, StreamWriter
 from .formats.tokenfiles import TOKEN_FORMATS, TokenFileWriter, iter_token_file_chunks, open_token_file
 from .hashing import NgramHasher
 from .pipeline import hash_chunks, iter_token_chunks
+from .profiling import StageClock, timed
 from .spec import HashSpec
-from .stages import StageClock, timed
 from .textio import input_size
 from .tokenizers import Tokenizer, load_tokenizer, resolve_eot, special_record
 from .vocab import CompressedVocab, build_vocab, identity_vocab
+from .writeback import WriteBehind
 
 SUFFIX_FORMATS = {".npy": "npy", ".ds": "datatrove", ".bin": "nanogpt"}
 UINT16_IDS = 1 << 16

@@ -17,7 +17,7 @@ import numpy as np
 
 from .backends import choose_backend
 from .hashing import NgramHasher
-from .stages import StageClock, timed
+from .profiling import StageClock, timed
 from .textio import Errors, TextPiece, iter_text_pieces
 from .tokenizers import Tokenizer, encode_each, resolve_eot
 from .vocab import CompressedVocab

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
+from .formats.atomic import partial_pattern
 from .formats.dataset import DATASET
 from .formats.index import MANIFEST, VOCAB_STORE, read_manifest
 from .formats.settings import settings_difference
@@ -112,7 +113,7 @@ def plan_shards(
 
 def remove_stale_partials(shard: Shard) -> None:
     """Delete what a killed run left of this shard (``.NAME.XXXX.partial`` directories)."""
-    for leftover in shard.dest.parent.glob(_partial_pattern(shard.dest.name)):
+    for leftover in shard.dest.parent.glob(partial_pattern(shard.dest.name)):
         shutil.rmtree(leftover, ignore_errors=True)
 
 
@@ -135,9 +136,4 @@ def _is_shard_output(entry: Path) -> bool:
         return entry.is_dir()
     if entry.name.endswith(SHARD_SUFFIX):
         return (entry / MANIFEST).is_file()
-    return entry.match(_partial_pattern(f"*{SHARD_SUFFIX}"))
-
-
-def _partial_pattern(name: str) -> str:
-    """The glob of the temporary directories an index named ``name`` is built in."""
-    return f".{name}.*.partial"
+    return entry.match(partial_pattern(f"*{SHARD_SUFFIX}"))

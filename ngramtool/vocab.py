@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import zipfile
 import zlib
 from collections import Counter
@@ -24,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import NgramToolError
+from .formats.atomic import staged_file
 from .normalize import NORMALIZATION_VERSION, token_key
 from .tokenizers import Tokenizer
 
@@ -158,10 +158,8 @@ def _store_cached(path: Path, vocab: CompressedVocab) -> None:
     keys = np.frombuffer(json.dumps(list(vocab.keys), ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
+        with staged_file(path) as tmp, tmp.open("wb") as handle:
             np.savez(handle, lut=vocab.lut, keys=keys)
-        os.replace(tmp, path)
     except OSError:
         return
 

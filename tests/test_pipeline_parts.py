@@ -14,15 +14,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ngramtool.pipeline as pipeline
-from ngramtool.formats.behind import WriteBehind
 from ngramtool.formats.npy import NpyStreamWriter
 from ngramtool.hashing import NgramHasher, NumpyRows
 from ngramtool.jobs import HashJob, run_hash_job
 from ngramtool.pipeline import TokenChunk, hash_chunks, split_chunk
+from ngramtool.profiling import StageClock, timed
 from ngramtool.spec import HashSpec
-from ngramtool.stages import StageClock, timed
 from ngramtool.tokenizers import load_tokenizer
 from ngramtool.vocab import build_vocab, identity_vocab
+from ngramtool.writeback import WriteBehind
 
 
 @given(st.integers(0, 40), st.lists(st.integers(0, 40), max_size=6), st.integers(1, 9))

@@ -13,7 +13,6 @@ that would pick one of them.
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
@@ -23,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import NgramToolError, UsageError
-from ..formats.partial import partial_file
+from ..formats.atomic import staged_file
 from ..spec import HashSpec
 from .collisions import NgramTypes, _merge, key_codec
 
@@ -74,14 +73,8 @@ def save_types(path: Path, types: Mapping[int, NgramTypes], meta: Mapping[str, A
         arrays[f"counts_{order}"] = grams.counts
     header = json.dumps({"format": FORMAT_NAME, "version": 1, **meta}).encode("utf-8")
     arrays["meta"] = np.frombuffer(header, dtype=np.uint8)
-    tmp = partial_file(Path(path))
-    try:
-        with tmp.open("wb") as handle:
-            np.savez(handle, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with staged_file(path) as tmp, tmp.open("wb") as handle:
+        np.savez(handle, **arrays)
 
 
 def load_types(path: Path) -> tuple[dict[int, NgramTypes], dict[str, Any]]:

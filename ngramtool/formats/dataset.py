@@ -26,12 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
 from ..errors import NgramToolError, UsageError
 from ..spec import HashSpec
+from ..version import __version__
 from ..wording import plural
+from .atomic import unfinished_destination, write_json_durably
 from .index import MANIFEST, VOCAB_STORE, Index, timestamp
-from .partial import write_json_durably
 from .schema import DATASET as DATASET_SCHEMA
 from .schema import load_json_document, spec_from_record
 from .settings import settings_difference
@@ -73,18 +73,15 @@ def _leftover_reason(entry: Path) -> str | None:
     ``.NAME.replaced-PID`` while replacing it; either is left out only when ``NAME`` itself does
     not exist (otherwise the finished ``NAME`` is the shard, and the leftover is garbage).
     """
-    name = entry.name
-    if not entry.is_dir():
+    leftover = unfinished_destination(entry.name) if entry.is_dir() else None
+    if leftover is None:
         return None
-    if name.endswith(".partial") and name.count(".") >= 3:
-        final = name[1:].rsplit(".", 2)[0]
-        reason = f"unfinished: {final} does not exist; a hash run was killed while writing it, or still is"
-    elif ".replaced-" in name:
-        final = name[1 : name.rindex(".replaced-")]
-        reason = f"set aside while being replaced: {final} does not exist; the replacement never finished"
-    else:
+    final, how = leftover
+    if (entry.parent / final).exists():
         return None
-    return None if (entry.parent / final).exists() else reason
+    if how == "partial":
+        return f"unfinished: {final} does not exist; a hash run was killed while writing it, or still is"
+    return f"set aside while being replaced: {final} does not exist; the replacement never finished"
 
 
 def survey_shards(directory: Path) -> tuple[list[tuple[Path, dict[str, Any]]], list[dict[str, str]]]:

@@ -13,19 +13,18 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .. import __version__
 from ..errors import NgramToolError, UsageError
+from ..profiling import StageClock
 from ..spec import HashSpec
-from ..stages import StageClock
+from ..version import __version__
+from .atomic import Staged, fsync_dir, write_json_durably
 from .npy import NpyStreamWriter, array_sha256, atomic_npy, map_npy
-from .partial import fsync_dir, partial_dir, publish_dir, write_json_durably
 from .schema import INDEX_MANIFEST, load_json_document, spec_from_record
 
 FORMAT_NAME = "ngramtool-index"
@@ -119,9 +118,10 @@ class IndexWriter:
         parent = self.dest.parent
         try:
             parent.mkdir(parents=True, exist_ok=True)
-            self.tmp = partial_dir(self.dest)
+            self.staged = Staged(self.dest, directory=True)
         except OSError as exc:
             raise NgramToolError(f"cannot create the output next to {self.dest}: {exc.strerror}") from None
+        self.tmp = self.staged.path
         spec = meta.spec
         self.tokens = NpyStreamWriter(self.tmp / "tokens.npy", np.dtype(np.uint32))
         self.rows = NpyStreamWriter(
@@ -142,7 +142,7 @@ class IndexWriter:
         if not self.committed:
             for writer in (self.tokens, self.rows, self.doc_offsets):
                 writer.abort()
-            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.staged.discard()
 
     def append(self, tokens: np.ndarray, rows: np.ndarray, doc_starts: np.ndarray) -> None:
         """Append a chunk: raw ids [n], rows [n, L, C], document starts as positions in the chunk."""
@@ -174,7 +174,7 @@ class IndexWriter:
         manifest = self.meta.manifest()
         manifest.update(num_tokens=num_tokens, num_documents=num_documents, arrays=arrays)
         write_json_durably(self.tmp / MANIFEST, manifest)
-        publish_dir(self.tmp, self.dest)
+        self.staged.publish()
         self.committed = True
         return manifest
 

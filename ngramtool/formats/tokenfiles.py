@@ -9,7 +9,6 @@ Writers stream tokens into temporary files beside the destination that are renam
 from __future__ import annotations
 
 import os
-import secrets
 import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ import numpy as np
 
 from ..errors import NgramToolError, UsageError
 from ..pipeline import CHUNK_TOKENS, TokenChunk, starts_within
+from .atomic import Staged
 from .npy import npy_header
 
 TOKEN_FORMATS = ("npy", "nanogpt", "llmc", "megatron", "datatrove")
@@ -235,20 +235,19 @@ class TokenFileWriter:
         self.files = _files_of(Path(path), self.format)
         self.num_tokens = 0
         self.committed = False
-        self._temps: list[Path] = []
+        self._staged: list[Staged] = []
         # Document offsets stream to a scratch file (int64), not into memory, as they come.
         self._offsets: BinaryIO | None = None
+        self._offsets_scratch: Staged | None = None
         self._offset_count = 0
         try:
             for dest in self.files:
-                temp = dest.with_name(f".{dest.name}.{secrets.token_hex(6)}.partial")
-                temp.open("xb").close()  # created with the umask's permissions, unlike mkstemp's 0600
-                self._temps.append(temp)
-            self._handle: BinaryIO = self._temps[0].open("r+b")
+                self._staged.append(Staged(dest))
+            self._handle: BinaryIO = self._staged[0].path.open("r+b")
             self._handle.write(self._header())
             if self.format in FORMATS_WITH_DOCUMENTS:
-                self._offsets_path = self._temps[0].with_suffix(".offsets.partial")
-                self._offsets = self._offsets_path.open("xb")
+                self._offsets_scratch = Staged(self.files[0].with_name(self.files[0].name + ".offsets"))
+                self._offsets = self._offsets_scratch.path.open("wb")
         except OSError as exc:
             self.abort()
             raise NgramToolError(f"cannot write {self.files[0]}: {exc.strerror}") from None
@@ -295,11 +294,11 @@ class TokenFileWriter:
         self._handle.seek(0)
         self._handle.write(self._header())
         _close_durably(self._handle)
-        if self._offsets is not None:
+        if self._offsets is not None and self._offsets_scratch is not None:
             self._add_offsets(np.asarray([self.num_tokens], dtype=np.int64))
             self._offsets.close()
-            offsets = np.memmap(self._offsets_path, dtype=INT64, mode="r")
-            with self._temps[1].open("wb") as handle:
+            offsets = np.memmap(self._offsets_scratch.path, dtype=INT64, mode="r")
+            with self._staged[1].path.open("wb") as handle:
                 if self.format == "megatron":
                     _write_megatron_index(handle, offsets, self.dtype)
                 else:
@@ -307,9 +306,9 @@ class TokenFileWriter:
                         _write_array(handle, offsets[lo : lo + OFFSET_BLOCK], DATATROVE_END)
                 _close_durably(handle)
             del offsets
-            self._offsets_path.unlink()
-        for temp, dest in zip(self._temps, self.files, strict=True):
-            os.replace(temp, dest)
+            self._offsets_scratch.discard()
+        for staged in self._staged:
+            staged.publish()
         self.committed = True
         return open_token_file(self.files[0], self.format)
 
@@ -318,8 +317,8 @@ class TokenFileWriter:
         for handle in (getattr(self, "_handle", None), self._offsets):
             if handle is not None:
                 handle.close()
-        for temp in [*self._temps, *([self._offsets_path] if self._offsets is not None else [])]:
-            temp.unlink(missing_ok=True)
+        for staged in [*self._staged, *([self._offsets_scratch] if self._offsets_scratch else [])]:
+            staged.discard()
 
     def _header(self) -> bytes:
         """The header for the tokens written so far (the same size whatever the count)."""
