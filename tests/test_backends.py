@@ -266,7 +266,7 @@ def test_backend_and_device_errors_say_how_to_fix_them():
     with pytest.raises(UsageError, match="choose one of"):
         NgramHasher(SMALL, backend="gpu")
     if not CUDA and HAS_TORCH:
-        with pytest.raises(UsageError, match="--device cpu"):
+        with pytest.raises(UsageError, match="`device=cpu`"):
             choose_backend("torch", "cuda")
         with pytest.raises(UsageError, match="triton backend"):
             choose_backend("triton", "cuda")

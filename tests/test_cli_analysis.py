@@ -10,25 +10,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS
+from conftest import CORPUS, run, run_json
 from test_collisions import brute_stats, brute_types
 from test_sizing import PCIE4, chain_params
 from typer.testing import CliRunner
 
-from ngramtool import HashSpec, textio
+import ngramtool.inputs.text as text_input
+import ngramtool.textcuts as textcuts
+from ngramtool import HashSpec
 from ngramtool.cli.app import app
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "ngramtool", *map(str, args)], capture_output=True, timeout=120
-    )
-
-
-def run_json(*args: str) -> dict:
-    result = run(*args, "--json")
-    assert result.returncode == 0, result.stderr.decode()
-    return json.loads(result.stdout)
 
 
 @pytest.fixture(scope="module")
@@ -306,8 +296,8 @@ def test_an_empty_shard_saves_its_part_and_succeeds(files, tmp_path):
 
 
 def test_unsafe_text_cuts_are_reported(tmp_path, monkeypatch):
-    monkeypatch.setattr(textio, "TARGET_PIECE_CHARS", 16)  # a run of 600 characters without spaces
-    monkeypatch.setattr(textio, "MAX_PIECE_CHARS", 256)  # is then cut hard twice
+    monkeypatch.setattr(text_input, "TARGET_PIECE_CHARS", 16)  # a run of 600 characters without spaces
+    monkeypatch.setattr(textcuts, "MAX_PIECE_CHARS", 256)  # is then cut hard twice
     path = tmp_path / "run.txt"
     path.write_text("x" * 600)
     result = CliRunner().invoke(

@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from conftest import run
 
 from ngramtool import open_index
 from ngramtool.formats.tokenfiles import open_token_file
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ngramtool", *args], capture_output=True, timeout=120)
 
 
 @pytest.fixture(scope="module")

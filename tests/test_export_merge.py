@@ -183,5 +183,5 @@ def test_export_usage_errors(merged: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "-").exists()
     expected = "an index directory (with manifest.json) or a merged dataset (with dataset.json)"
     missing = run("export", str(tmp_path / "nope.ngidx"))
-    assert_one_line_error(missing, 2, f"nope.ngidx does not exist: export reads {expected}")
+    assert_one_line_error(missing, 2, f"nope.ngidx does not exist: give {expected}")
     assert_one_line_error(run("export", str(shard / "rows.npy")), 2, f"rows.npy is not {expected}")

@@ -7,21 +7,20 @@ import gzip
 import itertools
 import json
 import shutil
-import subprocess
-import sys
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import DATA
+from conftest import DATA, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import AddedToken, Tokenizer, processors
 
+from ngramtool.encode import iter_token_chunks
 from ngramtool.errors import NgramToolError, UsageError
-from ngramtool.pipeline import iter_token_chunks
-from ngramtool.textio import iter_text_pieces, safe_cut, whole_strings
+from ngramtool.inputs import iter_text_pieces
+from ngramtool.textcuts import safe_cut, whole_strings
 from ngramtool.tokenizers import encode_document, load_tokenizer, resolve_eot
 
 QWEN_DIR = DATA / "tokenizers" / "qwen-style"
@@ -40,10 +39,6 @@ QWEN_CHATS = [
     '<|im_start|>user\nCall it<|im_end|>\n<|im_start|>assistant\n<tool_call>\n{"name": "f"}\n'
     "</tool_call><|im_end|>\n<|endoftext|><|fim_prefix|>def f():<|fim_suffix|>\n<|fim_middle|>",
 ]
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ngramtool", *args], capture_output=True, timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +169,7 @@ def test_tiktoken_default_reads_special_text_as_text_and_special_all_matches():
     [
         ("cl100k_base", "<|fim_pad|>", "not a special token of cl100k_base"),
         ("bytes", "<s>", "not a special token of bytes"),
-        ("cl100k_base", ",", "--special takes none, all"),
+        ("cl100k_base", ",", "`special` takes none, all"),
     ],
 )
 def test_unknown_special_names_are_usage_errors(spec, special, fragment):
@@ -295,7 +290,7 @@ def test_add_eot_for_qwen_takes_the_configs_eos_token():
 def test_without_a_config_the_eos_is_never_guessed(deepseek_tokenizer_path, tmp_path):
     tok = load_tokenizer(str(deepseek_tokenizer_path))  # tests/data holds no config beside it
     with pytest.raises(
-        UsageError, match=r"names no end-of-sequence token.*--eot-token NAME.*end▁of▁sentence"
+        UsageError, match=r"names no end-of-sequence token.*`eot_token=NAME`.*end▁of▁sentence"
     ):
         resolve_eot(tok)
     assert resolve_eot(tok, "<｜end▁of▁sentence｜>").token_id == 1
@@ -326,7 +321,7 @@ def test_post_processor_eos_is_used_once_and_a_disagreeing_config_is_an_error(te
     shutil.copy(templated_dir / "tokenizer.json", clash / "tokenizer.json")
     (clash / "tokenizer_config.json").write_text('{"eos_token": {"content": "<|im_end|>"}}')
     clashing = load_tokenizer(str(clash / "tokenizer.json"))
-    with pytest.raises(UsageError, match=r"more than one end-of-sequence token.*--eot-token NAME"):
+    with pytest.raises(UsageError, match=r"more than one end-of-sequence token.*`eot_token=NAME`"):
         resolve_eot(clashing)
     result = run("hash", str(docs), "--json-key", "t", "--add-eot", "-t", str(clash / "tokenizer.json"), "-q")
     assert result.returncode == 2 and b"choose one with --eot-token NAME" in result.stderr

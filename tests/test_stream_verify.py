@@ -5,12 +5,11 @@ from __future__ import annotations
 import io
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS
+from conftest import CORPUS, run
 
 from ngramtool import open_index
 from ngramtool.errors import NgramToolError
@@ -18,12 +17,6 @@ from ngramtool.formats.stream import read_stream
 from ngramtool.verify import verify_index
 
 HASH_ARGS = ["--heads", "2", "--table", "5003", "--boundary", "reset"]
-
-
-def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "ngramtool", *args], input=stdin, capture_output=True, timeout=120
-    )
 
 
 @pytest.fixture(scope="module")

@@ -17,10 +17,12 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from ..errors import UsageError
 
 PARTIAL_SUFFIX = ".partial"
 _REPLACED = ".replaced-"
@@ -91,6 +93,37 @@ def staged_file(dest: str | Path) -> Iterator[Path]:
     with Staged(dest) as staged:
         yield staged.path
         staged.publish()
+
+
+def check_output_file(
+    path: str | Path, force: bool, inputs: Sequence[str] = (), what: str = "output"
+) -> None:
+    """Refuse, before any work, an output file that would clobber an input, a directory or (without
+    ``force``) an existing file, or whose directory does not exist (a mistyped directory is not
+    created; index directories, which are not files, are). ``what`` names the output in messages."""
+    path = Path(path)
+    if str(path) == "-":
+        raise UsageError(f"the {what} must be a file path; '-' (stdout) is not supported here")
+    if path.is_dir():
+        raise UsageError(f"the {what} {path} is a directory; give a file path")
+    if path.exists() and not path.is_file():
+        raise UsageError(
+            f"the {what} {path} is not a regular file (a device or a pipe): outputs are written to a "
+            "temporary file and renamed into place; give a file path"
+        )
+    for name in inputs:
+        if name != "-" and Path(name).exists() and path.exists() and path.resolve() == Path(name).resolve():
+            raise UsageError(f"the {what} {path} is also an input: it would be overwritten")
+    if path.exists() and not force:
+        raise UsageError(f"{path} already exists; pass `force=True` to replace it")
+    folder = path.parent
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"the {what} {path} lies under {folder}, which is not a directory: fix the path")
+    if not folder.exists():
+        raise UsageError(
+            f"the directory of the {what} {path} does not exist: create it first (mkdir -p {folder}) "
+            "or fix the path"
+        )
 
 
 def write_json_durably(path: str | Path, data: dict[str, Any]) -> None:

@@ -126,6 +126,15 @@ def merge_shards(directory: Path, *, allow_missing: bool = False) -> dict[str, A
     Entries that are not finished shards (see :func:`survey_shards`) are refused with an error
     naming them; with ``allow_missing`` the finished shards are merged without them and the
     dataset records them under ``left_out``.
+
+    >>> import ngramtool
+    >>> from pathlib import Path
+    >>> for i in range(2):
+    ...     _ = Path(f"part{i}.txt").write_text(f"part {i} of a corpus " * 40)
+    >>> shards = ngramtool.hash_files("part*.txt", "parts/", tokenizer="bytes", force=True)
+    >>> dataset = ngramtool.merge_shards("parts")
+    >>> dataset["num_shards"], dataset["num_tokens"], len(ngramtool.open_index("parts"))
+    (2, 1520, 1520)
     """
     directory = Path(directory)
     if not directory.is_dir():
@@ -134,8 +143,9 @@ def merge_shards(directory: Path, *, allow_missing: bool = False) -> dict[str, A
     if left_out and not allow_missing:
         raise NgramToolError(
             f"{directory}: {plural(len(left_out), 'entry', 'entries')} would be left out of the dataset: "
-            f"{_left_out_line(left_out)}; finish them (ngramtool hash ... -o {directory}/ --resume) or "
-            "remove them, or pass --allow-missing to merge the finished shards without them"
+            f"{_left_out_line(left_out)}; finish them (hash the inputs into {directory}/ again with "
+            "`resume=True`) or remove them, or pass `allow_missing=True` to merge the finished shards "
+            "without them"
         )
     if not shards:
         raise UsageError(f"{directory} holds no finished index shards (directories with {MANIFEST})")
@@ -282,6 +292,8 @@ class MergedIndex:
     open files and of memory maps. Each shard was hashed as its own stream, so the first N-1
     positions of a shard see the pad, not the end of the shard before it.
     """
+
+    kind = "dataset"
 
     def __init__(self, path: Path, *, max_open_shards: int | None = None) -> None:
         self.path = Path(path)
