@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 from conftest import assert_one_line_error, run
+from test_measurement import files  # noqa: F401
 
 from ngramtool import open_index
 
@@ -156,3 +157,43 @@ def test_errors_skip_counts_bad_records_in_every_summary(tmp_path):
     assert_one_line_error(
         refused, 2, "--errors skip skips bad JSONL records and applies only with --json-key"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "fragment"),
+    [
+        (("collisions",), 2, "give text INPUT"),
+        (("collisions", "{a}", "--table", "abc"), 2, "--table takes comma-separated integers"),
+        (("collisions", "{a}", "--table", "1", "--tokenizer", "bytes"), 2, "at least 2"),
+        (("collisions", "{a}", "--boundary", "weird"), 2, "--boundary must be"),
+        (("collisions", "{a}", "--max-tokens", "0"), 2, "--max-tokens"),
+        (("collisions", "{a}", "{ids}"), 2, "analysed alone"),
+        (("collisions", "{index}", "--heads", "4"), 2, "drop --heads"),
+        (("collisions", "{ids}", "--vocab-size", "10"), 1, "but the vocabulary of --vocab-size has 10 ids"),
+        (("size", "--preset", "nope"), 2, "known presets"),
+        (("size", "--budget", "10"), 2, "below the smallest"),
+        (("size", "--budget", "1e9", "--table", "5"), 2, "drop --table"),
+        (("size", "--budget", "1e30"), 2, "--budget 1e+30 asks for tables of more than"),
+        (("size", "--tokens-per-second", "-1"), 2, "positive"),
+        (("size", "--dim", "0"), 2, "--dim"),
+        (("spec", "lint", "{index}", "--heads", "2"), 2, "drop --heads"),
+        (("spec", "save", "{a}", "--vocab-size", "9"), 2, "already exists"),
+        (("spec", "show", "--vocab-size", "9", "--tokenizer", "bytes"), 2, "one of --vocab-size"),
+        (("collisions", "{a}", "--force"), 2, "--force applies only with --plot or --save-types"),
+        (("collisions", "{ids}", "--vocab-size", "300", "--json-key", "t"), 2, "--json-key applies only"),
+        (("collisions", "{ids}", "--vocab-size", "300", "--no-compress"), 2, "--no-compress applies only"),
+        (("collisions", "{a}", "{b}", "--token-format", "npy"), 2, "--token-format applies only"),
+        (("collisions", "{index}", "--doc-sep", "x"), 2, "--doc-sep applies only to text input"),
+        (("collisions", "{a}", "{a}"), 2, "is given twice"),
+        (("collisions", "p.ngtypes.npz", "{a}"), 2, "partial counts (*.ngtypes.npz) are merged alone"),
+        (("collisions", "{index}", "p.ngtypes.npz"), 2, "not mixed with text, token files or indexes"),
+        (("spec", "lint", "--dim", "32"), 2, "--dim applies only with --hidden-size too"),
+        (("spec", "show", "--vocab-size", "9", "--no-compress"), 2, "--no-compress applies only"),
+        (("spec", "lint", "{index}", "--no-compress"), 2, "drop --no-compress"),
+    ],
+)
+def test_bad_analysis_options_are_one_line_errors(files, args, code, fragment):  # noqa: F811
+    result = run(*(a.format(**files) for a in args))
+    err = result.stderr.decode()
+    assert result.returncode == code, err
+    assert "Traceback" not in err and fragment in err, err

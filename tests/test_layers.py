@@ -31,8 +31,9 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Each ngramtool module -> the ngramtool modules it imports anywhere in its code."""
+def import_graph(dangling: set[str] | None = None) -> dict[str, set[str]]:
+    """Each ngramtool module -> the ngramtool modules it imports anywhere in its code (imports of
+    ngramtool modules that do not exist are added to ``dangling``)."""
     modules = {module_name(path): path for path in PACKAGE.rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
@@ -51,6 +52,8 @@ def import_graph() -> dict[str, set[str]]:
             else:
                 continue
             edges.update(target for target in targets if target in modules and target != name)
+            if dangling is not None:
+                dangling.update(t for t in targets if t.split(".")[0] == "ngramtool" and t not in modules)
         graph[name] = edges
     return graph
 
@@ -88,6 +91,20 @@ def test_the_graph_sees_imports_inside_functions():
 def test_no_module_imports_itself_back():
     cycle = find_cycle(import_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_every_import_names_a_module_of_the_package():
+    dangling: set[str] = set()
+    import_graph(dangling)
+    modules = {module_name(path) for path in PACKAGE.rglob("*.py")}
+    for folder in ("tests", "benchmarks", "examples"):
+        for path in (REPO / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                    names = [node.module]
+                dangling.update(n for n in names if n.split(".")[0] == "ngramtool" and n not in modules)
+    assert not dangling, f"imports of modules that do not exist: {sorted(dangling)}"
 
 
 def test_formats_import_only_what_lies_below_them():

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from conftest import CORPUS, run
 
-from ngramtool import open_index
+from ngramtool import hash_files, open_index
 from ngramtool.errors import NgramToolError
 from ngramtool.formats.stream import read_stream
 from ngramtool.verify import verify_index
@@ -34,8 +34,7 @@ def texts(tmp_path_factory) -> list[Path]:
 @pytest.fixture(scope="module")
 def index_dir(texts, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("idx") / "c.ngidx"
-    result = run("hash", *map(str, texts), "-o", str(out), "-q", *HASH_ARGS)
-    assert result.returncode == 0, result.stderr.decode()
+    hash_files(texts, out, heads=2, table_sizes=5003, boundary="reset")
     return out
 
 

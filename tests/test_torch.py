@@ -17,7 +17,7 @@ torch = pytest.importorskip("torch")
 
 from torch.utils.data import DataLoader  # noqa: E402
 
-from ngramtool import open_index  # noqa: E402
+from ngramtool import hash_files, open_index  # noqa: E402
 from ngramtool.errors import NgramToolError  # noqa: E402
 from ngramtool.formats.stream import StreamWriter, read_stream  # noqa: E402
 from ngramtool.torch import IndexDataset, StreamDataset  # noqa: E402
@@ -48,7 +48,7 @@ def text(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def index_dir(text: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("index") / "small.ngidx"
-    ngramtool_hash(text, str(out))
+    hash_files(text, out, heads=2, table_sizes=1009, layer_ids=[0, 3])
     return out
 
 
