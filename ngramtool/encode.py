@@ -108,65 +108,30 @@ def iter_token_chunks(
     json_key: str | None = None,
     doc_sep: str | None = None,
     errors: Errors = "strict",
-    add_eot: bool = False,
-    eot_token: str | None = None,
-    chunk_tokens: int = CHUNK_TOKENS,
-    workers: int = 1,
-    clock: StageClock | None = None,
+    **encoding: Any,
 ) -> Iterator[TokenChunk]:
     """Tokenize inputs (paths or ``-``, read by :func:`ngramtool.inputs.iter_text_pieces`) into
-    chunks; each input file starts a document. See :func:`encode_documents` for the rest."""
-    pieces = (
-        piece
-        for source in inputs
-        for piece in iter_text_pieces(
-            source,
-            json_key=json_key,
-            doc_sep=doc_sep,
-            errors=errors,
-            piece_chars=tokenizer.piece_chars,
-            safe_cuts=tokenizer.cut_safe,
-            keep_whole=tuple(tokenizer.special_tokens),
-        )
-    )
-    yield from encode_documents(
-        pieces,
-        tokenizer,
-        add_eot=add_eot,
-        eot_token=eot_token,
-        chunk_tokens=chunk_tokens,
-        workers=workers,
-        clock=clock,
-    )
+    chunks; each input file starts a document. ``encoding``: the options of
+    :func:`encode_documents`."""
+    reading = {"json_key": json_key, "doc_sep": doc_sep, "errors": errors, **_cutting(tokenizer)}
+    pieces = (piece for source in inputs for piece in iter_text_pieces(source, **reading))
+    return encode_documents(pieces, tokenizer, **encoding)
 
 
-def iter_text_chunks(
-    texts: Iterable[str],
-    tokenizer: Tokenizer,
-    *,
-    add_eot: bool = False,
-    eot_token: str | None = None,
-    chunk_tokens: int = CHUNK_TOKENS,
-    workers: int = 1,
-    clock: StageClock | None = None,
-) -> Iterator[TokenChunk]:
+def iter_text_chunks(texts: Iterable[str], tokenizer: Tokenizer, **encoding: Any) -> Iterator[TokenChunk]:
     """Tokenize documents given as strings (any iterable: a generator, an HF ``datasets`` column)
-    into chunks, each string one document. See :func:`encode_documents` for the rest."""
-    pieces = iter_string_pieces(
-        texts,
-        piece_chars=tokenizer.piece_chars,
-        safe_cuts=tokenizer.cut_safe,
-        keep_whole=tuple(tokenizer.special_tokens),
-    )
-    yield from encode_documents(
-        pieces,
-        tokenizer,
-        add_eot=add_eot,
-        eot_token=eot_token,
-        chunk_tokens=chunk_tokens,
-        workers=workers,
-        clock=clock,
-    )
+    into chunks, each string one document. ``encoding``: the options of :func:`encode_documents`."""
+    return encode_documents(iter_string_pieces(texts, **_cutting(tokenizer)), tokenizer, **encoding)
+
+
+def _cutting(tokenizer: Tokenizer) -> dict[str, Any]:
+    """How text is cut into pieces for ``tokenizer`` (its piece size, whether the cut rules keep its
+    ids, its special tokens, which no cut splits)."""
+    return {
+        "piece_chars": tokenizer.piece_chars,
+        "safe_cuts": tokenizer.cut_safe,
+        "keep_whole": tuple(tokenizer.special_tokens),
+    }
 
 
 def encode_documents(

@@ -179,29 +179,21 @@ def run_hash(
         check_boundary(request.boundary, request.tokens_file, request.token_format)
     if request.vocab_size is not None and (request.tokens_file is None or tokenizer is not None):
         raise UsageError("`vocab_size` applies only to `tokens_file` without `tokenizer`")
+    shared = {
+        f.name: getattr(request, f.name) for f in dataclasses.fields(HashJob) if hasattr(request, f.name)
+    }
     template = HashJob(
-        inputs=tuple(inputs),
-        dest="",
-        spec=HashSpec(),
-        tokenizer=tokenizer,
-        no_compress=request.no_compress,
-        vocab_size=request.vocab_size,
-        boundary=request.boundary,
-        json_key=request.json_key,
-        doc_sep=request.doc_sep,
-        errors=request.errors,
-        add_eot=request.add_eot,
-        special=request.special,
-        eot_token=request.eot_token,
-        tokens_file=request.tokens_file,
-        token_format=request.token_format,
-        save_tokens=request.save_tokens,
-        save_format=request.save_format,
-        workers=worker_count(request.workers),
-        force=request.force,
-        created=timestamp(),
-        backend=choice.name,
-        device=choice.device,
+        **{
+            **shared,
+            "inputs": tuple(inputs),
+            "dest": "",
+            "spec": HashSpec(),
+            "tokenizer": tokenizer,
+            "workers": worker_count(request.workers),
+            "created": timestamp(),
+            "backend": choice.name,
+            "device": choice.device,
+        }
     )
     with events.step("preparing the vocabulary"):
         tok, vocab = job_vocab(template)

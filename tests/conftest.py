@@ -61,6 +61,16 @@ def assert_one_line_error(result: subprocess.CompletedProcess, code: int, fragme
     assert fragment in err, err
 
 
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first ~40 KB of the bundled corpus, as two files."""
+    folder = tmp_path_factory.mktemp("sample")
+    text = CORPUS.read_text(encoding="utf-8")
+    (folder / "a.txt").write_text(text[:20000], encoding="utf-8")
+    (folder / "b.txt").write_text(text[20000:40000], encoding="utf-8")
+    return folder
+
+
 def load_json(name: str) -> dict:
     """A golden file from tests/data."""
     return json.loads((DATA / name).read_text(encoding="utf-8"))

@@ -20,16 +20,6 @@ from ngramtool.errors import NgramToolError, UsageError
 ARRAYS = ("tokens.npy", "rows.npy", "doc_offsets.npy", "lut.npy")
 
 
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory) -> Path:
-    """The first ~40 KB of the bundled corpus, as two files."""
-    folder = tmp_path_factory.mktemp("sample")
-    text = CORPUS.read_text(encoding="utf-8")
-    (folder / "a.txt").write_text(text[:20000], encoding="utf-8")
-    (folder / "b.txt").write_text(text[20000:40000], encoding="utf-8")
-    return folder
-
-
 def test_hash_files_writes_what_the_command_line_writes(tmp_path):
     """The bundled corpus hashed by hash_files and by `ngramtool hash`: the same bytes."""
     corpus = tmp_path / "corpus.txt"

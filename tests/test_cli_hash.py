@@ -4,23 +4,12 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS, assert_one_line_error, run
+from conftest import assert_one_line_error, run
 
 from ngramtool import load_tokenizer, open_index
-
-
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory) -> Path:
-    """The first ~40 KB of the bundled corpus, as two files."""
-    folder = tmp_path_factory.mktemp("sample")
-    text = CORPUS.read_text(encoding="utf-8")
-    (folder / "a.txt").write_text(text[:20000], encoding="utf-8")
-    (folder / "b.txt").write_text(text[20000:40000], encoding="utf-8")
-    return folder
 
 
 def test_hash_verbose_says_backend_and_where_the_cpu_time_went(sample, tmp_path):
