@@ -281,7 +281,7 @@ def _check_request(request: HashRequest, inputs: list[str], documents: bool) -> 
 
 def _default_output(source: str) -> str:
     if source == "-":
-        raise UsageError("reading stdin: name the `output` directory")
+        raise UsageError("reading stdin: name the output directory with `output`")
     return source + SHARD_SUFFIX
 
 
