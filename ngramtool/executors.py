@@ -40,9 +40,8 @@ from .jobs import HashJob, input_bytes, job_meta, job_vocab, run_hash_job, save_
 from .presets import pad_defaulted, resolve_spec
 from .progress import Progress
 from .spec import HashSpec
+from .tokenizers import DEFAULT_TOKENIZER
 
-DEFAULT_TOKENIZER = "cl100k_base"
-"""The tokenizer of text, and of token files that name neither a tokenizer nor ``vocab_size``."""
 ENGINES = ("local", "ray")
 SHARD_SUFFIX = ".ngidx"
 _GLOB_CHARS = set("*?[")

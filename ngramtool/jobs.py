@@ -33,7 +33,7 @@ from .inputs import input_size
 from .pipeline import hash_chunks
 from .profiling import StageClock, timed
 from .spec import HashSpec
-from .tokenizers import Tokenizer, load_tokenizer, tokenizer_record
+from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, load_tokenizer, tokenizer_record
 from .vocab import CompressedVocab, build_vocab, identity_vocab, vocab_record
 from .writeback import WriteBehind
 
@@ -55,7 +55,7 @@ class HashJob:
     inputs: tuple[str, ...]
     dest: str
     spec: HashSpec
-    tokenizer: str | None = "cl100k_base"
+    tokenizer: str | None = DEFAULT_TOKENIZER
     no_compress: bool = False
     vocab_size: int | None = None
     boundary: str = "none"

