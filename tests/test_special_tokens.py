@@ -19,8 +19,10 @@ from tokenizers import AddedToken, Tokenizer, processors
 
 from ngramtool.encode import iter_token_chunks
 from ngramtool.errors import NgramToolError, UsageError
+from ngramtool.explain import explain
 from ngramtool.inputs import iter_text_pieces
 from ngramtool.textcuts import safe_cut, whole_strings
+from ngramtool.tokenization import Tokenized
 from ngramtool.tokenizers import encode_document, load_tokenizer, resolve_eot
 
 QWEN_DIR = DATA / "tokenizers" / "qwen-style"
@@ -179,12 +181,12 @@ def test_unknown_special_names_are_usage_errors(spec, special, fragment):
 
 def test_the_special_option_on_the_command_line(tmp_path):
     (tmp_path / "t.txt").write_text("x<|endoftext|>y", encoding="utf-8")
-    default = run("tokenize", str(tmp_path / "t.txt"))
+    default = next(ids for _, ids in Tokenized([tmp_path / "t.txt"]).chunks()).tolist()
+    assert 100257 not in default
     matched = run("tokenize", str(tmp_path / "t.txt"), "--special", "all")
-    assert default.returncode == matched.returncode == 0
-    assert "100257" not in default.stdout.decode().split() and "100257" in matched.stdout.decode().split()
-    explained = run("explain", "<|endoftext|>", "--special", "all", "--json")
-    assert [t["raw_id"] for t in json.loads(explained.stdout)["tokens"]] == [100257]
+    assert matched.returncode == 0 and "100257" in matched.stdout.decode().split()
+    explained = explain("<|endoftext|>", special="all")
+    assert [t["raw_id"] for t in explained.tokens] == [100257]
     refused = run("hash", "--tokens", str(tmp_path / "ids.npy"), "--special", "all")
     assert refused.returncode == 2 and b"--special applies only to text" in refused.stderr
 
@@ -267,14 +269,11 @@ def test_add_eot_appends_deepseeks_end_of_sentence_not_its_pad(deepseek_dir, tmp
     """The issue's example: Hello <｜▁pad▁｜> World <｜▁pad▁｜> (id 2) was appended."""
     for name, text in (("a.txt", "Hello"), ("b.txt", "World")):
         (tmp_path / name).write_text(text, encoding="utf-8")
-    result = run(
-        "tokenize", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--add-eot",
-        "--tokenizer", str(deepseek_dir / "tokenizer.json"),
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr.decode()
-    lines = [[int(i) for i in line.split()] for line in result.stdout.decode().splitlines()]
-    assert lines == [[*library_ids(deepseek_dir, "Hello"), 1], [*library_ids(deepseek_dir, "World"), 1]]
     tok = load_tokenizer(str(deepseek_dir / "tokenizer.json"))
+    chunks = list(iter_token_chunks([str(tmp_path / "a.txt"), str(tmp_path / "b.txt")], tok, add_eot=True))
+    documents = np.split(np.concatenate([c.tokens for c in chunks]), chunks[0].doc_starts[1:])
+    lines = [document.tolist() for document in documents]
+    assert lines == [[*library_ids(deepseek_dir, "Hello"), 1], [*library_ids(deepseek_dir, "World"), 1]]
     assert resolve_eot(tok).token == "<｜end▁of▁sentence｜>"
     assert tok.pad_token_id == 2  # the default pad did not change
 
