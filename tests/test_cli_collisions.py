@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 from conftest import run, run_json
@@ -35,11 +33,16 @@ def test_plot_without_matplotlib_says_how_to_install_it(files, tmp_path):  # noq
     blocker = tmp_path / "no-matplotlib" / "matplotlib"
     blocker.mkdir(parents=True)
     (blocker / "__init__.py").write_text("raise ImportError('blocked for this test')\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "ngramtool", "collisions", str(files["a"]), "--tokenizer", "bytes",
-         "--plot", str(tmp_path / "x.png")],
-        capture_output=True, timeout=120, env={**os.environ, "PYTHONPATH": str(blocker.parent)},
-    )  # fmt: skip
+    path = os.pathsep.join([str(blocker.parent), *filter(None, [os.environ.get("PYTHONPATH")])])
+    result = run(
+        "collisions",
+        files["a"],
+        "--tokenizer",
+        "bytes",
+        "--plot",
+        tmp_path / "x.png",
+        env={"PYTHONPATH": path},
+    )
     err = result.stderr.decode()
     assert result.returncode == 1 and "pip install 'ngramtool[plot]'" in err and "Traceback" not in err
     assert not (tmp_path / "x.png").exists()
