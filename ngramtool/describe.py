@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .artifacts import Kind, expect_kind, open_index
+from .artifacts import Kind, detect, expect_kind, open_index
 from .formats.atomic import check_output_file
 from .formats.npy import atomic_npy
 from .formats.stream import StreamReader, read_stream
@@ -48,8 +48,9 @@ def describe_path(path: str | Path, rows: int = 3, token_format: str | None = No
     """
     if str(path) == "-":
         return _describe_stream(read_stream(sys.stdin.buffer), "-", rows)
-    wanted = [Kind.INDEX, Kind.DATASET, Kind.STREAM, Kind.TOKEN_FILE, Kind.TEXT]
-    kind = expect_kind(path, wanted, "`ngramtool inspect` describes these")
+    kind = detect(path)
+    if kind is not Kind.TEXT:  # any other file is read as a token file (its format named or detected)
+        expect_kind(path, [Kind.INDEX, Kind.DATASET, Kind.STREAM, Kind.TOKEN_FILE])
     if kind in (Kind.INDEX, Kind.DATASET):
         index = open_index(path)
         report = _description(index.manifest, index.spec)

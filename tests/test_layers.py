@@ -28,7 +28,8 @@ FORMATS_MAY_IMPORT = {
 
 # The layers, bottom up (docs/architecture.md): a module imports only from its own layer or below.
 LAYERS = (
-    ("errors", "wording", "version", "progress", "profiling", "writeback", "primes", "formats.atomic"),
+    # leaves (jit: the numba backend's helpers)
+    ("errors", "wording", "version", "progress", "profiling", "writeback", "primes", "formats.atomic", "jit"),
     ("spec",),
     ("normalize", "textcuts", "tokenizers", "vocab"),
     ("presets", "chunks"),

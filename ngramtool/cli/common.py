@@ -26,7 +26,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from ..backends import BackendChoice, choose_backend
+from ..backends import BackendChoice
 from ..errors import UsageError, idle_parameters
 from ..formats.tokenfiles import TOKEN_FORMATS
 from ..spec import HashSpec
@@ -239,8 +239,6 @@ def option_for(parameter: str) -> str:
 
 TEXT_READING_OPTIONS = ("json_key", "doc_sep", "errors", "add_eot", "eot_token", "special")
 """Parameters that only change how text is read."""
-TEXT_INPUT_OPTIONS = (*TEXT_READING_OPTIONS, "workers")
-"""Parameters that only change how text is read and tokenized (``hash`` also hashes on --workers)."""
 
 
 def given_options(ctx: typer.Context) -> set[str]:
@@ -324,14 +322,6 @@ def print_table(table: Table) -> None:
         stdout.print(table)
     finally:
         stdout.width = width
-
-
-def resolve_backend(backend: str, device: str | None, verbose: bool) -> BackendChoice:
-    """Check --backend/--device up front; with --verbose, say on stderr what will hash."""
-    choice = choose_backend(backend, device)
-    if verbose:
-        say_backend(choice)
-    return choice
 
 
 def say_backend(choice: BackendChoice) -> None:
