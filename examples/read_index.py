@@ -1,10 +1,10 @@
-"""Build an index with ``ngramtool hash``, then read it the way a trainer does.
+"""Build an index with ``ngramtool.hash_files``, then read it the way a trainer does.
 
-Steps: run ``ngramtool hash`` on the bundled corpus into a temporary directory, open the index with
-``open_index`` (memory-mapped), print the manifest summary and the array shapes, take a window of
-tokens, and turn its rows into vectors by gathering from one small embedding table per layer
-(``index.spec.rows_per_layer[l]`` rows of dimension 4). Finally it checks the stored rows against
-``hash_ngrams`` on the stored tokens.
+Steps: hash the bundled corpus into a temporary directory with ``hash_files`` (what ``ngramtool
+hash`` does), open the index with ``open_index`` (memory-mapped), print the manifest summary and
+the array shapes, take a window of tokens, and turn its rows into vectors by gathering from one
+small embedding table per layer (``index.spec.rows_per_layer[l]`` rows of dimension 4). Finally it
+checks the stored rows against ``hash_ngrams`` on the stored tokens.
 
 Run from anywhere::
 
@@ -13,38 +13,20 @@ Run from anywhere::
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 
-from ngramtool import build_vocab, hash_ngrams, load_tokenizer, open_index
+from ngramtool import build_vocab, hash_files, hash_ngrams, load_tokenizer, open_index
 
 CORPUS = Path(__file__).resolve().parent / "corpus.txt"
 # Smaller tables than the Engram demo (646,400 per order, 8 heads) keep the toy tables small.
-HASH_OPTIONS = ("--heads", "4", "--table", "50000", "--layers", "1,15")
+HASH_OPTIONS = {"heads": 4, "table_sizes": 50000, "layer_ids": [1, 15]}
 EMBED_DIM = 4
 WINDOW_START, WINDOW_LENGTH = 8, 6
-
-
-def ngramtool_command() -> list[str]:
-    """The ``ngramtool`` console script of this interpreter's environment, else ``python -m ngramtool``."""
-    script = Path(sys.executable).with_name("ngramtool")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "ngramtool"]
-
-
-def build_index(dest: Path) -> dict:
-    """Run ``ngramtool hash --json`` on the corpus into ``dest`` and return its JSON summary."""
-    command = [*ngramtool_command(), "hash", str(CORPUS), "-o", str(dest), "--json", *HASH_OPTIONS]
-    shown = " ".join(command[command.index("hash") :]).replace(str(CORPUS), "examples/corpus.txt")
-    print("$ ngramtool " + shown.replace(str(dest.parent), "$TMP"))
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
-    if result.returncode != 0:
-        sys.exit(f"ngramtool hash failed (exit {result.returncode}): {result.stderr.strip()}")
-    return json.loads(result.stdout)
 
 
 def gather(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -54,12 +36,15 @@ def gather(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 
 def main() -> None:
-    """Hash the corpus with the CLI, open the index and gather vectors for one window."""
+    """Hash the corpus, open the index and gather vectors for one window."""
     with tempfile.TemporaryDirectory(prefix="ngramtool-example-") as tmp:
-        summary = build_index(Path(tmp) / "corpus.ngidx")
-        print(f"  -> {summary['num_tokens']:,} tokens in {summary['seconds']} s")
+        shown = ", ".join(f"{name}={value!r}" for name, value in HASH_OPTIONS.items())
+        print(f"hash_files(['examples/corpus.txt'], '$TMP/corpus.ngidx', {shown})")
+        started = time.perf_counter()
+        hash_files([str(CORPUS)], str(Path(tmp) / "corpus.ngidx"), **HASH_OPTIONS)
+        print(f"  -> written in {time.perf_counter() - started:.2f} s")
 
-        index = open_index(summary["output"])
+        index = open_index(Path(tmp) / "corpus.ngidx")  # what hash_files returned, opened again
         manifest, spec = index.manifest, index.spec
         tok_record, vocab_record = manifest["tokenizer"], manifest["vocab"]
         print("\nmanifest:")

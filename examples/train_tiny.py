@@ -7,8 +7,8 @@ at a fraction of a full softmax's cost on a CPU). It prints the loss (mean cross
 every ``--log-every`` steps and finally ``loss: first A -> last B (falling: True)``, where A and B
 average the first and last few steps (up to 10); it exits with 1 when the loss did not fall.
 
-Without ``--index`` it first runs ``ngramtool hash examples/corpus.txt`` with small tables
-(2 heads, base size 4099, one Engram layer) into a temporary directory.
+Without ``--index`` it first hashes ``examples/corpus.txt`` with ``ngramtool.hash_files`` and small
+tables (2 heads, base size 4099, one Engram layer) into a temporary directory.
 
 Run from anywhere::
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,12 +32,14 @@ from torch import nn
 from torch.nn import functional as F
 from torch.utils.data import DataLoader
 
+import ngramtool
 from ngramtool import HashSpec
 from ngramtool.engram import EngramMemory, RMSNorm
 from ngramtool.torch import IndexDataset
 
 CORPUS = Path(__file__).resolve().parent / "corpus.txt"
-HASH_OPTIONS = ("--heads", "2", "--table", "4099", "--layers", "0")
+# Small tables: what `ngramtool hash ... --heads 2 --table 4099 --layers 0` makes.
+HASH_OPTIONS = {"heads": 2, "table_sizes": 4099, "layer_ids": [0]}
 # Adaptive softmax clusters: the 1024 most frequent classes, the next 3072, then the rest.
 ADAPTIVE_CUTOFFS = (1024, 4096)
 
@@ -136,12 +137,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def build_index(dest: Path) -> Path:
-    """Hash the bundled corpus with small tables into ``dest`` (``python -m ngramtool hash``)."""
-    command = [sys.executable, "-m", "ngramtool", "hash", str(CORPUS), "-o", str(dest), "-q", *HASH_OPTIONS]
-    print(f"$ ngramtool hash examples/corpus.txt -o $TMP/{dest.name} {' '.join(HASH_OPTIONS)}")
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
-    if result.returncode != 0:
-        sys.exit(f"ngramtool hash failed (exit {result.returncode}): {result.stderr.strip()}")
+    """Hash the bundled corpus with small tables into ``dest``."""
+    shown = ", ".join(f"{name}={value!r}" for name, value in HASH_OPTIONS.items())
+    print(f"ngramtool.hash_files(['examples/corpus.txt'], '$TMP/{dest.name}', {shown})")
+    ngramtool.hash_files([str(CORPUS)], str(dest), **HASH_OPTIONS)
     return dest
 
 

@@ -1,35 +1,56 @@
 """ngramtool: Engram-style n-gram hash memory tooling.
 
-Public API::
+The public API (each function's docstring has a runnable example)::
 
-    from ngramtool import HashSpec, load_tokenizer, build_vocab, hash_ngrams, NgramHasher, open_index
-    from ngramtool import read_stream, open_token_file, merge_shards
+    import ngramtool
+
+    index = ngramtool.hash_files(["corpus.txt"], "corpus.ngidx")    # what `ngramtool hash` does
+    index = ngramtool.open_index("corpus.ngidx")                     # an index or a merged dataset
+    spec = ngramtool.resolve_spec(preset="engram-27b", tokenizer="cl100k_base")
+    rows = ngramtool.hash_ngrams(canonical_ids, spec)                # arrays in, arrays out
+
+Each name is imported when it is first used, so a program that only reads a stream or an index
+loads no tokenizer machinery. See docs/architecture.md for the layers beneath these names.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
 
-from .errors import NgramToolError, UsageError
-from .formats.dataset import merge_shards
-from .formats.index import open_index
-from .formats.stream import read_stream
-from .formats.tokenfiles import open_token_file
-from .hashing import NgramHasher, hash_ngrams
-from .spec import HashSpec
-from .tokenizers import load_tokenizer
-from .vocab import CompressedVocab, build_vocab
+import importlib
+from typing import Any
 
-__all__ = [
-    "CompressedVocab",
-    "HashSpec",
-    "NgramHasher",
-    "NgramToolError",
-    "UsageError",
-    "__version__",
-    "build_vocab",
-    "hash_ngrams",
-    "load_tokenizer",
-    "merge_shards",
-    "open_index",
-    "open_token_file",
-    "read_stream",
-]
+from .version import __version__
+
+# name -> the module that defines it
+_API = {
+    "CompressedVocab": "vocab",
+    "HashSpec": "spec",
+    "NgramHasher": "hashing",
+    "NgramToolError": "errors",
+    "UsageError": "errors",
+    "build_vocab": "vocab",
+    "hash_files": "api",
+    "hash_ngrams": "hashing",
+    "hash_texts": "api",
+    "load_tokenizer": "tokenizers",
+    "measure_collisions": "analysis.measurement",
+    "merge_shards": "formats.dataset",
+    "open_index": "artifacts",
+    "open_token_file": "formats.tokenfiles",
+    "read_stream": "formats.stream",
+    "resolve_spec": "presets",
+}
+
+__all__ = ["__version__", *sorted(_API)]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module on first use."""
+    if name not in _API:
+        raise AttributeError(f"module 'ngramtool' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_API[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_API})

@@ -1,6 +1,6 @@
 """Torch modules of one Engram memory: table read-out, gate and ShortConv (extra ``torch``).
 
-Follows ENGRAM_SPEC.md sections 5 and 6 (the DeepSeek Engram demo):
+Follows docs/engram-spec.md §5 and §6 (the DeepSeek Engram demo):
 
 * read-out: the rows ``[B, S, C]`` of one layer gather ``[B, S, C, d]`` vectors from that layer's
   table, flattened to ``e [B, S, C*d]`` (columns in index order: order-2 heads, then order 3, ...);
@@ -124,7 +124,7 @@ class EngramMemory(nn.Module):
     parameter and leave the table as it is (convert ``memory.table`` itself if you must). A
     masked token (its rows are -1) reads zero vectors, and the memory adds nothing at it and
     feeds no value from it to the ShortConv of later tokens (the TileKernels fork's image-token
-    mask leaves the hidden state unchanged, ENGRAM_SPEC.md 6.3).
+    mask leaves the hidden state unchanged, docs/engram-spec.md §6.3).
 
     Args:
         rows_per_layer: the rows of this layer's table (``spec.rows_per_layer[l]``).

@@ -1,7 +1,7 @@
 """Bit-exact Engram n-gram hashing: the streaming hasher and the numpy backend.
 
 Output layout is token-major: ``rows[t, layer, (n-2)*K + head]``; a window of tokens is one
-contiguous slice. See docs/hash-spec.md for the algorithm and ENGRAM_SPEC.md section 4.
+contiguous slice. See docs/hash-spec.md for the algorithm and docs/engram-spec.md §4.
 
 :class:`NgramHasher` validates ids, carries the N-1 context ids between chunks and converts
 inputs and outputs (numpy arrays or torch tensors); a backend (:mod:`ngramtool.backends`)
@@ -12,7 +12,7 @@ compute the same numbers:
   cache. It multiplies each lag once per layer and XORs shifted views, divides by each prime with
   numpy's scalar (libdivide) unsigned division, writes head columns into a token-grouped scratch
   buffer and moves it to the token-major output in 16-byte units. It needs every id in [0, V'),
-  which keeps every mix non-negative (ENGRAM_SPEC.md 3.1), so unsigned arithmetic is exact.
+  which keeps every mix non-negative (docs/engram-spec.md §3.1), so unsigned arithmetic is exact.
 * ``rows_from_windows`` evaluates the definition on explicit windows with signed floor modulo.
   It handles the few positions next to a document reset and the demo's negative-id semantics.
 """
@@ -198,6 +198,15 @@ class NgramHasher:
             :mod:`ngramtool.backends`. Every backend gives identical rows.
         device: where to compute (``"cpu"``, ``"cuda"``, ``"cuda:N"``); None: where each chunk
             lives, when the backend can compute there.
+
+    >>> import numpy as np
+    >>> from ngramtool import HashSpec, NgramHasher, hash_ngrams
+    >>> spec = HashSpec(heads=2, table_sizes=(1009, 1009), vocab_size=1000, pad_id=0)
+    >>> ids = np.arange(10) * 97 % 1000
+    >>> hasher = NgramHasher(spec)
+    >>> rows = np.concatenate([hasher(ids[:3]), hasher(ids[3:])])  # any chunking, the same rows
+    >>> np.array_equal(rows, hash_ngrams(ids, spec)), rows.shape
+    (True, (10, 2, 4))
     """
 
     def __init__(
@@ -354,6 +363,15 @@ def hash_ngrams(
     Returns:
         ``[T, L, (N-1)*K]`` (or ``[B, T, L, (N-1)*K]``) of ``spec.row_dtype``; column
         ``(n-2)*K + head``.
+
+    >>> import numpy as np
+    >>> from ngramtool import HashSpec, hash_ngrams
+    >>> spec = HashSpec(heads=2, table_sizes=(1009, 1013), vocab_size=1000, pad_id=0)
+    >>> rows = hash_ngrams(np.array([5, 17, 42, 17]), spec)
+    >>> rows.shape, rows.dtype, rows[3, 0].tolist()
+    ((4, 2, 4), dtype('int32'), [...])
+    >>> bool((rows[:, 0, :2] < spec.offsets[0, 2]).all())  # order-2 heads come first in a layer's table
+    True
     """
     array = as_array(canonical_ids)
     options = {"offsets": offsets, "negative_ids": negative_ids, "backend": backend, "device": device}

@@ -1,33 +1,41 @@
 """One hash job: inputs -> one index directory (or a stream), as a picklable value and a function.
 
-``ngramtool hash`` builds one :class:`HashJob` per output (one for a plain run, one per input file
-for a sharded run) and runs :func:`run_hash_job` in this process or, with ``--engine ray``, as Ray
-tasks. The job carries only plain values, so it travels to other processes and machines; each
-process rebuilds the tokenizer and vocabulary (from its disk cache) itself.
+A run (:mod:`ngramtool.executors`) builds one :class:`HashJob` per output (one for a plain run,
+one per input file for a sharded run) and runs :func:`run_hash_job` in this process or as Ray
+tasks. The job carries plain values and its HashSpec, so it travels to other processes and
+machines (as JSON at the Ray boundary, :meth:`HashJob.to_payload`); each process rebuilds the
+tokenizer and vocabulary (from its disk cache) itself.
+
+The data flow of one job, top to bottom: read text pieces (:mod:`ngramtool.inputs`) -> raw ids in
+chunks (:mod:`ngramtool.encode`; or the chunks of a token file) -> canonical ids and rows
+(:func:`ngramtool.pipeline.hash_chunks`) -> the writer (an index directory or a pipe stream, and
+optionally a token file), on a write-behind thread.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from .chunks import TokenChunk
+from .encode import iter_text_chunks, iter_token_chunks, tokenization_record
 from .errors import UsageError
-from .formats.behind import WriteBehind
 from .formats.index import IndexMeta, IndexWriter
 from .formats.stream import FORMAT_NAME as STREAM_FORMAT
 from .formats.stream import STREAM_MAJOR, STREAM_MINOR, StreamWriter
 from .formats.tokenfiles import TOKEN_FORMATS, TokenFileWriter, iter_token_file_chunks, open_token_file
 from .hashing import NgramHasher
-from .pipeline import hash_chunks, iter_token_chunks
+from .inputs import input_size
+from .pipeline import hash_chunks
+from .profiling import StageClock, timed
 from .spec import HashSpec
-from .stages import StageClock, timed
-from .textio import input_size
-from .tokenizers import Tokenizer, load_tokenizer, resolve_eot, special_record
-from .vocab import CompressedVocab, build_vocab, identity_vocab
+from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, load_tokenizer, tokenizer_record
+from .vocab import CompressedVocab, build_vocab, identity_vocab, vocab_record
+from .writeback import WriteBehind
 
 SUFFIX_FORMATS = {".npy": "npy", ".ds": "datatrove", ".bin": "nanogpt"}
 UINT16_IDS = 1 << 16
@@ -38,7 +46,7 @@ Progress = Callable[[int, int], None]  # (bytes consumed, tokens written) since 
 
 @dataclass(frozen=True)
 class HashJob:
-    """Everything one output needs; plain values only.
+    """Everything one output needs: plain values and the HashSpec.
 
     ``dest`` is an index directory, or ``-`` for a stream on stdout. ``tokenizer`` None means the
     ids (``tokens_file``) are canonical already, below ``vocab_size``.
@@ -46,8 +54,8 @@ class HashJob:
 
     inputs: tuple[str, ...]
     dest: str
-    spec_json: str
-    tokenizer: str | None = "cl100k_base"
+    spec: HashSpec
+    tokenizer: str | None = DEFAULT_TOKENIZER
     no_compress: bool = False
     vocab_size: int | None = None
     boundary: str = "none"
@@ -68,47 +76,31 @@ class HashJob:
     created: str | None = None  # the manifest's creation time; one value for all shards of a run
     shared_vocab: bool = False  # a shard: its lookup table is stored once in the directory's vocab/
 
+    def to_payload(self) -> dict[str, Any]:
+        """The job as plain JSON values (the spec as its JSON), to send to another process."""
+        return {**{f.name: getattr(self, f.name) for f in fields(self)}, "spec": self.spec.to_json()}
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> HashJob:
+        """The job :meth:`to_payload` describes."""
+        return cls(
+            **{**payload, "inputs": tuple(payload["inputs"]), "spec": HashSpec.from_json(payload["spec"])}
+        )
+
 
 def job_vocab(job: HashJob) -> tuple[Tokenizer | None, CompressedVocab]:
     """The tokenizer (None for canonical ids) and vocabulary a job uses."""
     if job.tokenizer is None:
         if job.vocab_size is None:
-            raise UsageError("pre-tokenized ids without a tokenizer need --vocab-size")
+            raise UsageError("pre-tokenized ids without a tokenizer need `vocab_size`")
         return None, identity_vocab(job.vocab_size)
     tokenizer = load_tokenizer(job.tokenizer, job.special)
     return tokenizer, build_vocab(tokenizer, compress=not job.no_compress)
 
 
 def vocab_name(tokenizer: Tokenizer | None) -> str:
-    """How messages name the raw id space: the tokenizer's, or the --vocab-size one."""
-    return f"tokenizer {tokenizer.name}" if tokenizer is not None else "the vocabulary of --vocab-size"
-
-
-def tokenizer_record(tokenizer: Tokenizer | None) -> dict[str, Any]:
-    """The manifest/JSON description of a tokenizer."""
-    if tokenizer is None:
-        return {"name": None, "fingerprint": None, "n_vocab": None}
-    return {"name": tokenizer.name, "fingerprint": tokenizer.fingerprint, "n_vocab": tokenizer.n_vocab}
-
-
-def tokenization_record(job: HashJob, tokenizer: Tokenizer | None) -> dict[str, Any]:
-    """The manifest's ``tokenization``: every setting besides the tokenizer, vocabulary, spec and
-    boundary that decides which ids (and so which rows) the input becomes (docs/formats.md)."""
-    if job.tokens_file is not None or tokenizer is None:
-        return {"input": "tokens", "special": None, "add_eot": False, "eot": None, "document_prefix": [],
-                "document_suffix": [], "json_key": None, "doc_sep": None, "errors": None}  # fmt: skip
-    eot = resolve_eot(tokenizer, job.eot_token).record() if job.add_eot else None
-    return {
-        "input": "text",
-        "special": special_record(tokenizer.special),
-        "add_eot": job.add_eot,
-        "eot": eot,
-        "document_prefix": tokenizer.document_prefix.tolist(),
-        "document_suffix": tokenizer.document_suffix.tolist(),
-        "json_key": job.json_key,
-        "doc_sep": job.doc_sep,
-        "errors": job.errors,
-    }
+    """How messages name the raw id space: the tokenizer's, or the one of ``vocab_size``."""
+    return f"tokenizer {tokenizer.name}" if tokenizer is not None else "the vocabulary of `vocab_size`"
 
 
 def job_meta(job: HashJob, tokenizer: Tokenizer | None, vocab: CompressedVocab, spec: HashSpec) -> IndexMeta:
@@ -118,35 +110,32 @@ def job_meta(job: HashJob, tokenizer: Tokenizer | None, vocab: CompressedVocab, 
         tokenizer=tokenizer_record(tokenizer),
         vocab=vocab_record(vocab),
         boundary=job.boundary,
-        tokenization=tokenization_record(job, tokenizer),
+        tokenization=tokenization_record(
+            None if job.tokens_file is not None else tokenizer,
+            add_eot=job.add_eot,
+            eot_token=job.eot_token,
+            json_key=job.json_key,
+            doc_sep=job.doc_sep,
+            errors=job.errors,
+        ),
         lut=vocab.lut,
         sources=(job.tokens_file,) if job.tokens_file is not None else job.inputs,
         created=job.created,
     )
 
 
-def vocab_record(vocab: CompressedVocab) -> dict[str, Any]:
-    """The manifest/JSON description of a vocabulary."""
-    return {
-        "compressed": vocab.compressed,
-        "size": vocab.size,
-        "raw_size": vocab.raw_size,
-        "fingerprint": vocab.fingerprint,
-    }
-
-
 def save_format(path: str, given: str | None, raw_size: int) -> str:
-    """The --save-tokens format: as given, else from the suffix; nanoGPT's uint16 must hold every id."""
+    """The format of ``save_tokens``: as given, else from the suffix; nanoGPT's uint16 must hold
+    every id."""
     fmt = given or SUFFIX_FORMATS.get(Path(path).suffix)
     if fmt is None:
         raise UsageError(
-            f"cannot tell the format of --save-tokens {path}: "
-            f"pass --save-format {{{','.join(TOKEN_FORMATS)}}}"
+            f"cannot tell the format of `save_tokens` {path}: pass `save_format` ({', '.join(TOKEN_FORMATS)})"
         )
     if fmt == "nanogpt" and raw_size > UINT16_IDS:
         raise UsageError(
             f"nanoGPT .bin files hold uint16 ids but this tokenizer has {raw_size:,} ids: "
-            "pass --save-format llmc or megatron (they store uint32/int32 ids)"
+            "pass `save_format=llmc` or megatron (they store uint32/int32 ids)"
         )
     return fmt
 
@@ -158,32 +147,57 @@ def input_bytes(job: HashJob) -> int | None:
     return input_size(job.inputs)
 
 
-def run_hash_job(job: HashJob, progress: Progress | None = None) -> dict[str, Any]:
-    """Run one job to completion; returns its summary. The output is published atomically."""
-    tokenizer, vocab = job_vocab(job)
-    spec = HashSpec.from_json(job.spec_json)
-    if spec.vocab_size != vocab.size:
-        raise UsageError(f"the spec was made for V'={spec.vocab_size} but the vocabulary has V'={vocab.size}")
-    meta = job_meta(job, tokenizer, vocab, spec)
-    clock = StageClock()  # the streaming part of the run, after tokenizer and vocabulary loading
+def _job_chunks(
+    job: HashJob,
+    tokenizer: Tokenizer | None,
+    vocab: CompressedVocab,
+    clock: StageClock,
+    documents: Iterable[str] | None,
+) -> Iterator[TokenChunk]:
+    """The raw id chunks of the job's input: a token file's, or the encoded text's."""
     if job.tokens_file is not None:
-        chunks = iter_token_file_chunks(
+        return iter_token_file_chunks(
             job.tokens_file, job.token_format, vocab_size=vocab.raw_size, vocab_name=vocab_name(tokenizer)
         )
-    else:
-        if tokenizer is None:
-            raise UsageError("text input needs a --tokenizer")
-        chunks = iter_token_chunks(
-            list(job.inputs),
+    if tokenizer is None:
+        raise UsageError("text input needs a `tokenizer`")
+    if documents is not None:
+        return iter_text_chunks(
+            documents,
             tokenizer,
-            json_key=job.json_key,
-            doc_sep=job.doc_sep,
-            errors=job.errors,  # type: ignore[arg-type]
             add_eot=job.add_eot,
             eot_token=job.eot_token,
             workers=job.workers,
             clock=clock,
         )
+    return iter_token_chunks(
+        list(job.inputs),
+        tokenizer,
+        json_key=job.json_key,
+        doc_sep=job.doc_sep,
+        errors=job.errors,  # type: ignore[arg-type]
+        add_eot=job.add_eot,
+        eot_token=job.eot_token,
+        workers=job.workers,
+        clock=clock,
+    )
+
+
+def run_hash_job(
+    job: HashJob, progress: Progress | None = None, documents: Iterable[str] | None = None
+) -> dict[str, Any]:
+    """Run one job to completion; returns its summary. The output is published atomically.
+
+    ``documents`` (strings, each one document) replace the job's input files; ``progress`` is
+    called after each chunk with the input bytes and tokens it accounts for.
+    """
+    tokenizer, vocab = job_vocab(job)
+    spec = job.spec
+    if spec.vocab_size != vocab.size:
+        raise UsageError(f"the spec was made for V'={spec.vocab_size} but the vocabulary has V'={vocab.size}")
+    meta = job_meta(job, tokenizer, vocab, spec)
+    clock = StageClock()  # the streaming part of the run, after tokenizer and vocabulary loading
+    chunks = _job_chunks(job, tokenizer, vocab, clock, documents)
     hasher = NgramHasher(spec, boundary=job.boundary, backend=job.backend, device=job.device)  # type: ignore[arg-type]
     hard_cuts = nbytes = skipped = 0
     # Each output is entered as soon as it exists, so a failure anywhere removes what was begun.

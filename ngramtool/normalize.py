@@ -1,4 +1,4 @@
-"""The Engram token-text normalization chain (ENGRAM_SPEC.md section 2.3), on ``unicodedata2``.
+"""The Engram token-text normalization chain (docs/engram-spec.md §2.3), on ``unicodedata2``.
 
 The chain is the demo's HF normalizer sequence, re-stated exactly:
 NFKC, NFD, drop combining marks (Mn, Mc, Me), per-character lowercase, fold runs of
@@ -40,7 +40,7 @@ def normalize(text: str) -> str:
 
 
 def token_key(decoded: str, raw_token: str) -> str:
-    """The merge key of one token (ENGRAM_SPEC.md 2.2).
+    """The merge key of one token (docs/engram-spec.md §2.2).
 
     Args:
         decoded: the token's bytes decoded as UTF-8 with U+FFFD replacement (added tokens: their text).

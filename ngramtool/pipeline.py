@@ -1,238 +1,25 @@
-"""Streaming stages: inputs -> raw token chunks -> canonical ids -> rows, in bounded memory.
+"""Raw token chunks -> canonical ids -> rows, in stream order, hashing on several threads.
 
-Each stage is a generator over chunks, so the CLI, the Python API and later parallel or
-distributed runners compose the same functions. A chunk holds about ``CHUNK_TOKENS`` tokens.
+The stage between reading (:mod:`ngramtool.encode`, token files, indexes) and writing
+(:mod:`ngramtool.jobs`): each chunk is mapped through the compressed vocabulary and hashed by a
+:class:`~ngramtool.hashing.NgramHasher`, in bounded memory.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from functools import partial
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .backends import choose_backend
+from .chunks import TokenChunk, canonical_chunks, split_chunk
 from .hashing import NgramHasher
-from .stages import StageClock, timed
-from .textio import Errors, TextPiece, iter_text_pieces
-from .tokenizers import Tokenizer, encode_each, resolve_eot
+from .profiling import StageClock, timed
 from .vocab import CompressedVocab
 
-if TYPE_CHECKING:
-    from .formats.index import Index
-
-CHUNK_TOKENS = 1 << 20
-BATCH_CHARS = 1 << 20
 HASH_BYTES = 16 << 20  # rows hashed at a time (see hash_chunks)
-
-
-@dataclass
-class TokenChunk:
-    """A run of raw token ids from the stream.
-
-    Attributes:
-        tokens: uint32 raw ids.
-        doc_starts: int64 positions within ``tokens`` where a document starts.
-        nbytes: input bytes this chunk accounts for (for progress).
-        hard_cuts: text cuts inside it that were not provably safe (see ngramtool.textio).
-        skipped_records: bad JSONL records skipped (``--errors skip``) while reading it.
-    """
-
-    tokens: np.ndarray
-    doc_starts: np.ndarray
-    nbytes: int = 0
-    hard_cuts: int = 0
-    skipped_records: int = 0
-
-
-@dataclass
-class _ChunkBuilder:
-    parts: list[np.ndarray] = field(default_factory=list)
-    starts: list[int] = field(default_factory=list)
-    size: int = 0
-    nbytes: int = 0
-    hard_cuts: int = 0
-    skipped: int = 0
-
-    def add(self, ids: np.ndarray, doc_start: bool, nbytes: int, hard_cut: bool, skipped: int = 0) -> None:
-        if doc_start:
-            self.starts.append(self.size)
-        self.parts.append(ids)
-        self.size += ids.shape[0]
-        self.nbytes += nbytes
-        self.hard_cuts += int(hard_cut)
-        self.skipped += skipped
-
-    def take(self) -> TokenChunk:
-        tokens = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.uint32)
-        chunk = TokenChunk(
-            tokens.astype(np.uint32, copy=False),
-            np.asarray(self.starts, dtype=np.int64),
-            self.nbytes,
-            self.hard_cuts,
-            self.skipped,
-        )
-        self.parts, self.starts, self.size, self.nbytes, self.hard_cuts, self.skipped = [], [], 0, 0, 0, 0
-        return chunk
-
-
-def _batches(pieces: Iterable[TextPiece], chars: int) -> Iterator[list[TextPiece]]:
-    """Group pieces into lists of about ``chars`` characters (many small documents, few tasks)."""
-    batch: list[TextPiece] = []
-    size = 0
-    for piece in pieces:
-        batch.append(piece)
-        size += len(piece.text)
-        if size >= chars:
-            yield batch
-            batch, size = [], 0
-    if batch:
-        yield batch
-
-
-def encode_pieces(
-    pieces: Iterable[TextPiece], tokenizer: Tokenizer, workers: int = 1, clock: StageClock | None = None
-) -> Iterator[tuple[TextPiece, np.ndarray]]:
-    """(piece, ids) in input order, encoding in the background.
-
-    Batches of pieces are encoded on ``workers`` threads when the tokenizer releases the GIL
-    (tiktoken, bytes). A tokenizer that holds it (HF ``tokenizers``) gets one thread: with more
-    than one worker its ``encode_batch`` runs on the library's own thread pool (all cores, or
-    ``RAYON_NUM_THREADS``, which the command line sets to ``--workers``); with one worker it
-    encodes piece by piece on that thread, using one core. Either way encoding overlaps whatever
-    the caller does with the ids (hashing, writing), and at most ``2*threads`` batches are in
-    flight, which bounds memory. ``clock`` counts the encoding's CPU time as ``tokenize`` (not
-    the library pool's threads: that time shows as the run's unattributed CPU).
-    """
-    threads = 1 if tokenizer.parallel_batches else max(1, workers)
-    batch_encoder = tokenizer.encode_batch
-    if tokenizer.parallel_batches and workers <= 1:
-        batch_encoder = partial(encode_each, tokenizer)
-    encode = timed(clock, "tokenize", batch_encoder)
-    with ThreadPoolExecutor(threads, thread_name_prefix="ngramtool-encode") as pool:
-        pending: deque[tuple[list[TextPiece], Future[list[np.ndarray]]]] = deque()
-        for batch in _batches(pieces, BATCH_CHARS):
-            pending.append((batch, pool.submit(encode, [piece.text for piece in batch])))
-            if len(pending) >= 2 * threads:
-                done, future = pending.popleft()
-                yield from zip(done, future.result(), strict=True)
-        while pending:
-            done, future = pending.popleft()
-            yield from zip(done, future.result(), strict=True)
-
-
-def iter_token_chunks(
-    inputs: Sequence[str],
-    tokenizer: Tokenizer,
-    *,
-    json_key: str | None = None,
-    doc_sep: str | None = None,
-    errors: Errors = "strict",
-    add_eot: bool = False,
-    eot_token: str | None = None,
-    chunk_tokens: int = CHUNK_TOKENS,
-    workers: int = 1,
-    clock: StageClock | None = None,
-) -> Iterator[TokenChunk]:
-    """Tokenize inputs (paths or ``-``) into chunks; each input file starts a document.
-
-    Every document is ``tokenizer.document_prefix`` + its text's ids + ``document_suffix`` (an HF
-    post-processor's tokens; none for tiktoken and bytes), so a document's ids equal the tokenizer
-    library's encoding of it. ``add_eot`` then appends the end-of-sequence token after each
-    document (:func:`ngramtool.tokenizers.resolve_eot`, ``eot_token`` names it), unless the
-    suffix already ends with it. ``workers`` threads encode in parallel (the ids do not depend on
-    it); ``clock`` times them.
-    """
-    opening, closing = document_marks(tokenizer, add_eot, eot_token)
-    builder = _ChunkBuilder()
-    pieces = (
-        piece
-        for source in inputs
-        for piece in iter_text_pieces(
-            source,
-            json_key=json_key,
-            doc_sep=doc_sep,
-            errors=errors,
-            piece_chars=tokenizer.piece_chars,
-            safe_cuts=tokenizer.cut_safe,
-            keep_whole=tuple(tokenizer.special_tokens),
-        )
-    )
-    in_document = False
-    for piece, ids in encode_pieces(pieces, tokenizer, workers, clock):
-        if piece.doc_start:
-            if in_document:
-                builder.add(closing, False, 0, False)
-            builder.add(opening, True, 0, False)
-            in_document = True
-        builder.add(ids, False, piece.nbytes, piece.hard_cut, piece.skipped)
-        if builder.size >= chunk_tokens:
-            yield builder.take()
-    if in_document:
-        builder.add(closing, False, 0, False)
-    if builder.size or builder.starts or builder.nbytes or builder.skipped:
-        yield builder.take()
-
-
-def document_marks(
-    tokenizer: Tokenizer, add_eot: bool = False, eot_token: str | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """(ids before, ids after) every document: the tokenizer's document prefix, and its suffix
-    followed by the end-of-sequence id with ``add_eot`` (not twice when the suffix ends with it)."""
-    closing = tokenizer.document_suffix
-    if add_eot:
-        eot = resolve_eot(tokenizer, eot_token).token_id
-        if not (closing.shape[0] and int(closing[-1]) == eot):
-            closing = np.concatenate([closing, np.asarray([eot], dtype=np.uint32)])
-    return tokenizer.document_prefix, closing
-
-
-def starts_within(starts: np.ndarray, lo: int, hi: int, total: int) -> np.ndarray:
-    """The document starts in [lo, hi), relative to ``lo``; starts at ``total`` (empty trailing
-    documents) belong to the range that ends there."""
-    starts = np.asarray(starts, dtype=np.int64)
-    return starts[(starts >= lo) & ((starts < hi) | (hi == total))] - lo
-
-
-def iter_index_chunks(index: Index, chunk_tokens: int = CHUNK_TOKENS) -> Iterator[TokenChunk]:
-    """An index's raw ids in chunks, with the document starts that fall in each (memory maps read
-    a chunk at a time). An index of no tokens but some (empty) documents gives one empty chunk
-    with their starts, so every document is counted."""
-    starts, total = np.asarray(index.doc_offsets[:-1]), len(index)
-    if total == 0 and starts.size:
-        yield TokenChunk(np.zeros(0, dtype=np.uint32), starts.astype(np.int64), 0)
-        return
-    for lo in range(0, total, chunk_tokens):
-        hi = min(lo + chunk_tokens, total)
-        tokens = np.asarray(index.tokens[lo:hi])
-        yield TokenChunk(tokens, starts_within(starts, lo, hi, total), tokens.nbytes)
-
-
-def split_chunk(chunk: TokenChunk, max_tokens: int) -> Iterator[TokenChunk]:
-    """``chunk`` in pieces of at most ``max_tokens`` tokens, document starts kept in place.
-
-    The first piece carries the chunk's byte, cut and skipped-record counts; starts at the very end
-    of the chunk (empty trailing documents) go with the last piece.
-    """
-    total = chunk.tokens.shape[0]
-    if total <= max_tokens:
-        yield chunk
-        return
-    starts = chunk.doc_starts
-    for lo in range(0, total, max_tokens):
-        hi = min(lo + max_tokens, total)
-        first = lo == 0
-        yield TokenChunk(
-            chunk.tokens[lo:hi],
-            starts_within(starts, lo, hi, total),
-            chunk.nbytes if first else 0,
-            chunk.hard_cuts if first else 0,
-            chunk.skipped_records if first else 0,
-        )
 
 
 def hash_chunks(
@@ -257,18 +44,15 @@ def hash_chunks(
     max_tokens = max(1, HASH_BYTES // row_bytes)
     if choose_backend(hasher.backend, hasher.device).name != "numpy":
         threads = 1
-    position = 0
+    pieces = (chunk for whole in chunks for chunk in split_chunk(whole, max_tokens))
     pending: deque[tuple[TokenChunk, np.ndarray, Future[np.ndarray]]] = deque()
     with ThreadPoolExecutor(max(1, threads), thread_name_prefix="ngramtool-hash") as pool:
-        for whole in chunks:
-            for chunk in split_chunk(whole, max_tokens):
-                canonical = vocab.canonicalize(chunk.tokens, first_position=position)
-                compute = timed(clock, "hash", hasher.deferred(canonical, chunk.doc_starts))
-                pending.append((chunk, canonical, pool.submit(compute)))
-                position += chunk.tokens.shape[0]
-                if len(pending) > threads:
-                    done, ids, rows = pending.popleft()
-                    yield done, ids, rows.result()
+        for _, chunk, canonical in canonical_chunks(pieces, vocab):
+            compute = timed(clock, "hash", hasher.deferred(canonical, chunk.doc_starts))
+            pending.append((chunk, canonical, pool.submit(compute)))
+            if len(pending) > threads:
+                done, ids, rows = pending.popleft()
+                yield done, ids, rows.result()
         while pending:
             done, ids, rows = pending.popleft()
             yield done, ids, rows.result()

@@ -1,4 +1,4 @@
-"""Exact primality and the Engram prime search (ENGRAM_SPEC.md section 3.2)."""
+"""Exact primality and the Engram prime search (docs/engram-spec.md §3.2)."""
 
 from __future__ import annotations
 

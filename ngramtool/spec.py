@@ -1,6 +1,6 @@
 """HashSpec: the user's hash configuration and the constants derived from it exactly as Engram does.
 
-See docs/hash-spec.md. Derivation follows ENGRAM_SPEC.md section 3:
+See docs/hash-spec.md. Derivation follows docs/engram-spec.md §3:
 multipliers from numpy's PCG64 (3.1), globally distinct primes (3.2), per-layer offsets (3.3).
 """
 
@@ -21,7 +21,7 @@ from .primes import next_prime
 HASH_VERSION = 1
 INT32_LIMIT = 2**31
 INT64_MAX = 2**63 - 1
-# ENGRAM_SPEC.md 3.1: each layer's generator is seeded with seed + LAYER_SEED_STRIDE * layer_id.
+# docs/engram-spec.md §3.1: each layer's generator is seeded with seed + LAYER_SEED_STRIDE * layer_id.
 LAYER_SEED_STRIDE = 10007
 
 
@@ -32,7 +32,14 @@ def _frozen(array: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class HashSpec:
-    """An Engram n-gram hash configuration.
+    """An Engram n-gram hash configuration, and the constants derived from it.
+
+    >>> from ngramtool import HashSpec
+    >>> spec = HashSpec(heads=2, layer_ids=(1,), table_sizes=(1000, 2000), vocab_size=5000, pad_id=0)
+    >>> spec.primes.tolist(), spec.num_columns, spec.row_dtype
+    ([[[1009, 1013], [2003, 2011]]], 4, dtype('int32'))
+    >>> HashSpec.from_json(spec.to_json()) == spec
+    True
 
     Args:
         max_ngram: N, the largest n-gram order; orders 2..N are hashed.
@@ -61,38 +68,37 @@ class HashSpec:
     def _validate(self) -> None:
         if self.max_ngram < 2:
             raise UsageError(
-                f"max_ngram (--max-ngram) must be at least 2 (got {self.max_ngram}): "
-                "Engram hashes orders 2..N"
+                f"`max_ngram` must be at least 2 (got {self.max_ngram}): Engram hashes orders 2..N"
             )
         if self.heads < 1:
-            raise UsageError(f"heads (--heads) must be at least 1 (got {self.heads})")
+            raise UsageError(f"`heads` must be at least 1 (got {self.heads})")
         if not self.layer_ids:
-            raise UsageError("layer_ids (--layers) is empty: give at least one layer, e.g. --layers 1,15")
+            raise UsageError("`layer_ids` is empty: give at least one layer, e.g. `layer_ids=1,15`")
         if min(self.layer_ids) < 0:
-            raise UsageError(f"layer ids (--layers) must be >= 0 (got {list(self.layer_ids)})")
+            raise UsageError(f"`layer_ids` must be >= 0 (got {list(self.layer_ids)})")
         if len(set(self.layer_ids)) != len(self.layer_ids):
-            raise UsageError(f"layer ids (--layers) must be distinct (got {list(self.layer_ids)})")
+            raise UsageError(f"`layer_ids` must be distinct (got {list(self.layer_ids)})")
         if len(self.table_sizes) != self.max_ngram - 1:
             raise UsageError(
-                f"table_sizes (--table) needs one base size per order 2..{self.max_ngram} "
-                f"({self.max_ngram - 1} values), got {len(self.table_sizes)}: {list(self.table_sizes)}"
+                f"`table_sizes` needs one base size per order 2..{self.max_ngram} "
+                f"({self.max_ngram - 1} values), got {len(self.table_sizes)}: {list(self.table_sizes)}",
             )
         if max(self.table_sizes) * (self.max_ngram - 1) * self.heads * 2 >= INT64_MAX:
             raise UsageError(
-                f"table sizes (--table) up to {max(self.table_sizes)} give a layer more than 2^63 rows; "
-                "row numbers must fit int64: use smaller tables or fewer heads"
+                f"`table_sizes` up to {max(self.table_sizes)} give a layer more than 2^63 rows; "
+                "row numbers must fit int64: use smaller tables or fewer heads",
             )
         if min(self.table_sizes) < 2:
-            raise UsageError(f"every table size (--table) must be at least 2 (got {list(self.table_sizes)})")
+            raise UsageError(f"every size in `table_sizes` must be at least 2 (got {list(self.table_sizes)})")
         if self.vocab_size < 1:
-            raise UsageError(f"vocab_size must be at least 1 (got {self.vocab_size})")
+            raise UsageError(f"`vocab_size` must be at least 1 (got {self.vocab_size})")
         if not 0 <= self.pad_id < self.vocab_size:
             raise UsageError(
-                f"pad_id {self.pad_id} is not a canonical id: it must lie in [0, {self.vocab_size}) "
-                "(--pad-id takes a raw id of the tokenizer)"
+                f"`pad_id` {self.pad_id} is not a canonical id: it must lie in [0, {self.vocab_size}) "
+                "(a tokenizer's raw pad id is mapped through the vocabulary first)"
             )
         if self.seed < 0:
-            raise UsageError(f"seed (--seed) must be >= 0 (got {self.seed})")
+            raise UsageError(f"`seed` must be >= 0 (got {self.seed})")
 
     # ------------------------------------------------------------------ shape
     @property
@@ -117,7 +123,7 @@ class HashSpec:
 
     @cached_property
     def multipliers(self) -> np.ndarray:
-        """int64 [L, N]: odd multipliers per layer and lag (ENGRAM_SPEC.md 3.1)."""
+        """int64 [L, N]: odd multipliers per layer and lag (docs/engram-spec.md §3.1)."""
         rows = []
         for layer_id in self.layer_ids:
             rng = np.random.default_rng(self.seed + LAYER_SEED_STRIDE * layer_id)

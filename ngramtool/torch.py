@@ -20,8 +20,8 @@ from typing import BinaryIO
 
 import numpy as np
 
+from .artifacts import IndexLike, open_index
 from .errors import MissingDependencyError, NgramToolError, UsageError
-from .formats.index import Index, open_index
 from .formats.stream import read_stream
 
 try:
@@ -91,7 +91,7 @@ class IndexDataset(Dataset):
         self.random = random
         self.seed = int(np.random.SeedSequence(None if seed is None else _whole(seed, "seed", 0)).entropy)
         self.epoch = 0
-        self._index: Index | None = open_index(self.path)
+        self._index: IndexLike | None = open_index(self.path)
         self.num_tokens = len(self._index)
         self.spec = self._index.spec
         if self.num_tokens <= self.seq_len:
@@ -101,7 +101,7 @@ class IndexDataset(Dataset):
             )
 
     @property
-    def index(self) -> Index:
+    def index(self) -> IndexLike:
         """The memory-mapped index, opened on first use in this process."""
         if self._index is None:
             self._index = open_index(self.path)

@@ -8,20 +8,22 @@ recomputes them chunk by chunk (bounded memory) and raises at the first differen
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .artifacts import IndexLike, Kind, expect_kind, open_index
+from .chunks import canonical_chunks
 from .errors import NgramToolError
-from .formats.dataset import MergedIndex
-from .formats.index import Index, spec_record
+from .formats.index import Index, iter_index_chunks, spec_record
 from .formats.npy import array_sha256
-from .formats.stream import StreamReader
+from .formats.stream import StreamReader, read_stream
 from .hashing import NgramHasher
-from .pipeline import iter_index_chunks
 from .spec import HashSpec
-from .vocab import CompressedVocab
+from .vocab import CompressedVocab, table_vocab
 from .wording import plural
 
 
@@ -76,9 +78,8 @@ def _examine_lut(lut: np.ndarray) -> _Table:
     """The vocabulary of a lookup table, and whether it is the identity or has the form the
     compression gives: -1 (no token) or a canonical id, numbered by first use in raw id order,
     every one of 0..V'-1 used."""
-    lut = np.asarray(lut, dtype=np.int64)
-    size = int(lut.max(initial=-1)) + 1
-    vocab = CompressedVocab(lut, tuple(str(i) for i in range(size)), True, "")
+    vocab = table_vocab(lut)
+    lut, size = vocab.lut, vocab.size
     identity = bool(np.array_equal(lut, np.arange(lut.shape[0])))
     used = lut[lut >= 0]
     values, first_use = np.unique(used, return_index=True)
@@ -168,12 +169,9 @@ def verify_index(index: Index, seen: _Seen | None = None) -> VerifyReport:
     _check_descriptions(manifest, index.spec, table, seen)
     report.checks.append("counts, vocabulary, spec fingerprint and derived constants")
     hasher = NgramHasher(index.spec, boundary=manifest["boundary"])
-    lo = 0
-    for chunk in iter_index_chunks(index):
-        hi = lo + chunk.tokens.shape[0]
-        expected = hasher(table.vocab.canonicalize(chunk.tokens, first_position=lo), chunk.doc_starts)
-        _check_rows(np.asarray(index.rows[lo:hi]), expected, lo, index.spec)
-        lo = hi
+    for lo, chunk, canonical in canonical_chunks(iter_index_chunks(index), table.vocab):
+        stored = np.asarray(index.rows[lo : lo + chunk.tokens.shape[0]])
+        _check_rows(stored, hasher(canonical, chunk.doc_starts), lo, index.spec)
     report.checks.append(f"all {len(index):,} rows re-derived (boundary {manifest['boundary']})")
     return report
 
@@ -183,10 +181,8 @@ def verify_stream(reader: StreamReader) -> VerifyReport:
     table = _examine_lut(reader.lut)
     _check_descriptions(reader.manifest, reader.spec, table, _Seen())
     hasher = NgramHasher(reader.spec, boundary=reader.manifest["boundary"])
-    for chunk in reader:
-        first = reader.num_tokens - chunk.tokens.shape[0]
-        expected = hasher(table.vocab.canonicalize(chunk.tokens, first_position=first), chunk.doc_starts)
-        _check_rows(chunk.rows, expected, first, reader.spec)
+    for first, chunk, canonical in canonical_chunks(reader, table.vocab):
+        _check_rows(chunk.rows, hasher(canonical, chunk.doc_starts), first, reader.spec)
     return VerifyReport(
         num_tokens=reader.num_tokens,
         num_documents=reader.num_documents,
@@ -198,7 +194,7 @@ def verify_stream(reader: StreamReader) -> VerifyReport:
     )
 
 
-def verify_dataset(dataset: MergedIndex) -> VerifyReport:
+def verify_dataset(dataset: IndexLike) -> VerifyReport:
     """Verify every shard of a merged dataset (opening it already checked each shard's manifest hash).
 
     Shards are opened one after the other; a lookup table the shards share is hashed and examined once.
@@ -224,3 +220,27 @@ def verify_dataset(dataset: MergedIndex) -> VerifyReport:
             f"{plural(len(left_out), 'entry', 'entries')} left out when merged ({names}; see dataset.json)"
         )
     return report
+
+
+def verify(index: IndexLike) -> VerifyReport:
+    """Verify an index or every shard of a merged dataset (see :func:`verify_index`)."""
+    return verify_dataset(index) if index.kind == "dataset" else verify_index(index.shards[0])
+
+
+def verify_path(path: str | Path) -> VerifyReport:
+    """Verify what ``path`` holds: an index, a merged dataset or a stream file (``-``: a stream on
+    stdin); raise at the first problem, naming it.
+
+    >>> from ngramtool.verify import verify_path
+    >>> report = verify_path("corpus.ngidx")
+    >>> report.num_tokens, report.checks[-1]
+    (158122, 'all 158,122 rows re-derived (boundary none)')
+    """
+    if str(path) == "-":
+        return verify_stream(read_stream(sys.stdin.buffer))
+    hint = f"only these hold rows to verify; `ngramtool inspect {path}` describes other files"
+    kind = expect_kind(path, [Kind.INDEX, Kind.DATASET, Kind.STREAM], hint)
+    if kind is Kind.STREAM:
+        with Path(path).open("rb") as source:
+            return verify_stream(read_stream(source))
+    return verify(open_index(path))

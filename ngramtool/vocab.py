@@ -1,4 +1,4 @@
-"""The Engram compressed vocabulary: raw token ids -> canonical ids (ENGRAM_SPEC.md section 2).
+"""The Engram compressed vocabulary: raw token ids -> canonical ids (docs/engram-spec.md §2).
 
 Ids are scanned in ascending order; each id's merge key is its normalized text (or a fallback,
 see :func:`ngramtool.normalize.token_key`), and a new key gets the next canonical id. The result
@@ -14,16 +14,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import zipfile
 import zlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .errors import NgramToolError
+from .formats.atomic import staged_file
 from .normalize import NORMALIZATION_VERSION, token_key
 from .tokenizers import Tokenizer
 
@@ -32,7 +33,12 @@ UNASSIGNED = -1
 
 @dataclass(frozen=True)
 class CompressedVocab:
-    """A raw -> canonical id map.
+    """A raw -> canonical id map (made by :func:`build_vocab`).
+
+    >>> from ngramtool.vocab import identity_vocab
+    >>> vocab = identity_vocab(4)
+    >>> vocab.size, vocab.compressed, vocab.canonicalize([3, 0, -1]).tolist()
+    (4, False, [3, 0, -1])
 
     Attributes:
         lut: int64 [V]; ``lut[raw] = canonical id``, -1 where the raw id has no token.
@@ -87,7 +93,7 @@ class CompressedVocab:
             raise NgramToolError(
                 f"token id {int(raw64[pos])} at position {first_position + pos} is outside the "
                 f"{self.raw_size:,} raw ids of this vocabulary: the tokens were made with another "
-                "tokenizer (check --tokenizer, or --vocab-size for pre-tokenized ids)"
+                "tokenizer (check `tokenizer`, or `vocab_size` for pre-tokenized ids)"
             )
         out = self.lut[np.maximum(raw64, 0)]
         negative = raw64 < 0
@@ -110,8 +116,26 @@ class CompressedVocab:
         return groups
 
 
+def vocab_record(vocab: CompressedVocab) -> dict[str, Any]:
+    """The manifest/JSON description of a vocabulary."""
+    return {
+        "compressed": vocab.compressed,
+        "size": vocab.size,
+        "raw_size": vocab.raw_size,
+        "fingerprint": vocab.fingerprint,
+    }
+
+
 def build_vocab(tokenizer: Tokenizer, *, compress: bool = True, cache: bool = True) -> CompressedVocab:
-    """The compressed (or identity) vocabulary of ``tokenizer``, from the disk cache when present."""
+    """The compressed (or identity) vocabulary of ``tokenizer``, from the disk cache when present.
+
+    >>> from ngramtool import build_vocab, load_tokenizer
+    >>> vocab = build_vocab(load_tokenizer("cl100k_base"))
+    >>> vocab.raw_size, vocab.size, vocab.keys[vocab.lut[9906]]
+    (100277, 62330, 'hello')
+    >>> vocab.canonicalize([9906, 1917]).tolist() == vocab.lut[[9906, 1917]].tolist()
+    True
+    """
     if not compress:
         return identity_vocab(tokenizer.n_vocab, tokenizer.fingerprint)
     path = _cache_path(tokenizer) if cache else None
@@ -158,10 +182,8 @@ def _store_cached(path: Path, vocab: CompressedVocab) -> None:
     keys = np.frombuffer(json.dumps(list(vocab.keys), ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
+        with staged_file(path) as tmp, tmp.open("wb") as handle:
             np.savez(handle, lut=vocab.lut, keys=keys)
-        os.replace(tmp, path)
     except OSError:
         return
 
@@ -172,3 +194,11 @@ def identity_vocab(size: int, tokenizer_fingerprint: str = "") -> CompressedVoca
         raise NgramToolError(f"a vocabulary needs at least one id (got {size})")
     keys = tuple(str(i) for i in range(size))
     return CompressedVocab(np.arange(size, dtype=np.int64), keys, False, tokenizer_fingerprint)
+
+
+def table_vocab(lut: np.ndarray) -> CompressedVocab:
+    """The vocabulary of a stored lookup table (an index's ``lut``): canonical ids are the table's
+    values, their keys the ids as text (the tokens' texts are not stored)."""
+    table = np.asarray(lut, dtype=np.int64)
+    size = int(table.max(initial=-1)) + 1
+    return CompressedVocab(table, tuple(str(i) for i in range(size)), True, "")

@@ -1,4 +1,5 @@
-"""Shared fixtures: golden data from tests/data, offline caches, small specs."""
+"""Shared fixtures and helpers: golden data from tests/data, offline caches, small specs, and the
+one ``run()`` that drives the command line in a subprocess (the CLI tests' only way in)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import gzip
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +16,9 @@ import pytest
 from ngramtool.spec import HashSpec
 
 DATA = Path(__file__).parent / "data"
-CORPUS = Path(__file__).parent.parent / "examples" / "corpus.txt"
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO / "examples" / "corpus.txt"
+NGRAMTOOL = (sys.executable, "-m", "ngramtool")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -21,6 +26,49 @@ def _offline_caches(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Every test runs with an empty tiktoken cache and its own vocabulary cache: nothing downloads."""
     os.environ["TIKTOKEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("tiktoken-cache"))
     os.environ["NGRAMTOOL_CACHE_DIR"] = str(tmp_path_factory.mktemp("ngramtool-cache"))
+
+
+def run(
+    *args: object,
+    stdin: bytes | None = None,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess:
+    """``ngramtool ARGS...`` in a subprocess, as users run it (stdout and stderr captured as bytes)."""
+    return subprocess.run(
+        [*NGRAMTOOL, *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        cwd=cwd,
+        env=None if env is None else {**os.environ, **env},
+        timeout=timeout,
+    )
+
+
+def run_json(*args: object, cwd: Path | None = None) -> dict:
+    """``ngramtool ARGS... --json``: its exit status must be 0; returns the JSON it printed."""
+    result = run(*args, "--json", cwd=cwd)
+    assert result.returncode == 0, result.stderr.decode()
+    return json.loads(result.stdout)
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess, code: int, fragment: str) -> None:
+    """The command failed with ``code`` and one ``error:`` line containing ``fragment``."""
+    err = result.stderr.decode()
+    assert result.returncode == code, err
+    assert "Traceback" not in err
+    assert fragment in err, err
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first ~40 KB of the bundled corpus, as two files."""
+    folder = tmp_path_factory.mktemp("sample")
+    text = CORPUS.read_text(encoding="utf-8")
+    (folder / "a.txt").write_text(text[:20000], encoding="utf-8")
+    (folder / "b.txt").write_text(text[20000:40000], encoding="utf-8")
+    return folder
 
 
 def load_json(name: str) -> dict:

@@ -10,10 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS
+from conftest import CORPUS, NGRAMTOOL
 
 READER_GONE = 141
-NGRAMTOOL = [sys.executable, "-m", "ngramtool"]
 
 
 @pytest.fixture(scope="module")

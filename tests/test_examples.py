@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -65,3 +66,18 @@ def test_read_index_reads_what_hash_wrote(outputs: dict[str, str]) -> None:
     assert "rows (6, 2, 8)" in out
     assert out.count("-> vectors (6, 8, 4) -> per token (6, 32)") == 2
     assert "rows match hash_ngrams: True" in out
+
+
+def test_no_example_shells_out_to_the_command_line():
+    """The examples show the library: none runs `ngramtool` (or anything else) in a subprocess."""
+    for path in EXAMPLES.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {
+            alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+        }
+        imported |= {
+            node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+        }
+        assert not imported & {"subprocess", "os"}, (
+            f"{path.name} imports {sorted(imported & {'subprocess', 'os'})}"
+        )

@@ -1,28 +1,23 @@
-"""Sharded runs (selection, resume, crash safety), merge, and reading a merged dataset as one index."""
+"""Sharded runs (selection, resume, crash safety), merge, and reading a merged dataset as one index
+(ngramtool.executors; the command line's messages about them too)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS
+from conftest import CORPUS, run
 
-from ngramtool import open_index
-from ngramtool.errors import UsageError
+from ngramtool import hash_files, merge_shards, open_index
+from ngramtool.errors import NgramToolError, UsageError
+from ngramtool.executors import expand_inputs, plan_shards, shard_selection
 from ngramtool.formats.dataset import MergedIndex
-from ngramtool.shards import expand_inputs, plan_shards, shard_selection
+from ngramtool.verify import verify_path
 
 SPEC_ARGS = ["--heads", "2", "--table", "3001", "--tokenizer", "bytes"]
-
-
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "ngramtool", *args], capture_output=True, cwd=cwd, timeout=120
-    )
+SPEC = {"heads": 2, "table_sizes": 3001, "tokenizer": "bytes"}
 
 
 @pytest.fixture()
@@ -83,24 +78,21 @@ def test_double_star_patterns_recurse_in_sorted_order(tmp_path):
 def test_sharded_run_resume_and_merge(parts, tmp_path):
     out = tmp_path / "out"
     pattern = str(parts / "*.txt")
-    first = run("hash", pattern, "-o", f"{out}/", "--num-shards", "2", "--shard-index", "0", "-q", *SPEC_ARGS)
-    assert first.returncode == 0, first.stderr.decode()
+    hash_files(pattern, f"{out}/", num_shards=2, shard_index=0, **SPEC)
     assert sorted(p.name for p in out.iterdir()) == ["p0.txt.ngidx", "p2.txt.ngidx", "p4.txt.ngidx", "vocab"]
-    refused = run("hash", pattern, "-o", f"{out}/", *SPEC_ARGS)
-    assert refused.returncode == 2 and b"--resume" in refused.stderr
-    other_spec = run("hash", pattern, "-o", f"{out}/", "--resume", "--heads", "3", "--tokenizer", "bytes")
-    assert other_spec.returncode == 2 and b"another hash spec" in other_spec.stderr
+    with pytest.raises(UsageError, match="`resume=True`"):
+        hash_files(pattern, f"{out}/", **SPEC)
+    with pytest.raises(UsageError, match="another hash spec"):
+        hash_files(pattern, f"{out}/", resume=True, **{**SPEC, "heads": 3})
     # A killed run leaves only a .partial directory: it is not a finished shard and is cleaned up.
     (out / ".p1.txt.ngidx.abc123.partial").mkdir()
     resumed = run("hash", pattern, "-o", f"{out}/", "--resume", *SPEC_ARGS)
     assert resumed.returncode == 0, resumed.stderr.decode()
     assert b"skipping 3 finished shards of 5" in resumed.stderr
     assert not list(out.glob(".*.partial"))
-    merged = run("merge", str(out), "--json")
-    assert merged.returncode == 0, merged.stderr.decode()
-    dataset = json.loads(merged.stdout)
+    dataset = merge_shards(out)
     assert dataset["num_shards"] == 5 and dataset["shards"][0]["path"] == "p0.txt.ngidx"
-    assert run("verify", str(out), "-q").returncode == 0
+    assert verify_path(out).num_tokens == dataset["num_tokens"]
 
     merged_index = open_index(out)
     assert isinstance(merged_index, MergedIndex)
@@ -114,39 +106,35 @@ def test_sharded_run_resume_and_merge(parts, tmp_path):
     assert np.array_equal(rows, whole_rows[start : start + 20])
     assert merged_index.doc_offsets.tolist() == np.cumsum([0] + [len(s) for s in singles]).tolist()
     # Each shard equals hashing its file alone.
-    alone = tmp_path / "alone.ngidx"
-    assert run("hash", str(parts / "p3.txt"), "-o", str(alone), "-q", *SPEC_ARGS).returncode == 0
-    assert np.array_equal(open_index(alone).rows, singles[3].rows)
+    alone = hash_files(parts / "p3.txt", tmp_path / "alone.ngidx", **SPEC)
+    assert np.array_equal(alone.rows, singles[3].rows)
 
 
 def test_merge_refuses_mixed_specs_and_changed_shards(parts, tmp_path):
     out = tmp_path / "mixed"
-    assert run("hash", str(parts / "p0.txt"), "-o", str(out / "a.ngidx"), "-q", *SPEC_ARGS).returncode == 0
-    assert (
-        run(
-            "hash", str(parts / "p1.txt"), "-o", str(out / "b.ngidx"), "-q", "--tokenizer", "bytes"
-        ).returncode
-        == 0
-    )
-    result = run("merge", str(out))
-    assert result.returncode == 1 and b"another hash spec" in result.stderr
+    hash_files(parts / "p0.txt", out / "a.ngidx", **SPEC)
+    hash_files(parts / "p1.txt", out / "b.ngidx", tokenizer="bytes")
+    with pytest.raises(NgramToolError, match="another hash spec") as refused:
+        merge_shards(out)
+    assert refused.value.exit_code == 1
     good = tmp_path / "good"
     for name in ("a", "b"):
-        src = parts / ("p0.txt" if name == "a" else "p1.txt")
-        assert run("hash", str(src), "-o", str(good / f"{name}.ngidx"), "-q", *SPEC_ARGS).returncode == 0
-    assert run("merge", str(good), "-q").returncode == 0
+        hash_files(parts / ("p0.txt" if name == "a" else "p1.txt"), good / f"{name}.ngidx", **SPEC)
+    merge_shards(good)
     manifest = good / "b.ngidx" / "manifest.json"
     manifest.write_text(manifest.read_text().replace('"num_documents": 1', '"num_documents": 1 '))
-    changed = run("verify", str(good))  # a shard is checked when it is first read
-    assert changed.returncode == 1 and b"changed since the dataset was merged" in changed.stderr
-    assert run("merge", str(tmp_path / "nothing-here")).returncode == 2
+    with pytest.raises(NgramToolError, match="changed since the dataset was merged") as changed:
+        verify_path(good)  # a shard is checked when it is first read
+    assert changed.value.exit_code == 1
+    with pytest.raises(UsageError):
+        merge_shards(tmp_path / "nothing-here")
 
 
 def test_torch_dataset_reads_a_merged_dataset(parts, tmp_path):
     torch_data = pytest.importorskip("ngramtool.torch")
     out = tmp_path / "ds"
-    assert run("hash", str(parts / "*.txt"), "-o", f"{out}/", "-q", *SPEC_ARGS).returncode == 0
-    assert run("merge", str(out), "-q").returncode == 0
+    hash_files(str(parts / "*.txt"), f"{out}/", **SPEC)
+    merge_shards(out)
     dataset = torch_data.IndexDataset(out, seq_len=100)
     merged = open_index(out)
     item = dataset[len(dataset) // 2]
@@ -157,14 +145,9 @@ def test_torch_dataset_reads_a_merged_dataset(parts, tmp_path):
 
 def test_stale_or_incomplete_datasets_are_detected(parts, tmp_path):
     out = tmp_path / "stale"
-    assert (
-        run(
-            "hash", str(parts / "p0.txt"), str(parts / "p1.txt"), "-o", f"{out}/", "-q", *SPEC_ARGS
-        ).returncode
-        == 0
-    )
-    assert run("merge", str(out), "-q").returncode == 0
-    assert run("hash", str(parts / "p2.txt"), "-o", f"{out}/", "-q", *SPEC_ARGS).returncode == 0
+    hash_files([parts / "p0.txt", parts / "p1.txt"], f"{out}/", **SPEC)
+    merge_shards(out)
+    hash_files(parts / "p2.txt", f"{out}/", **SPEC)
     result = run("verify", str(out), "--json")
     assert result.returncode == 1 and b"does not list" in result.stderr
     assert json.loads(result.stdout)["ok"] is False
@@ -172,8 +155,9 @@ def test_stale_or_incomplete_datasets_are_detected(parts, tmp_path):
 
     shutil.rmtree(out / "p2.txt.ngidx")
     shutil.rmtree(out / "p1.txt.ngidx")
-    missing = run("inspect", str(out))
-    assert missing.returncode == 1 and b"is missing" in missing.stderr
+    with pytest.raises(NgramToolError, match="is missing") as missing:
+        open_index(out)
+    assert missing.value.exit_code == 1
 
 
 def test_an_existing_directory_becomes_shards_only_when_it_is_empty_or_holds_shards(parts, tmp_path):
@@ -185,19 +169,18 @@ def test_an_existing_directory_becomes_shards_only_when_it_is_empty_or_holds_sha
     assert refused.returncode == 2 and b"Traceback" not in refused.stderr
     assert b"add a trailing slash (-o " in refused.stderr and b"choose a new name" in refused.stderr
     assert sorted(p.name for p in home.iterdir()) == ["thesis.txt"]
-    assert run("hash", pattern, "-o", f"{home}/", "-q", *SPEC_ARGS).returncode == 0  # the slash says so
+    hash_files(pattern, f"{home}/", **SPEC)  # the slash says so
     assert (home / "p1.txt.ngidx" / "manifest.json").is_file()
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert run("hash", pattern, "-o", str(empty), "-q", *SPEC_ARGS).returncode == 0
+    hash_files(pattern, empty, **SPEC)
     assert sorted(p.name for p in empty.iterdir()) == ["p0.txt.ngidx", "p1.txt.ngidx", "vocab"]
-    resumed = run("hash", str(parts / "*.txt"), "-o", str(empty), "--resume", "-q", *SPEC_ARGS)
-    assert resumed.returncode == 0, resumed.stderr.decode()  # it holds shards now
+    hash_files(str(parts / "*.txt"), empty, resume=True, **SPEC)  # it holds shards now
     assert len(list(empty.glob("*.ngidx"))) == 5
     killed = tmp_path / "killed"
     killed.mkdir()
     (killed / ".p0.txt.ngidx.abc123.partial").mkdir()  # all a killed run left behind
-    assert run("hash", pattern, "-o", str(killed), "-q", *SPEC_ARGS).returncode == 0
+    hash_files(pattern, killed, **SPEC)
     assert sorted(p.name for p in killed.iterdir()) == ["p0.txt.ngidx", "p1.txt.ngidx", "vocab"]
 
 
@@ -206,16 +189,19 @@ def test_outputs_that_cannot_take_shards_are_usage_errors(parts, tmp_path):
     data = tmp_path / "data"
     data.mkdir()
     (data / "corpus.txt").write_text("some text to hash", encoding="utf-8")
-    assert run("hash", str(data / "corpus.txt"), "-q", *SPEC_ARGS).returncode == 0  # data/corpus.txt.ngidx
+    hash_files(data / "corpus.txt", **SPEC)  # data/corpus.txt.ngidx
     cases = {
-        str(data): b"add a trailing slash",  # an index among other files is not a shard directory
-        f"{data / 'corpus.txt.ngidx'}/": b"is an index, so it cannot hold shards",
-        f"{data / 'corpus.txt'}/": b"is a file",
-        "": b"names no output",
+        str(data): "add a trailing slash",  # an index among other files is not a shard directory
+        f"{data / 'corpus.txt.ngidx'}/": "is an index, so it cannot hold shards",
+        f"{data / 'corpus.txt'}/": "is a file",
+        "": "names no output",
     }
     for output, message in cases.items():
-        result = run("hash", pattern, "-o", output, *SPEC_ARGS)
-        assert result.returncode == 2 and message in result.stderr, (output, result.stderr)
+        with pytest.raises(UsageError) as refused:
+            hash_files(pattern, output, **SPEC)
+        assert message in str(refused.value), (output, str(refused.value))
+    result = run("hash", pattern, "-o", "", *SPEC_ARGS)
+    assert result.returncode == 2 and b"-o '' names no output" in result.stderr
     assert sorted(p.name for p in data.iterdir()) == ["corpus.txt", "corpus.txt.ngidx"]
     assert not list((data / "corpus.txt.ngidx").glob("*.ngidx"))
 
@@ -230,15 +216,16 @@ def test_a_worker_without_inputs_says_so_and_succeeds(parts, tmp_path):
     report = run(*args, "--json", *SPEC_ARGS)
     assert report.returncode == 0, report.stderr.decode()
     assert json.loads(report.stdout) == {"shards": [], "shard_index": 4, "num_shards": 5, "num_inputs": 3}
-    one = run("hash", str(parts / "p0.txt"), "-o", f"{tmp_path}/one/", "--json", *SPEC_ARGS)
-    assert [s["output"] for s in json.loads(one.stdout)["shards"]] == [f"{tmp_path}/one/p0.txt.ngidx"]
+    one = hash_files(parts / "p0.txt", f"{tmp_path}/one/", **SPEC)
+    assert [str(shard.path) for shard in one] == [f"{tmp_path}/one/p0.txt.ngidx"]
+    assert hash_files(str(parts / "p[012].txt"), f"{out}/", shard_index=4, num_shards=5, **SPEC) == []
     quiet = run(*args, "-q", *SPEC_ARGS)
     assert quiet.returncode == 0 and quiet.stderr == b""
 
 
 def test_counts_agree_with_their_nouns(parts, tmp_path):
     out = tmp_path / "one"
-    assert run("hash", str(parts / "p0.txt"), "-o", f"{out}/", "-q", *SPEC_ARGS).returncode == 0
+    hash_files(parts / "p0.txt", f"{out}/", **SPEC)
     merged = run("merge", str(out))
     assert merged.returncode == 0, merged.stderr.decode()
     assert b": 1 shard, " in merged.stderr and b"tokens, 1 document, " in merged.stderr

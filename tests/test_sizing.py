@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ngramtool import HashSpec, UsageError
-from ngramtool.analysis.sizing import PRESETS, fit_table, preset, size_memory, with_table
+from ngramtool.analysis.sizing import fit_table, size_memory, with_table
+from ngramtool.presets import PRESETS, preset
 
 PCIE4 = 16e9 * 16 * (128 / 130) / 8  # 16 GT/s per lane, 16 lanes, 128b/130b, bits -> bytes
 
@@ -105,7 +106,7 @@ def test_fit_table_is_the_largest_base_that_fits(heads, layers, dim, budget):
 def test_bad_values_are_usage_errors():
     with pytest.raises(UsageError, match="known presets"):
         preset("engram-1t")
-    with pytest.raises(UsageError, match="--dim"):
+    with pytest.raises(UsageError, match="`dim`"):
         size_memory(HashSpec(), 0)
-    with pytest.raises(UsageError, match="--fp8-block"):
+    with pytest.raises(UsageError, match="`fp8_block`"):
         size_memory(HashSpec(), 8, fp8_block=0)

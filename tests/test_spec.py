@@ -98,7 +98,7 @@ def test_row_dtype_switches_to_int64_past_2_to_31_rows():
     [
         ({"heads": 0}, "heads"),
         ({"max_ngram": 1, "table_sizes": ()}, "max_ngram"),
-        ({"table_sizes": (646400, 1)}, "table size"),
+        ({"table_sizes": (646400, 1)}, "every size in `table_sizes`"),
         ({"table_sizes": (2**62, 2**62)}, "more than 2\\^63 rows"),
         ({"table_sizes": (646400,)}, "one base size per order"),
         ({"layer_ids": ()}, "layer"),

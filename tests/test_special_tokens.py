@@ -7,21 +7,22 @@ import gzip
 import itertools
 import json
 import shutil
-import subprocess
-import sys
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import DATA
+from conftest import DATA, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import AddedToken, Tokenizer, processors
 
+from ngramtool.encode import iter_token_chunks
 from ngramtool.errors import NgramToolError, UsageError
-from ngramtool.pipeline import iter_token_chunks
-from ngramtool.textio import iter_text_pieces, safe_cut, whole_strings
+from ngramtool.explain import explain
+from ngramtool.inputs import iter_text_pieces
+from ngramtool.textcuts import safe_cut, whole_strings
+from ngramtool.tokenization import Tokenized
 from ngramtool.tokenizers import encode_document, load_tokenizer, resolve_eot
 
 QWEN_DIR = DATA / "tokenizers" / "qwen-style"
@@ -40,10 +41,6 @@ QWEN_CHATS = [
     '<|im_start|>user\nCall it<|im_end|>\n<|im_start|>assistant\n<tool_call>\n{"name": "f"}\n'
     "</tool_call><|im_end|>\n<|endoftext|><|fim_prefix|>def f():<|fim_suffix|>\n<|fim_middle|>",
 ]
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ngramtool", *args], capture_output=True, timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +171,7 @@ def test_tiktoken_default_reads_special_text_as_text_and_special_all_matches():
     [
         ("cl100k_base", "<|fim_pad|>", "not a special token of cl100k_base"),
         ("bytes", "<s>", "not a special token of bytes"),
-        ("cl100k_base", ",", "--special takes none, all"),
+        ("cl100k_base", ",", "`special` takes none, all"),
     ],
 )
 def test_unknown_special_names_are_usage_errors(spec, special, fragment):
@@ -184,12 +181,12 @@ def test_unknown_special_names_are_usage_errors(spec, special, fragment):
 
 def test_the_special_option_on_the_command_line(tmp_path):
     (tmp_path / "t.txt").write_text("x<|endoftext|>y", encoding="utf-8")
-    default = run("tokenize", str(tmp_path / "t.txt"))
+    default = next(ids for _, ids in Tokenized([tmp_path / "t.txt"]).chunks()).tolist()
+    assert 100257 not in default
     matched = run("tokenize", str(tmp_path / "t.txt"), "--special", "all")
-    assert default.returncode == matched.returncode == 0
-    assert "100257" not in default.stdout.decode().split() and "100257" in matched.stdout.decode().split()
-    explained = run("explain", "<|endoftext|>", "--special", "all", "--json")
-    assert [t["raw_id"] for t in json.loads(explained.stdout)["tokens"]] == [100257]
+    assert matched.returncode == 0 and "100257" in matched.stdout.decode().split()
+    explained = explain("<|endoftext|>", special="all")
+    assert [t["raw_id"] for t in explained.tokens] == [100257]
     refused = run("hash", "--tokens", str(tmp_path / "ids.npy"), "--special", "all")
     assert refused.returncode == 2 and b"--special applies only to text" in refused.stderr
 
@@ -272,14 +269,11 @@ def test_add_eot_appends_deepseeks_end_of_sentence_not_its_pad(deepseek_dir, tmp
     """The issue's example: Hello <｜▁pad▁｜> World <｜▁pad▁｜> (id 2) was appended."""
     for name, text in (("a.txt", "Hello"), ("b.txt", "World")):
         (tmp_path / name).write_text(text, encoding="utf-8")
-    result = run(
-        "tokenize", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"), "--add-eot",
-        "--tokenizer", str(deepseek_dir / "tokenizer.json"),
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr.decode()
-    lines = [[int(i) for i in line.split()] for line in result.stdout.decode().splitlines()]
-    assert lines == [[*library_ids(deepseek_dir, "Hello"), 1], [*library_ids(deepseek_dir, "World"), 1]]
     tok = load_tokenizer(str(deepseek_dir / "tokenizer.json"))
+    chunks = list(iter_token_chunks([str(tmp_path / "a.txt"), str(tmp_path / "b.txt")], tok, add_eot=True))
+    documents = np.split(np.concatenate([c.tokens for c in chunks]), chunks[0].doc_starts[1:])
+    lines = [document.tolist() for document in documents]
+    assert lines == [[*library_ids(deepseek_dir, "Hello"), 1], [*library_ids(deepseek_dir, "World"), 1]]
     assert resolve_eot(tok).token == "<｜end▁of▁sentence｜>"
     assert tok.pad_token_id == 2  # the default pad did not change
 
@@ -295,7 +289,7 @@ def test_add_eot_for_qwen_takes_the_configs_eos_token():
 def test_without_a_config_the_eos_is_never_guessed(deepseek_tokenizer_path, tmp_path):
     tok = load_tokenizer(str(deepseek_tokenizer_path))  # tests/data holds no config beside it
     with pytest.raises(
-        UsageError, match=r"names no end-of-sequence token.*--eot-token NAME.*end▁of▁sentence"
+        UsageError, match=r"names no end-of-sequence token.*`eot_token=NAME`.*end▁of▁sentence"
     ):
         resolve_eot(tok)
     assert resolve_eot(tok, "<｜end▁of▁sentence｜>").token_id == 1
@@ -326,7 +320,7 @@ def test_post_processor_eos_is_used_once_and_a_disagreeing_config_is_an_error(te
     shutil.copy(templated_dir / "tokenizer.json", clash / "tokenizer.json")
     (clash / "tokenizer_config.json").write_text('{"eos_token": {"content": "<|im_end|>"}}')
     clashing = load_tokenizer(str(clash / "tokenizer.json"))
-    with pytest.raises(UsageError, match=r"more than one end-of-sequence token.*--eot-token NAME"):
+    with pytest.raises(UsageError, match=r"more than one end-of-sequence token.*`eot_token=NAME`"):
         resolve_eot(clashing)
     result = run("hash", str(docs), "--json-key", "t", "--add-eot", "-t", str(clash / "tokenizer.json"), "-q")
     assert result.returncode == 2 and b"choose one with --eot-token NAME" in result.stderr

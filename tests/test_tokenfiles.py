@@ -210,7 +210,7 @@ def test_negative_ids_name_their_position(tmp_path):
 
 def test_detection(tmp_path):
     assert detect_token_format(write(tmp_path / "plain.bin", pack("H", [1, 2, 3, 4]))) == "nanogpt"
-    with pytest.raises(UsageError, match="--token-format"):
+    with pytest.raises(UsageError, match="`token_format`"):
         detect_token_format(write(tmp_path / "tokens.txt", b"1 2 3"))
     with pytest.raises(UsageError, match="not found"):
         detect_token_format(tmp_path / "missing.bin")
@@ -376,7 +376,7 @@ def test_tokens_before_the_first_start_form_a_document(tmp_path):
         (
             "nanogpt",
             100277,
-            r"token id 70,000 at position 4 does not fit the uint16 .*use --token-format llmc",
+            r"token id 70,000 at position 4 does not fit the uint16 .*use `save_format=llmc`",
         ),
         ("llmc", 50257, r"token id 70,000 at position 4 .*vocabulary of 50,257"),
         ("datatrove", 50257, r"token id 70,000 at position 4 .*vocabulary of 50,257"),

@@ -25,7 +25,7 @@ def test_cl100k_works_offline_and_encodes_special_text_as_text():
 
 
 def test_other_names_never_download_and_say_how_to_supply_the_file():
-    with pytest.raises(NgramToolError, match=r"--tokenizer path/to/o200k_base.tiktoken"):
+    with pytest.raises(NgramToolError, match=r"`tokenizer=path/to/o200k_base.tiktoken`"):
         load_tokenizer("o200k_base")
 
 
@@ -129,14 +129,14 @@ def test_tokenizers_that_prefix_every_text_get_whole_documents(tmp_path, monkeyp
     pytest.importorskip("tokenizers")
     from conftest import CORPUS
 
-    import ngramtool.textio as textio
-    from ngramtool.pipeline import iter_token_chunks
+    import ngramtool.inputs.text as text_input
+    from ngramtool.encode import iter_token_chunks
 
     _trained_tokenizer(tmp_path, "Metaspace", prepend_scheme="always").save(str(tmp_path / "sp.json"))
     tok = load_tokenizer(str(tmp_path / "sp.json"))
     assert not tok.cut_safe
     assert load_tokenizer("cl100k_base").cut_safe
-    monkeypatch.setattr(textio, "TARGET_PIECE_CHARS", 2000)
+    monkeypatch.setattr(text_input, "TARGET_PIECE_CHARS", 2000)
     text = CORPUS.read_text(encoding="utf-8")[:100_000]
     (tmp_path / "t.txt").write_text(text, encoding="utf-8")
     for workers in (1, 2):
@@ -147,7 +147,7 @@ def test_tokenizers_that_prefix_every_text_get_whole_documents(tmp_path, monkeyp
 
 def test_one_worker_encodes_hf_text_without_the_library_pool(deepseek_tokenizer_path, tmp_path, monkeypatch):
     """-j 1 means one core: the HF library's all-core encode_batch is not used."""
-    from ngramtool.pipeline import iter_token_chunks
+    from ngramtool.encode import iter_token_chunks
     from ngramtool.tokenizers import HFTokenizer
 
     def no_pool(self, texts):

@@ -21,10 +21,9 @@ from .collisions import (
     sweep_collisions,
 )
 from .lint import Finding, HashConstants, lint_constants, lint_spec
-from .sizing import PRESETS, SizeReport, fit_table, size_memory
+from .sizing import SizeReport, fit_table, size_memory
 
 __all__ = [
-    "PRESETS",
     "CollisionReport",
     "Finding",
     "HashConstants",

@@ -8,15 +8,20 @@ same checks matter for constants that come from elsewhere (an index manifest, an
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import NgramToolError
+from ..artifacts import Kind, detect
+from ..errors import NgramToolError, UsageError
+from ..formats.dataset import read_dataset
+from ..formats.index import MANIFEST, read_manifest, spec_record
 from ..primes import is_prime
 from ..spec import INT32_LIMIT, INT64_MAX, HashSpec
 from ..wording import agree, plural
@@ -94,6 +99,30 @@ class Finding:
     def to_dict(self) -> dict[str, str]:
         """The four fields."""
         return asdict(self)
+
+
+def recorded_constants(target: str | Path) -> HashConstants:
+    """The constants an index, a merged dataset, a manifest.json or a spec JSON file (``ngramtool
+    spec show --json``, or a saved spec whose constants are derived) records."""
+    target = Path(target)
+    kind = detect(target)
+    if kind is Kind.DATASET:
+        manifest = read_dataset(target)
+    elif kind is Kind.INDEX:
+        manifest = read_manifest(target)
+    elif target.name == MANIFEST:
+        manifest = read_manifest(target.parent)
+    else:
+        try:
+            manifest = {"spec": json.loads(target.read_text(encoding="utf-8"))}
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise UsageError(f"cannot read {target} as JSON: {exc}") from None
+    rows = manifest.get("arrays", {}).get("rows", {}).get("dtype")
+    if not isinstance(manifest.get("spec"), dict):
+        raise UsageError(f"{target} holds no spec record")
+    if "derived" not in manifest["spec"]:  # a saved spec: derive the constants from its fields
+        manifest["spec"] = spec_record(HashSpec.from_dict(manifest["spec"]))
+    return HashConstants.from_record(manifest["spec"], rows)
 
 
 def lint_spec(
@@ -204,7 +233,7 @@ def _duplicate_sizes(c: HashConstants) -> list[Finding]:
             "Engram makes every table size of the whole memory distinct so that no two heads collide "
             f"on the same n-grams{wasted}",
             "give every (layer, order, head) its own prime: derive them with one shared 'seen' set "
-            "(ENGRAM_SPEC.md 3.2), as 'ngramtool spec show' does",
+            "(docs/engram-spec.md §3.2), as 'ngramtool spec show' does",
         )
     ]
 
@@ -227,7 +256,7 @@ def _multipliers(c: HashConstants) -> list[Finding]:
                 "an even multiplier m = 2^j * u zeroes the low j bits of every product and, once products "
                 "wrap, maps ids 2^(64-j) apart to the same value; an odd multiplier makes id -> id * m a "
                 "bijection mod 2^64, so the XOR mix keeps every bit of every id",
-                "use odd multipliers 2r+1, as Engram does (ENGRAM_SPEC.md 3.1)",
+                "use odd multipliers 2r+1, as Engram does (docs/engram-spec.md §3.1)",
             )
         )
     if overflow:

@@ -1,16 +1,19 @@
 """What an Engram memory costs, from its spec alone: tables, rows, parameters, bytes, traffic.
 
-Every count uses the real prime table sizes of the spec (ENGRAM_SPEC.md 3.2), so it matches what
+Every count uses the real prime table sizes of the spec (docs/engram-spec.md §3.2), so it matches what
 ``ngramtool hash`` indexes and what a trainer allocates. See docs/analysis.md for each figure.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import UsageError
-from ..spec import HashSpec
+from ..presets import preset, resolve_spec
+from ..spec import INT64_MAX, HashSpec
 
 BYTES_PER_VALUE = {"fp32": 4, "bf16": 2, "fp8": 1}
 FP8_SCALE_BYTES = 4  # one fp32 scale per block of a row
@@ -20,60 +23,6 @@ PCIE_X16 = {
     "PCIe 4.0 x16": 16e9 * 16 * 128 / 130 / 8,
     "PCIe 5.0 x16": 32e9 * 16 * 128 / 130 / 8,
 }
-
-
-@dataclass(frozen=True)
-class Preset:
-    """A named Engram configuration: the hash spec, the width of each head's rows, and its source.
-
-    ``hidden_size`` is the backbone width the memory vector is projected into, where known.
-    """
-
-    spec: HashSpec
-    dim: int
-    hidden_size: int | None
-    source: str
-
-
-PRESETS: dict[str, Preset] = {
-    "engram-demo": Preset(
-        HashSpec(),
-        dim=64,
-        hidden_size=1024,
-        source="DeepSeek engram_demo_v1.py: layers 1 and 15, N=3, 8 heads per order, bases 5 x 129,280, "
-        "n_embed_per_ngram 512 = 8 heads x 64, backbone hidden 1024; V'=98,627 (DeepSeek-V3)",
-    ),
-    "engram-27b": Preset(
-        HashSpec(layer_ids=(2, 15), table_sizes=(2262400, 2262400)),
-        dim=80,
-        hidden_size=None,
-        source="Engram paper (arXiv 2601.07372), Engram-27B: layers 2 and 15, N=3, 8 heads per order, "
-        "d_mem 1280 = 16 heads x 80, ~2,262,400 rows per head: 5.79B (the paper rounds to 5.7B)",
-    ),
-    "engram-40b": Preset(
-        HashSpec(layer_ids=(2, 15), table_sizes=(7226341, 7226341)),
-        dim=80,
-        hidden_size=None,
-        source="Engram paper, Engram-40B: 18.5B Engram parameters. ASSUMPTION: the paper does not give "
-        "the layout here; we keep Engram-27B's (layers 2 and 15, N=3, 8 heads, 80 dims) and take the "
-        "largest per-head base table that fits 18.5e9 parameters",
-    ),
-    "tutorial": Preset(
-        HashSpec(heads=4, layer_ids=(1,), table_sizes=(262144, 262144)),
-        dim=16,
-        hidden_size=None,
-        source="The Engram tutorial chapter: orders 2-3, 4 heads per order, 262,144 rows, 16 dims: "
-        "33,554,432 parameters before prime rounding; one Engram layer",
-    ),
-}
-
-
-def preset(name: str) -> Preset:
-    """The preset called ``name``; a usage error lists the known names."""
-    try:
-        return PRESETS[name]
-    except KeyError:
-        raise UsageError(f"unknown preset {name!r}; known presets: {', '.join(PRESETS)}") from None
 
 
 @dataclass(frozen=True)
@@ -217,9 +166,9 @@ class SizeReport:
 def size_memory(spec: HashSpec, dim: int, *, fp8_block: int = 128) -> SizeReport:
     """The size report of ``spec`` with ``dim`` values per row (per head)."""
     if dim < 1:
-        raise UsageError(f"--dim must be at least 1 (got {dim})")
+        raise UsageError(f"`dim` must be at least 1 (got {dim})")
     if fp8_block < 1:
-        raise UsageError(f"--fp8-block must be at least 1 (got {fp8_block})")
+        raise UsageError(f"`fp8_block` must be at least 1 (got {fp8_block})")
     return SizeReport(spec, dim, fp8_block)
 
 
@@ -235,7 +184,7 @@ def fit_table(spec: HashSpec, dim: int, budget: float) -> int:
     a binary search over the base finds it; the real primes are used at every step.
     """
     if dim < 1:
-        raise UsageError(f"--dim must be at least 1 (got {dim})")
+        raise UsageError(f"`dim` must be at least 1 (got {dim})")
 
     def params(table: int) -> int:
         return int(with_table(spec, table).rows_per_layer.sum()) * dim
@@ -244,8 +193,8 @@ def fit_table(spec: HashSpec, dim: int, budget: float) -> int:
     lo, hi = 2, max(2, int(budget // (dim * tables)))
     if params(lo) > budget:
         raise UsageError(
-            f"--budget {budget:.4g} is below the smallest memory of this layout ({params(lo):,} parameters "
-            f"with 2-row tables); raise it or use fewer heads, orders, layers or a smaller --dim"
+            f"`budget` {budget:.4g} is below the smallest memory of this layout ({params(lo):,} parameters "
+            f"with 2-row tables); raise it or use fewer heads, orders, layers or a smaller `dim`"
         )
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -254,3 +203,90 @@ def fit_table(spec: HashSpec, dim: int, budget: float) -> int:
         else:
             hi = mid - 1
     return lo
+
+
+@dataclass(frozen=True)
+class MemorySizing:
+    """What :func:`size_engram` found: the size report and the figures asked for besides it."""
+
+    report: SizeReport
+    preset: str
+    budget: dict[str, float] | None  # {"budget", "table"}: the largest base table that fits
+    offload: dict[str, Any] | None
+    backbone: dict[str, float] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every figure as plain JSON types."""
+        return {
+            **self.report.to_dict(),
+            "preset": self.preset,
+            "budget": self.budget,
+            "offload": self.offload,
+            "backbone": self.backbone,
+        }
+
+
+def size_engram(
+    preset_name: str = "engram-demo",
+    *,
+    max_ngram: int | None = None,
+    heads: int | None = None,
+    layer_ids: Sequence[int] | None = None,
+    table_sizes: int | Sequence[int] | None = None,
+    dim: int | None = None,
+    budget: float | None = None,
+    tokens_per_second: float | None = None,
+    backbone_params: float | None = None,
+    fp8_block: int = 128,
+) -> MemorySizing:
+    """Size an Engram memory from its layout alone: a preset, the fields given overriding it.
+
+    ``budget`` (parameters) chooses the largest base table that fits instead of ``table_sizes``;
+    ``tokens_per_second`` adds the host-offload bandwidth, ``backbone_params`` the table's share
+    of the model. ``dim`` defaults to the preset's.
+
+    >>> from ngramtool.analysis.sizing import size_engram
+    >>> sized = size_engram("engram-27b", budget=5.7e9)
+    >>> sized.budget["table"], sized.report.params <= 5.7e9
+    (2226373, True)
+    """
+    chosen = preset(preset_name)
+    for name, value in (
+        ("budget", budget),
+        ("tokens_per_second", tokens_per_second),
+        ("backbone_params", backbone_params),
+    ):
+        if value is not None and not (value > 0 and math.isfinite(value)):
+            raise UsageError(f"`{name}` must be a positive number (got {value:g})")
+    spec = resolve_spec(
+        preset=preset_name, max_ngram=max_ngram, heads=heads, layer_ids=layer_ids, table_sizes=table_sizes
+    )
+    dim = dim if dim is not None else chosen.dim
+    fitted = None
+    if budget is not None:
+        if table_sizes is not None:
+            raise UsageError("`budget` chooses the table size: drop `table_sizes`")
+        _refuse_budget_beyond_int64(spec, dim, budget)
+        spec = with_table(spec, fit_table(spec, dim, budget))
+        fitted = {"budget": budget, "table": spec.table_sizes[0]}
+    report = size_memory(spec, dim, fp8_block=fp8_block)
+    return MemorySizing(
+        report=report,
+        preset=preset_name,
+        budget=fitted,
+        offload=report.offload(tokens_per_second) if tokens_per_second else None,
+        backbone=report.backbone(backbone_params) if backbone_params else None,
+    )
+
+
+def _refuse_budget_beyond_int64(spec: HashSpec, dim: int, budget: float) -> None:
+    """Refuse a budget whose tables would number their rows past int64 (the spec's limit)."""
+    orders_heads = (spec.max_ngram - 1) * spec.heads
+    largest = (INT64_MAX - 1) // (orders_heads * 2)  # the largest base table a spec accepts
+    tables = orders_heads * spec.num_layers
+    if int(budget // (dim * tables)) > largest:  # fit_table searches bases up to this quotient
+        raise UsageError(
+            f"`budget` {budget:.4g} asks for tables of more than {largest:,} rows each; row numbers "
+            f"must fit int64: give a `budget` of at most about {largest * dim * tables:.3g} "
+            "for this layout and `dim`"
+        )

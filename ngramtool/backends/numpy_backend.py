@@ -14,8 +14,8 @@ def devices() -> tuple[str, ...]:
 def unavailable_reason(device_type: str) -> str:
     """Why numpy cannot run on ``device_type`` (anything but the CPU)."""
     return (
-        f"the numpy backend runs on the CPU, not {device_type}: use --device cpu, "
-        "or --backend torch or triton for a GPU"
+        f"the numpy backend runs on the CPU, not {device_type}: use `device=cpu`, "
+        "or `backend=torch` or triton for a GPU"
     )
 
 

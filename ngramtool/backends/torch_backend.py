@@ -30,7 +30,7 @@ def unavailable_reason(device_type: str) -> str:
     """Why torch cannot run on ``device_type`` (a CUDA device torch does not see)."""
     return (
         f"torch {torch.__version__} sees no {device_type} device (torch.cuda.is_available() is False): "
-        "use --device cpu, or install a CUDA build of torch on a machine with a GPU"
+        "use `device=cpu`, or install a CUDA build of torch on a machine with a GPU"
     )
 
 

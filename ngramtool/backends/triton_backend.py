@@ -8,7 +8,7 @@ marks document starts), masked ids (negative: the pad for their neighbours, -1 r
 themselves), the multiply-XOR mixes, the modulo, the offsets, and int32 or int64 stores.
 
 Modulo. With masked ids replaced by the pad every id is in [0, V'), so every mix is in
-[0, 2^63) (ENGRAM_SPEC.md 3.1) and the kernel needs no division: with ``M = floor(2^64 / p)``
+[0, 2^63) (docs/engram-spec.md §3.1) and the kernel needs no division: with ``M = floor(2^64 / p)``
 per prime, ``q = umulhi(x, M)`` is ``floor(x / p)`` or one less, so ``r = x - q*p`` lies in
 [0, 2p) and one conditional subtraction gives ``x mod p`` (Barrett reduction). For int32 rows
 (every prime < 2^31, so 2p < 2^32) ``r`` is formed in 32-bit arithmetic, exact modulo 2^32.
@@ -54,10 +54,10 @@ def unavailable_reason(device_type: str) -> str:
         return "TRITON_INTERPRET=1 runs the triton backend on the CPU only: unset it to use a GPU"
     if not torch.cuda.is_available():
         return (
-            "the triton backend needs a CUDA GPU and torch sees none: use --backend numpy or torch "
+            "the triton backend needs a CUDA GPU and torch sees none: use `backend=numpy` or torch "
             "(or set TRITON_INTERPRET=1 to run it, slowly, on the CPU for testing)"
         )
-    return "the triton backend runs on the GPU: use --device cuda, or --backend numpy or torch for the CPU"
+    return "the triton backend runs on the GPU: use `device=cuda`, or `backend=numpy` or torch for the CPU"
 
 
 def make_kernel(spec: HashSpec, *, offsets: bool, negative_ids: str, device: str) -> TritonRows:

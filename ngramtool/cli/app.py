@@ -22,7 +22,7 @@ from . import (
     verify_cmd,
     vocab_cmd,
 )
-from .common import stderr
+from .common import option_for, stderr
 from .terminal import READER_GONE_EXIT, Commands, ReaderGone, escape_controls, silence_stdout, stdout_closed
 
 app = typer.Typer(
@@ -81,7 +81,7 @@ def _run() -> int:
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else int(exc.code is not None)
     except NgramToolError as exc:
-        _error(str(exc))
+        _error(exc.spelled(option_for))  # the library names parameters; here they are options
         return exc.exit_code
     except MemoryError:
         _error("out of memory: this spec needs larger arrays than the machine has; use fewer heads or layers")

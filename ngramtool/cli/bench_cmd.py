@@ -8,9 +8,9 @@ import typer
 
 from ..backends import choose_backend
 from ..benchmarking import BenchReport, default_backends, run_bench
-from ..spec import HashSpec
+from ..presets import resolve_spec
 from ..wording import plural
-from .common import JsonOpt, SpecFileOpt, load_spec_file, print_json, stderr, stdout
+from .common import JsonOpt, PresetOpt, SpecFileOpt, print_json, stderr, stdout
 
 HELP = """Measure every hashing backend against the torch reference and the copy bandwidth.
 
@@ -20,7 +20,8 @@ bandwidth, in one run.
 
 Reported per backend: tokens/s, output GB/s, bytes read + written GB/s and their share of the
 copy bandwidth, and the speed-up over the reference (also per CPU thread). The table is
-Markdown. The spec is the Engram demo's (N=3, K=8, layers 1 and 15) unless --spec is given.
+Markdown. The spec is the Engram demo's (N=3, K=8, layers 1 and 15) unless --spec or --preset
+gives another.
 
 [bold]Examples[/]
 
@@ -55,6 +56,7 @@ def bench_command(
         ),
     ] = 10_000_000,
     spec_file: SpecFileOpt = None,
+    preset: PresetOpt = None,
     as_json: JsonOpt = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Say which backend runs where.")] = False,
 ) -> None:
@@ -64,7 +66,8 @@ def bench_command(
     if verbose:
         for choice in choices:
             stderr.print(choice.describe(), markup=False)
-    spec = load_spec_file(spec_file, None) if spec_file is not None else HashSpec()
+    base = preset if spec_file is not None else preset or "engram-demo"
+    spec = resolve_spec(spec_file=spec_file, preset=base)
     report = run_bench(
         spec,
         tokens=tokens,

@@ -1,18 +1,17 @@
-"""Options, resolution helpers and output helpers shared by the commands.
+"""Options, parsing and output helpers shared by the commands.
 
-The CLI holds no algorithm: it parses, calls the library and renders.
+The CLI holds no algorithm: it parses, calls the library and renders. Library errors name the
+parameters of the function called; :func:`option_for` spells them as this command line's options.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, BinaryIO
+from typing import Annotated, Any
 
 import typer
 from rich.measure import Measurement
@@ -27,17 +26,12 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from ..backends import BackendChoice, choose_backend
-from ..errors import UsageError
-from ..formats.tokenfiles import FORMATS_WITH_DOCUMENTS, TOKEN_FORMATS, open_token_file
+from ..backends import BackendChoice
+from ..errors import UsageError, idle_parameters
+from ..formats.tokenfiles import TOKEN_FORMATS
 from ..spec import HashSpec
-from ..tokenizers import Tokenizer, load_tokenizer
-from ..vocab import CompressedVocab, build_vocab
 from ..wording import plural
 from .terminal import Console, escape_json_controls
-
-DEFAULT_TOKENIZER = "cl100k_base"
-"""The tokenizer of commands given none."""
 
 stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -117,13 +111,41 @@ EotTokenOpt = Annotated[
     str | None,
     typer.Option("--eot-token", help="With --add-eot: the end-of-sequence token to append, by its string."),
 ]
-MaxNgramOpt = Annotated[int, typer.Option("--max-ngram", "-n", help="N: hash orders 2..N.")]
-HeadsOpt = Annotated[int, typer.Option("--heads", "-k", help="K: hash heads per order.")]
-LayersOpt = Annotated[str, typer.Option("--layers", help="Engram layer ids, comma-separated.")]
-TableOpt = Annotated[
-    str, typer.Option("--table", help="Base table size per order 2..N (one value applies to all).")
+# Spec options default to None (not given): the library fills them from --preset or HashSpec.
+MaxNgramOpt = Annotated[
+    int | None,
+    typer.Option("--max-ngram", "-n", help="N: hash orders 2..N.", show_default=str(HashSpec.max_ngram)),
 ]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Global seed of the multipliers.")]
+HeadsOpt = Annotated[
+    int | None,
+    typer.Option("--heads", "-k", help="K: hash heads per order.", show_default=str(HashSpec.heads)),
+]
+LayersOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--layers",
+        help="Engram layer ids, comma-separated.",
+        show_default=",".join(map(str, HashSpec.layer_ids)),
+    ),
+]
+TableOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--table",
+        help="Base table size per order 2..N (one value applies to all).",
+        show_default=str(HashSpec.table_sizes[0]),
+    ),
+]
+SeedOpt = Annotated[
+    int | None,
+    typer.Option("--seed", help="Global seed of the multipliers.", show_default=str(HashSpec.seed)),
+]
+PresetOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--preset", help="Start from a named configuration: engram-demo, engram-27b, engram-40b, tutorial."
+    ),
+]
 PadOpt = Annotated[
     int | None,
     typer.Option(
@@ -180,10 +202,43 @@ def _integer(text: str) -> int:
     return int(value)
 
 
+def spec_fields(
+    max_ngram: int | None,
+    heads: int | None,
+    layers: str | None,
+    table: str | None,
+    seed: int | None,
+    pad_id: int | None,
+) -> dict[str, Any]:
+    """The spec options as :func:`ngramtool.resolve_spec` parameters (None: not given)."""
+    return {
+        "max_ngram": max_ngram,
+        "heads": heads,
+        "layer_ids": None if layers is None else tuple(parse_int_list(layers, "--layers")),
+        "table_sizes": None if table is None else tuple(parse_int_list(table, "--table")),
+        "seed": seed,
+        "pad_id": pad_id,
+    }
+
+
+# Library parameters whose option is not --NAME-WITH-DASHES.
+_OPTIONS = {
+    "layer_ids": "--layers",
+    "table_sizes": "--table",
+    "spec_file": "--spec",
+    "tokens_file": "--tokens",
+    "output": "-o",
+    "inputs": "INPUT files",
+}
+
+
+def option_for(parameter: str) -> str:
+    """How this command line spells a library parameter (``table_sizes`` -> ``--table``)."""
+    return _OPTIONS.get(parameter, "--" + parameter.replace("_", "-"))
+
+
 TEXT_READING_OPTIONS = ("json_key", "doc_sep", "errors", "add_eot", "eot_token", "special")
 """Parameters that only change how text is read."""
-TEXT_INPUT_OPTIONS = (*TEXT_READING_OPTIONS, "workers")
-"""Parameters that only change how text is read and tokenized (``hash`` also hashes on --workers)."""
 
 
 def given_options(ctx: typer.Context) -> set[str]:
@@ -208,12 +263,8 @@ def refuse_idle_options(
     """
     explicit = given_options(ctx)
     given = [name for name in parameters if name in explicit]
-    if not given:
-        return
-    names = ", ".join(option_name(ctx, name) for name in given)
-    verb, pronoun = ("applies", "it") if len(given) == 1 else ("apply", "them")
-    fix = f"drop {pronoun}" + (f" or {alternative}" if alternative else "")
-    raise UsageError(f"{names} {verb} only {applies}: {fix}")
+    if given:
+        raise idle_parameters([option_name(ctx, name) for name in given], applies, alternative)
 
 
 def refuse_eot_token_without_add_eot(ctx: typer.Context, add_eot: bool) -> None:
@@ -222,129 +273,6 @@ def refuse_eot_token_without_add_eot(ctx: typer.Context, add_eot: bool) -> None:
         refuse_idle_options(ctx, ["eot_token"], "with --add-eot", "add --add-eot")
 
 
-def refuse_repeated_inputs(inputs: Iterable[str]) -> None:
-    """Refuse an input named twice (``-`` twice, or two names of one file): it would be read twice."""
-    seen: dict[Any, str] = {}
-    for name in inputs:
-        key = _file_identity(name)
-        if key in seen:
-            shown = "stdin (-)" if name == "-" else name
-            alias = f" (also as {seen[key]})" if seen[key] != name else ""
-            raise UsageError(f"input {shown} is given twice{alias}: name each input once")
-        seen[key] = name
-
-
-def _file_identity(name: str) -> Any:
-    """What tells two inputs apart: the file itself (device and inode) when it exists, else the name."""
-    if name == "-":
-        return name
-    try:
-        info = os.stat(name)
-    except OSError:
-        return name
-    return info.st_dev, info.st_ino
-
-
-SPEC_FLAGS = {
-    "--max-ngram": "max_ngram",
-    "--heads": "heads",
-    "--layers": "layers",
-    "--table": "table",
-    "--seed": "seed",
-    "--pad-id": "pad_id",
-}
-
-
-@dataclass(frozen=True)
-class SpecOptions:
-    """The hash-spec options as given on the command line."""
-
-    max_ngram: int = HashSpec.max_ngram  # the defaults are HashSpec's
-    heads: int = HashSpec.heads
-    layers: str = ",".join(map(str, HashSpec.layer_ids))
-    table: str = str(HashSpec.table_sizes[0])
-    seed: int = HashSpec.seed
-    pad_id: int | None = None
-    spec_file: Path | None = None
-
-    def build(
-        self, vocab: CompressedVocab | None, tokenizer: Tokenizer | None, vocab_size: int | None = None
-    ) -> HashSpec:
-        """The HashSpec: from --spec, or from the options with V' and the pad from the vocabulary."""
-        if self.spec_file is not None:
-            defaults = SpecOptions(spec_file=self.spec_file)
-            clash = [
-                option
-                for option, field in SPEC_FLAGS.items()
-                if getattr(self, field) != getattr(defaults, field)
-            ]
-            if clash:
-                raise UsageError(f"--spec gives the whole hash spec: drop {', '.join(clash)}")
-            return load_spec_file(self.spec_file, vocab)
-        tables = parse_int_list(self.table, "--table")
-        if len(tables) == 1:
-            tables = tables * max(self.max_ngram - 1, 1)
-        size = vocab.size if vocab is not None else vocab_size
-        if size is None:
-            raise UsageError("the vocabulary size is unknown: name a --tokenizer or pass --vocab-size")
-        return HashSpec(
-            max_ngram=self.max_ngram,
-            heads=self.heads,
-            layer_ids=tuple(parse_int_list(self.layers, "--layers")),
-            table_sizes=tuple(tables),
-            seed=self.seed,
-            pad_id=self._canonical_pad(vocab, tokenizer),
-            vocab_size=size,
-        )
-
-    def pad_defaulted(self, tokenizer: Tokenizer | None) -> bool:
-        """Whether nothing chose the pad (no --pad-id, --spec or tokenizer pad), so it is 0."""
-        return self.spec_file is None and self._raw_pad(tokenizer) is None
-
-    def _raw_pad(self, tokenizer: Tokenizer | None) -> int | None:
-        """--pad-id, else the tokenizer's pad or end-of-text id, else None."""
-        if self.pad_id is not None:
-            return self.pad_id
-        return tokenizer.pad_token_id if tokenizer is not None else None
-
-    def _canonical_pad(self, vocab: CompressedVocab | None, tokenizer: Tokenizer | None) -> int:
-        raw = self._raw_pad(tokenizer)
-        if raw is None:
-            return 0
-        if vocab is None:
-            return raw
-        if not 0 <= raw < vocab.raw_size or int(vocab.lut[raw]) < 0:
-            raise UsageError(f"--pad-id {raw} is not a token id of this tokenizer")
-        return int(vocab.lut[raw])
-
-
-def load_spec_file(path: Path, vocab: CompressedVocab | None) -> HashSpec:
-    """A HashSpec from JSON; its vocab_size must match the vocabulary in use."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read --spec {path}: {exc.strerror}") from None
-    spec = HashSpec.from_json(text)
-    if vocab is not None and spec.vocab_size != vocab.size:
-        raise UsageError(
-            f"--spec {path} was made for V'={spec.vocab_size} but this vocabulary has "
-            f"V'={vocab.size}; use the tokenizer it was made for"
-        )
-    return spec
-
-
-def resolve_vocab(
-    tokenizer_name: str, no_compress: bool, *, quiet: bool = False, special: str | None = None
-) -> tuple[Tokenizer, CompressedVocab]:
-    """Load the tokenizer (reading special tokens in text by ``special``, see ``--special``) and
-    its compressed vocabulary (built once, then read from the cache)."""
-    tokenizer = load_tokenizer(tokenizer_name, special)
-    with status(f"preparing the compressed vocabulary of {tokenizer.name}", not (no_compress or quiet)):
-        vocab = build_vocab(tokenizer, compress=not no_compress)
-    return tokenizer, vocab
-
-
-# ------------------------------------------------------------------------------------ output
 def show_progress(quiet: bool) -> bool:
     """Progress bars only on a terminal, and never with --quiet."""
     return not quiet and stderr.is_terminal
@@ -382,28 +310,7 @@ def print_json(data: Any, *, to_stderr: bool = False) -> None:
     out.flush()
 
 
-@contextmanager
-def binary_input(path: str) -> Iterator[BinaryIO]:
-    """stdin's bytes for ``-``, else the file opened for reading."""
-    if path == "-":
-        yield sys.stdin.buffer
-        return
-    with Path(path).open("rb") as handle:
-        yield handle
-
-
-def worker_count(requested: int | None) -> int:
-    """--workers, defaulting to the cores this process may use.
-
-    The count also sizes the thread pool of the HF ``tokenizers`` library (``RAYON_NUM_THREADS``,
-    read when the pool first starts) unless the environment sets it already.
-    """
-    if requested is not None:
-        count = requested
-    else:
-        count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    os.environ.setdefault("RAYON_NUM_THREADS", str(count))
-    return count
+ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing output file.")]
 
 
 def print_table(table: Table) -> None:
@@ -417,68 +324,17 @@ def print_table(table: Table) -> None:
         stdout.width = width
 
 
-def resolve_backend(backend: str, device: str | None, verbose: bool) -> BackendChoice:
-    """Check --backend/--device up front; with --verbose, say on stderr what will hash."""
-    choice = choose_backend(backend, device)
-    if verbose:
-        stderr.print(choice.describe(), markup=False)
-    return choice
+def say_backend(choice: BackendChoice) -> None:
+    """The ``--verbose`` line that says which backend hashes where."""
+    stderr.print(choice.describe(), markup=False)
 
 
-ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing output file.")]
-
-
-def check_output_file(
-    path: Path, force: bool, inputs: list[str] | tuple[str, ...] = (), what: str = "output"
-) -> None:
-    """Refuse, before any work, an output file that would clobber an input, a directory or (without
-    --force) an existing file, or whose directory does not exist (a mistyped directory is not
-    created; index directories, which are not files, are)."""
-    path = Path(path)
-    if str(path) == "-":
-        raise UsageError(f"the {what} must be a file path; '-' (stdout) is not supported here")
-    if path.is_dir():
-        raise UsageError(f"the {what} {path} is a directory; give a file path")
-    if path.exists() and not path.is_file():
-        raise UsageError(
-            f"the {what} {path} is not a regular file (a device or a pipe): outputs are written to a "
-            "temporary file and renamed into place; give a file path"
-        )
-    for name in inputs:
-        if name != "-" and Path(name).exists() and path.exists() and path.resolve() == Path(name).resolve():
-            raise UsageError(f"the {what} {path} is also an input: it would be overwritten")
-    if path.exists() and not force:
-        raise UsageError(f"{path} already exists; pass --force to replace it")
-    folder = path.parent
-    if folder.exists() and not folder.is_dir():
-        raise UsageError(f"the {what} {path} lies under {folder}, which is not a directory: fix the path")
-    if not folder.exists():
-        raise UsageError(
-            f"the directory of the {what} {path} does not exist: create it first (mkdir -p {folder}) "
-            "or fix the path"
-        )
-
-
-def refuse_idle_reset(boundary: str, tokens_file: Path, token_format: str | None) -> None:
-    """Refuse ``--boundary reset`` on a token file that records no document boundaries (nanoGPT,
-    llm.c, ``.npy``): it reads as one document, so reset would change nothing."""
-    if boundary != "reset":
-        return
-    fmt = open_token_file(tokens_file, token_format).format
-    if fmt not in FORMATS_WITH_DOCUMENTS:
-        raise UsageError(
-            f"--boundary reset restarts the windows at document starts, but {tokens_file} ({fmt}) "
-            "records none: it reads as one document; drop --boundary reset, or use a token file "
-            "that keeps documents (Megatron or datatrove)"
-        )
-
-
-def note_assumed_tokenizer(tokens_file: Path, vocab: CompressedVocab, quiet: bool) -> None:
+def note_assumed_tokenizer(tokens_file: object, tokenizer: str, raw_ids: int, quiet: bool) -> None:
     """Say on stderr (unless --quiet) which tokenizer a token file's ids are taken to come from."""
     if not quiet:
         stderr.print(
-            f"note: no --tokenizer given: the ids of {tokens_file} are taken as {DEFAULT_TOKENIZER} "
-            f"ids ({vocab.raw_size:,} of them); if another tokenizer made them, name it with "
+            f"note: no --tokenizer given: the ids of {tokens_file} are taken as {tokenizer} "
+            f"ids ({raw_ids:,} of them); if another tokenizer made them, name it with "
             "--tokenizer NAME (--vocab-size N for ids that are canonical already)",
             markup=False,
         )

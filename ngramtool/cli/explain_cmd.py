@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from ..errors import UsageError
-from ..explain import explain_text
+from ..explain import explain
 from ..spec import HashSpec
 from ..wording import plural
 from .common import (
@@ -20,17 +20,17 @@ from .common import (
     MaxNgramOpt,
     NoCompressOpt,
     PadOpt,
+    PresetOpt,
     SeedOpt,
     SpecFileOpt,
     SpecialOpt,
-    SpecOptions,
     TableOpt,
     TokenizerOpt,
     VerboseOpt,
     print_json,
     print_table,
-    resolve_backend,
-    resolve_vocab,
+    say_backend,
+    spec_fields,
     stderr,
     stdout,
 )
@@ -46,6 +46,7 @@ Per token: raw id -> canonical id -> window (oldest first) -> XOR mix -> mix mod
   ngramtool explain "Only Alexander the Great" --tokenizer tokenizer.json --layer 1
   ngramtool explain "hello world" --heads 2 --table 1009 --json
   ngramtool explain "$(head -c 2000 notes.txt)" --layer 1 --limit 0
+  ngramtool explain "the horse" --preset tutorial
 """
 
 
@@ -59,11 +60,12 @@ def explain_command(
     tokenizer: TokenizerOpt = "cl100k_base",
     no_compress: NoCompressOpt = False,
     special: SpecialOpt = None,
-    max_ngram: MaxNgramOpt = SpecOptions.max_ngram,
-    heads: HeadsOpt = SpecOptions.heads,
-    layers: LayersOpt = SpecOptions.layers,
-    table: TableOpt = SpecOptions.table,
-    seed: SeedOpt = SpecOptions.seed,
+    preset: PresetOpt = None,
+    max_ngram: MaxNgramOpt = None,
+    heads: HeadsOpt = None,
+    layers: LayersOpt = None,
+    table: TableOpt = None,
+    seed: SeedOpt = None,
     pad_id: PadOpt = None,
     spec_file: SpecFileOpt = None,
     backend: BackendOpt = "auto",
@@ -81,33 +83,38 @@ def explain_command(
             "TEXT is not valid UTF-8 (a cut multi-byte character, or another encoding): "
             "pass UTF-8 text, e.g. convert it with iconv -t UTF-8"
         ) from None
-    tok, vocab = resolve_vocab(tokenizer, no_compress, special=special)
-    spec = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file).build(vocab, tok)
-    if layer is not None and layer not in spec.layer_ids:
-        raise UsageError(f"--layer {layer} is not one of the Engram layers {list(spec.layer_ids)} (--layers)")
-    choice = resolve_backend(backend, device, verbose)
-    records = explain_text(text, tok, vocab, spec, backend=choice.name, device=choice.device)
-    shown = records[:limit] if limit else records
-    if layer is not None:
-        for record in shown:
-            record["ngrams"] = [g for g in record["ngrams"] if g["layer"] == layer]
-    left_out = len(records) - len(shown)
+    explained = explain(
+        text,
+        tokenizer=tokenizer,
+        special=special,
+        no_compress=no_compress,
+        spec_file=spec_file,
+        preset=preset,
+        **spec_fields(max_ngram, heads, layers, table, seed, pad_id),
+        backend=backend,
+        device=device,
+        layer=layer,
+        limit=limit,
+    )
+    if verbose:
+        say_backend(explained.backend)
+    spec, shown, left_out = explained.spec, explained.tokens, explained.left_out
     if as_json:
         print_json(
             {
                 "spec": spec.to_dict(),
-                "num_tokens": len(records),
+                "num_tokens": explained.num_tokens,
                 "limit": limit,
                 "truncated": left_out > 0,
                 "tokens": shown,
             }
         )
     else:
-        _render(spec, len(records), shown)
+        _render(spec, explained.num_tokens, shown)
     if left_out:
         stderr.print(
-            f"({plural(left_out, 'token')} of {len(records):,} left out after the first {len(shown):,}; "
-            "--limit 0 shows all)",
+            f"({plural(left_out, 'token')} of {explained.num_tokens:,} left out after the first "
+            f"{len(shown):,}; --limit 0 shows all)",
             markup=False,
         )
 

@@ -7,10 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import UsageError
-from ..export import export_per_layer
-from ..formats.dataset import DATASET
-from ..formats.index import MANIFEST, open_index
+from ..export import export_path
 from .common import JsonOpt, QuietOpt, print_json, stderr
 
 HELP = """Export an index's rows in another layout.
@@ -41,20 +38,7 @@ def export_command(
     quiet: QuietOpt = False,
 ) -> None:
     """Export INDEX."""
-    if layout != "per-layer":
-        raise UsageError(f"--layout must be 'per-layer' (got {layout!r})")
-    if output is not None and str(output) == "-":
-        raise UsageError("export writes a directory of .npy files, not stdout: give -o DIR, not -o -")
-    expected = f"an index directory (with {MANIFEST}) or a merged dataset (with {DATASET})"
-    if not index_path.exists():
-        raise UsageError(f"{index_path} does not exist: export reads {expected}")
-    if not ((index_path / MANIFEST).is_file() or (index_path / DATASET).is_file()):
-        raise UsageError(f"{index_path} is not {expected}")
-    index = open_index(index_path)
-    # '.' and '..' have no name of their own: take the directory's real one.
-    named = index_path.resolve() if index_path.name in ("", "..") else index_path
-    dest = output or named.with_name(named.name + ".layers")
-    record = export_per_layer(index, dest, force=force)
+    dest, record = export_path(index_path, output, layout=layout, force=force)
     if as_json:
         print_json({"output": str(dest), **record})
     elif not quiet:

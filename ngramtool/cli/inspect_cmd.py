@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
-import numpy as np
 import typer
 from rich.table import Table
 
-from ..errors import UsageError
-from ..formats.dataset import DATASET, MergedIndex
-from ..formats.index import MANIFEST, open_index
-from ..formats.stream import file_is_stream, read_stream
-from ..formats.tokenfiles import TOKEN_FORMATS, open_token_file
-from ..spec import HashSpec
+from ..artifacts import Kind, detect
+from ..describe import describe_path
+from ..formats.tokenfiles import TOKEN_FORMATS
 from ..wording import plural
-from .common import JsonOpt, binary_input, print_json, print_table, refuse_idle_options, stdout
+from .common import JsonOpt, print_json, print_table, refuse_idle_options, stdout
 
 HELP = """Show what an index, a merged dataset, a stream or a token file holds.
 
@@ -49,87 +44,13 @@ def inspect_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Inspect PATH."""
-    if path == "-" or any((Path(path) / name).is_file() for name in (MANIFEST, DATASET)):
+    if path == "-" or detect(path) in (Kind.INDEX, Kind.DATASET):
         refuse_idle_options(ctx, ["token_format"], "to a token file, not to an index, a dataset or a stream")
-    report = _inspect(path, rows, token_format)
+    report = describe_path(path, rows, token_format)
     if as_json:
         print_json(report)
     else:
         _render(report)
-
-
-def _inspect(path: str, rows: int, token_format: str | None = None) -> dict[str, Any]:
-    if path != "-" and (Path(path) / DATASET).is_file():
-        dataset = MergedIndex(Path(path))
-        report = _common(dataset.manifest, dataset.spec)
-        report.update(kind="dataset", path=path, shards=dataset.manifest["shards"])
-        report["first"] = _first_rows(dataset.tokens[:rows], dataset.rows[:rows])
-        return report
-    if path != "-" and (Path(path) / MANIFEST).is_file():
-        index = open_index(path)
-        report = _common(index.manifest, index.spec)
-        report.update(kind="index", path=path, arrays=index.manifest["arrays"])
-        report["first"] = _first_rows(np.asarray(index.tokens[:rows]), np.asarray(index.rows[:rows]))
-        return report
-    if path != "-" and Path(path).is_dir():
-        raise UsageError(f"{path} is a directory but not an ngramtool index (no {MANIFEST})")
-    if path != "-" and not Path(path).exists():
-        raise UsageError(
-            f"{path} does not exist: give an index, a merged dataset, a stream file or a token file"
-        )
-    if path != "-" and (token_format is not None or not file_is_stream(Path(path))):
-        token_file = open_token_file(path, token_format)
-        return {
-            "kind": "token file",
-            **token_file.describe(),
-            "first_tokens": np.asarray(token_file.tokens[: max(rows, 16)]).tolist(),
-        }
-    with binary_input(path) as source:
-        reader = read_stream(source)
-        first_tokens, first_rows = [], []
-        for chunk in reader:
-            have = sum(len(t) for t in first_tokens)
-            if have < rows:
-                first_tokens.append(chunk.tokens[: rows - have])
-                first_rows.append(chunk.rows[: rows - have])
-    report = _common(reader.manifest, reader.spec)
-    report.update(kind="stream", path=path, num_tokens=reader.num_tokens, num_documents=reader.num_documents)
-    if first_tokens:
-        report["first"] = _first_rows(np.concatenate(first_tokens), np.concatenate(first_rows))
-    else:
-        report["first"] = []
-    return report
-
-
-def _common(manifest: dict[str, Any], spec: HashSpec) -> dict[str, Any]:
-    keys = (
-        "format",
-        "format_version",
-        "tool_version",
-        "created",
-        "num_tokens",
-        "num_documents",
-        "tokenizer",
-        "vocab",
-        "boundary",
-        "tokenization",
-        "sources",
-    )
-    report = {key: manifest.get(key) for key in keys}
-    report["spec"] = {
-        **spec.to_dict(),
-        "fingerprint": spec.fingerprint,
-        "tables_per_layer": (spec.max_ngram - 1) * spec.heads,
-        "rows_per_layer": spec.rows_per_layer.tolist(),
-        "row_dtype": spec.row_dtype.name,
-    }
-    return report
-
-
-def _first_rows(tokens: np.ndarray, rows: np.ndarray) -> list[dict[str, Any]]:
-    return [
-        {"position": t, "token": int(tokens[t]), "rows": rows[t].tolist()} for t in range(tokens.shape[0])
-    ]
 
 
 def _render(report: dict[str, Any]) -> None:

@@ -2,30 +2,27 @@
 
 from __future__ import annotations
 
-import math
 from typing import Annotated, Any
 
 import typer
 from rich import box
 from rich.table import Table
 
-from ..analysis.sizing import PCIE_X16, SizeReport, fit_table, preset, size_memory, with_table
-from ..errors import UsageError
-from ..spec import INT64_MAX, HashSpec
+from ..analysis.sizing import PCIE_X16, SizeReport, size_engram
 from ..wording import plural
 from .common import (
     HeadsOpt,
     JsonOpt,
     LayersOpt,
     MaxNgramOpt,
-    SpecOptions,
     TableOpt,
     given_options,
+    parse_int_list,
     print_json,
     print_table,
     stdout,
 )
-from .spec_cmd import DimOpt, build_spec
+from .spec_cmd import DimOpt
 
 HELP = """Size an Engram memory from its layout alone, without a corpus.
 
@@ -56,10 +53,10 @@ def size_command(
     preset_name: Annotated[
         str, typer.Option("--preset", help="engram-demo, engram-27b, engram-40b or tutorial.")
     ] = "engram-demo",
-    max_ngram: MaxNgramOpt = SpecOptions.max_ngram,
-    heads: HeadsOpt = SpecOptions.heads,
-    layers: LayersOpt = SpecOptions.layers,
-    table: TableOpt = SpecOptions.table,
+    max_ngram: MaxNgramOpt = None,
+    heads: HeadsOpt = None,
+    layers: LayersOpt = None,
+    table: TableOpt = None,
     dim: DimOpt = None,
     budget: Annotated[
         float | None,
@@ -79,49 +76,24 @@ def size_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Report the sizes and costs of a memory."""
-    chosen = preset(preset_name)
-    for option, value in (
-        ("--budget", budget),
-        ("--tokens-per-second", tokens_per_second),
-        ("--backbone-params", backbone_params),
-    ):
-        if value is not None and not (value > 0 and math.isfinite(value)):
-            raise UsageError(f"{option} must be a positive number (got {value:g})")
-    given = given_options(ctx)
-    options = SpecOptions(max_ngram, heads, layers, table)
-    spec = build_spec(ctx, options, preset_name=preset_name, tokenizer=None)
-    dim = dim if dim is not None else chosen.dim
-    fitted = None
-    if budget is not None:
-        if "table" in given:
-            raise UsageError("--budget chooses the table size: drop --table")
-        _refuse_budget_beyond_int64(spec, dim, budget)
-        spec = with_table(spec, fit_table(spec, dim, budget))
-        fitted = {"budget": budget, "table": spec.table_sizes[0]}
-    report = size_memory(spec, dim, fp8_block=fp8_block)
-    data = report.to_dict()
-    data["preset"] = preset_name
-    data["budget"] = fitted
-    data["offload"] = report.offload(tokens_per_second) if tokens_per_second else None
-    data["backbone"] = report.backbone(backbone_params) if backbone_params else None
+    sized = size_engram(
+        preset_name,
+        max_ngram=max_ngram,
+        heads=heads,
+        layer_ids=None if layers is None else parse_int_list(layers, "--layers"),
+        table_sizes=None if table is None else parse_int_list(table, "--table"),
+        dim=dim,
+        budget=budget,
+        tokens_per_second=tokens_per_second,
+        backbone_params=backbone_params,
+        fp8_block=fp8_block,
+    )
+    data = sized.to_dict()
     if as_json:
         print_json(data)
         return
-    modified = given & {"max_ngram", "heads", "layers", "table", "dim", "budget"}
-    _render(f"{preset_name} (modified)" if modified else preset_name, report, data)
-
-
-def _refuse_budget_beyond_int64(spec: HashSpec, dim: int, budget: float) -> None:
-    """Refuse a --budget whose tables would number their rows past int64 (the spec's limit)."""
-    orders_heads = (spec.max_ngram - 1) * spec.heads
-    largest = (INT64_MAX - 1) // (orders_heads * 2)  # the largest base table a spec accepts
-    tables = orders_heads * spec.num_layers
-    if int(budget // (dim * tables)) > largest:  # fit_table searches bases up to this quotient
-        raise UsageError(
-            f"--budget {budget:.4g} asks for tables of more than {largest:,} rows each; row numbers "
-            f"must fit int64: give a --budget of at most about {largest * dim * tables:.3g} "
-            "for this layout and --dim"
-        )
+    modified = given_options(ctx) & {"max_ngram", "heads", "layers", "table", "dim", "budget"}
+    _render(f"{preset_name} (modified)" if modified else preset_name, sized.report, data)
 
 
 def _si(value: float, unit: str = "") -> str:

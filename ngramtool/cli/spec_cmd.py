@@ -1,13 +1,7 @@
-"""``ngramtool spec show|save|lint``: a hash spec's derived constants, its JSON file, and its pitfalls.
-
-Also home of the spec resolution that ``size`` shares: a preset fills the options the user did
-not give on the command line.
-"""
+"""``ngramtool spec show|save|lint``: a hash spec's derived constants, its JSON file, and its pitfalls."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,11 +9,10 @@ import typer
 from rich import box
 from rich.table import Table
 
-from ..analysis.lint import Finding, HashConstants, lint_constants
-from ..analysis.sizing import PRESETS, preset
-from ..errors import NgramToolError, UsageError
-from ..formats.dataset import DATASET, read_dataset
-from ..formats.index import MANIFEST, read_manifest, spec_record
+from ..analysis.lint import Finding, HashConstants, lint_constants, recorded_constants
+from ..errors import UsageError
+from ..formats.index import spec_record
+from ..presets import preset, resolve_spec, save_spec_file
 from ..spec import HashSpec
 from ..wording import plural
 from .common import (
@@ -29,27 +22,22 @@ from .common import (
     MaxNgramOpt,
     NoCompressOpt,
     PadOpt,
+    PresetOpt,
     QuietOpt,
     SeedOpt,
     SpecFileOpt,
-    SpecOptions,
     TableOpt,
     TokenizerOpt,
     given_options,
-    load_spec_file,
     option_name,
     print_json,
     print_table,
     refuse_idle_options,
-    resolve_vocab,
+    spec_fields,
     stderr,
     stdout,
 )
 
-PresetOpt = Annotated[
-    str | None,
-    typer.Option("--preset", help=f"Start from a named configuration: {', '.join(PRESETS)}."),
-]
 VocabSizeOpt = Annotated[
     int | None,
     typer.Option("--vocab-size", help="V' without a tokenizer (canonical ids are below it).", min=1),
@@ -57,6 +45,7 @@ VocabSizeOpt = Annotated[
 DimOpt = Annotated[int | None, typer.Option("--dim", help="Values per row, per head.", min=1)]
 
 SPEC_OPTION_NAMES = ("max_ngram", "heads", "layers", "table", "seed", "pad_id", "spec_file")
+"""The parameters of the spec options (an index carries all of them)."""
 
 HELP = """Show, save and lint hash specs.
 
@@ -115,60 +104,32 @@ def register(app: typer.Typer) -> None:
 # ------------------------------------------------------------------------------ resolution
 def build_spec(
     ctx: typer.Context,
-    options: SpecOptions,
     *,
     preset_name: str | None,
-    tokenizer: str | None,
-    no_compress: bool = False,
-    vocab_size: int | None = None,
+    tokenizer: str,
+    no_compress: bool,
+    vocab_size: int | None,
+    spec_file: Path | None,
+    fields: dict[str, Any],
 ) -> HashSpec:
-    """The HashSpec of a command's options.
-
-    ``--spec FILE`` wins. Otherwise a preset supplies every option not given on the command line
-    (V' and the pad id too, unless a tokenizer is named); without a preset, V' and the pad id come
-    from the tokenizer (``tokenizer=None``: never load one) or from ``--vocab-size``.
-    """
+    """The spec of the options (:func:`ngramtool.resolve_spec`). The tokenizer is loaded when it is
+    named, or (the default one) when neither --preset, --vocab-size nor --spec gives V'."""
     given = given_options(ctx)
-    if vocab_size is not None and "tokenizer" in given:
-        raise UsageError("--vocab-size replaces the tokenizer's V': give one of --vocab-size and --tokenizer")
     if vocab_size is not None:
         refuse_idle_options(ctx, ["no_compress"], "with a tokenizer, and --vocab-size replaces it")
-    if options.spec_file is not None:
-        named = [name for name in (*SPEC_OPTION_NAMES, "preset_name") if name in given - {"spec_file"}]
-        if named:
-            clash = ", ".join(option_name(ctx, name) for name in named)
-            raise UsageError(f"--spec gives the whole hash spec: drop {clash}")
-        if "tokenizer" not in given:
-            refuse_idle_options(ctx, ["no_compress"], "with --tokenizer (to check --spec against)")
-        vocab = resolve_vocab(tokenizer, no_compress)[1] if tokenizer and "tokenizer" in given else None
-        return load_spec_file(options.spec_file, vocab)
-    base = preset(preset_name).spec if preset_name else None
-    load = (
-        tokenizer is not None
-        and vocab_size is None
-        and (base is None or given & {"tokenizer", "no_compress"})
+    if spec_file is not None and "tokenizer" not in given:
+        refuse_idle_options(ctx, ["no_compress"], "with --tokenizer (to check --spec against)")
+    default_gives_size = (
+        vocab_size is None and spec_file is None and (preset_name is None or "no_compress" in given)
     )
-    tok, vocab = resolve_vocab(tokenizer, no_compress) if load else (None, None)
-    if base is not None:
-        options = _fill_from(base, options, given, keep_pad=vocab is not None)
-    return options.build(vocab, tok, vocab_size=vocab_size or (base.vocab_size if base else None))
-
-
-def _fill_from(base: HashSpec, options: SpecOptions, given: set[str], *, keep_pad: bool) -> SpecOptions:
-    """``options`` with every option the user did not give taken from ``base``.
-
-    The pad id stays as given (or unset, meaning the tokenizer's) when a tokenizer supplies V'.
-    """
-    sizes = base.table_sizes
-    values = {
-        "max_ngram": base.max_ngram,
-        "heads": base.heads,
-        "layers": ",".join(map(str, base.layer_ids)),
-        "table": str(sizes[0]) if len(set(sizes)) == 1 else ",".join(map(str, sizes)),
-        "seed": base.seed,
-        "pad_id": options.pad_id if keep_pad else base.pad_id,
-    }
-    return replace(options, **{name: value for name, value in values.items() if name not in given})
+    return resolve_spec(
+        preset=preset_name,
+        spec_file=spec_file,
+        tokenizer=tokenizer if "tokenizer" in given or default_gives_size else None,
+        no_compress=no_compress,
+        vocab_size=vocab_size,
+        **fields,
+    )
 
 
 # ------------------------------------------------------------------------------------ show
@@ -179,24 +140,24 @@ def show_command(
     tokenizer: TokenizerOpt = "cl100k_base",
     no_compress: NoCompressOpt = False,
     vocab_size: VocabSizeOpt = None,
-    max_ngram: MaxNgramOpt = SpecOptions.max_ngram,
-    heads: HeadsOpt = SpecOptions.heads,
-    layers: LayersOpt = SpecOptions.layers,
-    table: TableOpt = SpecOptions.table,
-    seed: SeedOpt = SpecOptions.seed,
+    max_ngram: MaxNgramOpt = None,
+    heads: HeadsOpt = None,
+    layers: LayersOpt = None,
+    table: TableOpt = None,
+    seed: SeedOpt = None,
     pad_id: PadOpt = None,
     spec_file: SpecFileOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Print the derived constants: multipliers, primes, offsets, rows per layer, row dtype."""
-    options = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file)
     spec = build_spec(
         ctx,
-        options,
         preset_name=preset_name,
         tokenizer=tokenizer,
         no_compress=no_compress,
         vocab_size=vocab_size,
+        spec_file=spec_file,
+        fields=spec_fields(max_ngram, heads, layers, table, seed, pad_id),
     )
     record = _spec_report(spec)
     if as_json:
@@ -246,11 +207,11 @@ def save_command(
     tokenizer: TokenizerOpt = "cl100k_base",
     no_compress: NoCompressOpt = False,
     vocab_size: VocabSizeOpt = None,
-    max_ngram: MaxNgramOpt = SpecOptions.max_ngram,
-    heads: HeadsOpt = SpecOptions.heads,
-    layers: LayersOpt = SpecOptions.layers,
-    table: TableOpt = SpecOptions.table,
-    seed: SeedOpt = SpecOptions.seed,
+    max_ngram: MaxNgramOpt = None,
+    heads: HeadsOpt = None,
+    layers: LayersOpt = None,
+    table: TableOpt = None,
+    seed: SeedOpt = None,
     pad_id: PadOpt = None,
     spec_file: SpecFileOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing file.")] = False,
@@ -258,21 +219,16 @@ def save_command(
     quiet: QuietOpt = False,
 ) -> None:
     """Write the spec as JSON for --spec (hash, explain, collisions, spec show/lint)."""
-    options = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file)
     spec = build_spec(
         ctx,
-        options,
         preset_name=preset_name,
         tokenizer=tokenizer,
         no_compress=no_compress,
         vocab_size=vocab_size,
+        spec_file=spec_file,
+        fields=spec_fields(max_ngram, heads, layers, table, seed, pad_id),
     )
-    if output.exists() and not force:
-        raise UsageError(f"{output} already exists; pass --force to replace it")
-    try:
-        output.write_text(json.dumps(spec.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise NgramToolError(f"cannot write {output}: {exc.strerror}") from None
+    save_spec_file(spec, output, force=force)
     if as_json:
         print_json({"output": str(output), "spec": spec.to_dict(), "fingerprint": spec.fingerprint})
     elif not quiet:
@@ -295,11 +251,11 @@ def lint_command(
     tokenizer: TokenizerOpt = "cl100k_base",
     no_compress: NoCompressOpt = False,
     vocab_size: VocabSizeOpt = None,
-    max_ngram: MaxNgramOpt = SpecOptions.max_ngram,
-    heads: HeadsOpt = SpecOptions.heads,
-    layers: LayersOpt = SpecOptions.layers,
-    table: TableOpt = SpecOptions.table,
-    seed: SeedOpt = SpecOptions.seed,
+    max_ngram: MaxNgramOpt = None,
+    heads: HeadsOpt = None,
+    layers: LayersOpt = None,
+    table: TableOpt = None,
+    seed: SeedOpt = None,
     pad_id: PadOpt = None,
     spec_file: SpecFileOpt = None,
     dim: DimOpt = None,
@@ -319,16 +275,16 @@ def lint_command(
         if clash:
             names = ", ".join(option_name(ctx, c) for c in clash)
             raise UsageError(f"TARGET carries its own constants; drop {names}")
-        constants, label = _recorded_constants(target), str(target)
+        constants, label = recorded_constants(target), str(target)
     else:
-        options = SpecOptions(max_ngram, heads, layers, table, seed, pad_id, spec_file)
         spec = build_spec(
             ctx,
-            options,
             preset_name=preset_name,
             tokenizer=tokenizer,
             no_compress=no_compress,
             vocab_size=vocab_size,
+            spec_file=spec_file,
+            fields=spec_fields(max_ngram, heads, layers, table, seed, pad_id),
         )
         constants, label = HashConstants.from_spec(spec), f"spec {spec.fingerprint[:16]}"
     if preset_name is not None:
@@ -347,27 +303,6 @@ def lint_command(
         _render_findings(label, findings)
     if findings:
         raise typer.Exit(1)
-
-
-def _recorded_constants(target: Path) -> HashConstants:
-    """Constants from an index directory, a manifest.json, or a spec record JSON file."""
-    if target.is_dir() and (target / DATASET).is_file():
-        manifest = read_dataset(target)
-    elif target.is_dir():
-        manifest = read_manifest(target)
-    elif target.name == MANIFEST:
-        manifest = read_manifest(target.parent)
-    else:
-        try:
-            manifest = {"spec": json.loads(target.read_text(encoding="utf-8"))}
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise UsageError(f"cannot read {target} as JSON: {exc}") from None
-    rows = manifest.get("arrays", {}).get("rows", {}).get("dtype")
-    if not isinstance(manifest.get("spec"), dict):
-        raise UsageError(f"{target} holds no spec record")
-    if "derived" not in manifest["spec"]:  # a `spec save` file: derive the constants from its fields
-        manifest["spec"] = spec_record(HashSpec.from_dict(manifest["spec"]))
-    return HashConstants.from_record(manifest["spec"], rows)
 
 
 def _render_findings(label: str, findings: list[Finding]) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -13,9 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import UsageError
-from ..formats.npy import atomic_npy
-from ..pipeline import TokenChunk, iter_token_chunks
-from ..textio import check_reading
+from ..tokenization import Tokenized
 from ..wording import plural
 from .common import (
     AddEotOpt,
@@ -29,12 +26,9 @@ from .common import (
     QuietOpt,
     SpecialOpt,
     TokenizerOpt,
-    check_output_file,
     print_json,
     refuse_eot_token_without_add_eot,
     refuse_idle_options,
-    refuse_repeated_inputs,
-    resolve_vocab,
     skipped_note,
     stderr,
     stdout,
@@ -88,7 +82,6 @@ def tokenize_command(
     quiet: QuietOpt = False,
 ) -> None:
     """Tokenize INPUT...."""
-    refuse_repeated_inputs(inputs)
     refuse_eot_token_without_add_eot(ctx, add_eot)
     if output is not None and (show or as_json):
         raise UsageError("-o saves the ids; combine it with neither --show nor --json")
@@ -96,62 +89,41 @@ def tokenize_command(
         raise UsageError(
             "--show renders the tokens for reading and --json prints them as records: choose one"
         )
-    if output is not None:
-        check_output_file(output, force, inputs)
-    else:
+    if output is None:
         refuse_idle_options(ctx, ["force"], "with -o FILE", "add -o FILE")
     if show or as_json:
         refuse_idle_options(ctx, ["canonical"], "to printed or saved ids (--show and --json list both)")
     else:
         fix = None if output is not None else "add --show"  # -o and --show do not combine
         refuse_idle_options(ctx, ["limit"], "with --show or --json", fix)
-    check_reading(json_key, doc_sep, errors)
-    tok, vocab = resolve_vocab(tokenizer, no_compress, quiet=quiet, special=special)
-    counts = _Counts(
-        iter_token_chunks(
-            inputs,
-            tok,
-            json_key=json_key,
-            doc_sep=doc_sep,
-            errors=errors,
-            add_eot=add_eot,
-            eot_token=eot_token,
-        )
+    text = Tokenized(
+        inputs,
+        tokenizer=tokenizer,
+        special=special,
+        no_compress=no_compress,
+        json_key=json_key,
+        doc_sep=doc_sep,
+        errors=errors,  # type: ignore[arg-type]
+        add_eot=add_eot,
+        eot_token=eot_token,
     )
-    chunks = iter(counts)
     if output is not None:
-        count = 0
-        with atomic_npy(output, np.dtype(np.int64 if canonical else np.uint32)) as writer:
-            for chunk in chunks:
-                ids = vocab.canonicalize(chunk.tokens, first_position=count) if canonical else chunk.tokens
-                writer.append(ids)
-                count += chunk.tokens.shape[0]
+        count = text.save(output, canonical=canonical, force=force)
         if not quiet:
             kind = "canonical id" if canonical else "raw id"
-            stderr.print(
-                f"wrote {plural(count, kind)} to {output}{skipped_note(counts.skipped)}", markup=False
-            )
-        warn_unsafe_cuts(counts.hard_cuts)
+            stderr.print(f"wrote {plural(count, kind)} to {output}{skipped_note(text.skipped)}", markup=False)
+        warn_unsafe_cuts(text.hard_cuts)
         return
     if show or as_json:
-        raw, more = _first_tokens(chunks, limit)
-        records = [
-            {
-                "raw_id": r,
-                "canonical_id": int(vocab.lut[r]),
-                "text": tok.token_bytes(r).decode("utf-8", "replace"),
-                "key": vocab.keys[int(vocab.lut[r])],
-            }
-            for r in raw.tolist()
-        ]
+        records, more = text.first(limit)
         if as_json:
             print_json(
                 {
-                    "tokenizer": tok.name,
-                    "vocab_size": vocab.size,
+                    "tokenizer": text.tokenizer.name,
+                    "vocab_size": text.vocab.size,
                     "limit": limit,
                     "truncated": more,
-                    "skipped_records": counts.skipped,
+                    "skipped_records": text.skipped,
                     "tokens": records,
                 }
             )
@@ -159,50 +131,20 @@ def tokenize_command(
             _render(records)
             if more:
                 stderr.print(f"(first {plural(limit, 'token')}; --limit shows more)")
-        counts.report(quiet or as_json)
+        _report_counts(text, quiet or as_json)
         return
-    position = 0
     printer = _IdPrinter()
-    for chunk in chunks:
-        ids = vocab.canonicalize(chunk.tokens, first_position=position) if canonical else chunk.tokens
+    for chunk, ids in text.chunks(canonical):
         printer.write(ids, chunk.doc_starts)
-        position += chunk.tokens.shape[0]
     sys.stdout.write("\n")
-    counts.report(quiet)
+    _report_counts(text, quiet)
 
 
-class _Counts:
-    """Passes chunks through, counting the unsafe text cuts and skipped records among them."""
-
-    def __init__(self, chunks: Iterable[TokenChunk]) -> None:
-        self.chunks = chunks
-        self.hard_cuts = 0
-        self.skipped = 0
-
-    def __iter__(self) -> Iterator[TokenChunk]:
-        for chunk in self.chunks:
-            self.hard_cuts += chunk.hard_cuts
-            self.skipped += chunk.skipped_records
-            yield chunk
-
-    def report(self, quiet: bool) -> None:
-        """Warn about unsafe cuts (always) and say how many records were skipped (unless quiet)."""
-        warn_unsafe_cuts(self.hard_cuts)
-        if self.skipped and not quiet:
-            stderr.print(f"note: skipped {plural(self.skipped, 'bad record')} (--errors skip)", markup=False)
-
-
-def _first_tokens(chunks, limit: int) -> tuple[np.ndarray, bool]:
-    """The first ``limit`` ids, and whether the input holds more."""
-    parts = [np.zeros(0, dtype=np.uint32)]
-    have = 0
-    for chunk in chunks:
-        taken = chunk.tokens[: limit - have]
-        parts.append(taken)
-        have += taken.shape[0]
-        if chunk.tokens.shape[0] > taken.shape[0]:
-            return np.concatenate(parts), True
-    return np.concatenate(parts), False
+def _report_counts(text: Tokenized, quiet: bool) -> None:
+    """Warn about unsafe cuts (always) and say how many records were skipped (unless quiet)."""
+    warn_unsafe_cuts(text.hard_cuts)
+    if text.skipped and not quiet:
+        stderr.print(f"note: skipped {plural(text.skipped, 'bad record')} (--errors skip)", markup=False)
 
 
 class _IdPrinter:

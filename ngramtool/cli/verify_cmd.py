@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ..errors import NgramToolError, UsageError
-from ..formats.dataset import DATASET, MergedIndex
-from ..formats.index import MANIFEST, open_index
-from ..formats.stream import file_is_stream, read_stream
-from ..verify import VerifyReport, verify_dataset, verify_index, verify_stream
-from .common import JsonOpt, QuietOpt, binary_input, print_json, status, stderr
+from ..verify import verify_path
+from .common import JsonOpt, QuietOpt, print_json, status, stderr
 
 HELP = """Verify an index, a merged dataset or a stream: checksums, fingerprints, every row.
 
@@ -44,7 +40,7 @@ def verify_command(
     started = time.perf_counter()
     with status(f"verifying {path}", not quiet):
         try:
-            report = _verify(path)
+            report = verify_path(path)
         except NgramToolError as exc:
             if as_json and not isinstance(exc, UsageError):  # a failed check is a result too
                 print_json({"path": path, "ok": False, "error": str(exc)})
@@ -62,21 +58,3 @@ def verify_command(
         print_json(result)
     elif not quiet:
         stderr.print(f"ok: {path}: " + "; ".join(report.checks) + f" in {seconds:.2f} s", markup=False)
-
-
-def _verify(path: str) -> VerifyReport:
-    if path != "-" and (Path(path) / DATASET).is_file():
-        return verify_dataset(MergedIndex(Path(path)))
-    if path != "-" and (Path(path) / MANIFEST).is_file():
-        return verify_index(open_index(path))
-    if path == "-" or file_is_stream(Path(path)):
-        with binary_input(path) as source:
-            return verify_stream(read_stream(source))
-    if Path(path).is_file():
-        raise UsageError(
-            f"{path} is not an index, a dataset or a stream, which hold rows to verify; "
-            f"for a token file, `ngramtool inspect {path}` describes it"
-        )
-    if not Path(path).exists():
-        raise UsageError(f"{path} does not exist: give an index, a merged dataset or a stream file")
-    raise UsageError(f"{path} is neither an ngramtool index, a merged dataset nor a stream file")

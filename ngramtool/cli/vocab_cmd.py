@@ -8,20 +8,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ..formats.npy import atomic_npy
-from ..jobs import tokenizer_record, vocab_record
+from ..describe import describe_vocab
 from ..wording import plural
-from .common import (
-    ForceOpt,
-    JsonOpt,
-    NoCompressOpt,
-    TokenizerOpt,
-    check_output_file,
-    print_json,
-    refuse_idle_options,
-    resolve_vocab,
-    stdout,
-)
+from .common import ForceOpt, JsonOpt, NoCompressOpt, TokenizerOpt, print_json, refuse_idle_options, stdout
 
 HELP = """Report a tokenizer's Engram compressed vocabulary.
 
@@ -56,50 +45,26 @@ def vocab_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Report the compressed vocabulary."""
-    if export is not None:
-        check_output_file(export, force, what="--export file")
-    else:
+    if export is None:
         refuse_idle_options(ctx, ["force"], "with --export FILE", "add --export FILE")
-    tok, vocab = resolve_vocab(tokenizer, no_compress)
-    groups = []
-    for canonical, members in vocab.merge_groups(top if vocab.compressed else 0):
-        groups.append(
-            {
-                "canonical_id": canonical,
-                "key": vocab.keys[canonical],
-                "size": len(members),
-                "members": [
-                    {"raw_id": m, "text": tok.token_bytes(m).decode("utf-8", "replace")} for m in members[:8]
-                ],
-            }
-        )
-    if export is not None:
-        with atomic_npy(export, vocab.lut.dtype) as writer:
-            writer.append(vocab.lut)
-    report = {
-        "tokenizer": tokenizer_record(tok),
-        "vocab": vocab_record(vocab),
-        "assigned_ids": vocab.assigned,
-        "reduction": round(vocab.reduction, 6),
-        "largest_groups": groups,
-        "exported": str(export) if export else None,
-    }
+    report = describe_vocab(tokenizer, no_compress=no_compress, top=top, export=export, force=force)
+    groups, vocab, name = report["largest_groups"], report["vocab"], report["tokenizer"]["name"]
     if as_json:
         print_json(report)
         return
-    if not vocab.compressed:
-        ids = plural(vocab.raw_size, "id")
-        stdout.print(f"[bold]{tok.name}[/]: identity map (--no-compress): V' = V = {ids}")
+    if not vocab["compressed"]:
+        ids = plural(vocab["raw_size"], "id")
+        stdout.print(f"[bold]{name}[/]: identity map (--no-compress): V' = V = {ids}")
     else:
         stdout.print(
-            f"[bold]{tok.name}[/]: V = {plural(vocab.raw_size, 'id')} ({vocab.assigned:,} with a token) -> "
-            f"V' = {plural(vocab.size, 'canonical id')} ({vocab.reduction:.2%} fewer)"
+            f"[bold]{name}[/]: V = {plural(vocab['raw_size'], 'id')} ({report['assigned_ids']:,} with a "
+            f"token) -> V' = {plural(vocab['size'], 'canonical id')} ({report['reduction']:.2%} fewer)"
         )
-    stdout.print(f"vocabulary fingerprint {vocab.fingerprint}")
+    stdout.print(f"vocabulary fingerprint {vocab['fingerprint']}")
     if groups:
         grid = Table(title=f"largest {plural(len(groups), 'merge group')}", title_justify="left")
-        for name in ("canonical", "key", "raw ids", "members (first 8)"):
-            grid.add_column(name, justify="right" if name in ("canonical", "raw ids") else "left")
+        for column in ("canonical", "key", "raw ids", "members (first 8)"):
+            grid.add_column(column, justify="right" if column in ("canonical", "raw ids") else "left")
         for group in groups:
             members = " ".join(repr(m["text"]) for m in group["members"])
             grid.add_row(str(group["canonical_id"]), repr(group["key"]), str(group["size"]), members)

@@ -26,12 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
 from ..errors import NgramToolError, UsageError
 from ..spec import HashSpec
+from ..version import __version__
 from ..wording import plural
+from .atomic import unfinished_destination, write_json_durably
 from .index import MANIFEST, VOCAB_STORE, Index, timestamp
-from .partial import write_json_durably
 from .schema import DATASET as DATASET_SCHEMA
 from .schema import load_json_document, spec_from_record
 from .settings import settings_difference
@@ -73,18 +73,15 @@ def _leftover_reason(entry: Path) -> str | None:
     ``.NAME.replaced-PID`` while replacing it; either is left out only when ``NAME`` itself does
     not exist (otherwise the finished ``NAME`` is the shard, and the leftover is garbage).
     """
-    name = entry.name
-    if not entry.is_dir():
+    leftover = unfinished_destination(entry.name) if entry.is_dir() else None
+    if leftover is None:
         return None
-    if name.endswith(".partial") and name.count(".") >= 3:
-        final = name[1:].rsplit(".", 2)[0]
-        reason = f"unfinished: {final} does not exist; a hash run was killed while writing it, or still is"
-    elif ".replaced-" in name:
-        final = name[1 : name.rindex(".replaced-")]
-        reason = f"set aside while being replaced: {final} does not exist; the replacement never finished"
-    else:
+    final, how = leftover
+    if (entry.parent / final).exists():
         return None
-    return None if (entry.parent / final).exists() else reason
+    if how == "partial":
+        return f"unfinished: {final} does not exist; a hash run was killed while writing it, or still is"
+    return f"set aside while being replaced: {final} does not exist; the replacement never finished"
 
 
 def survey_shards(directory: Path) -> tuple[list[tuple[Path, dict[str, Any]]], list[dict[str, str]]]:
@@ -129,6 +126,15 @@ def merge_shards(directory: Path, *, allow_missing: bool = False) -> dict[str, A
     Entries that are not finished shards (see :func:`survey_shards`) are refused with an error
     naming them; with ``allow_missing`` the finished shards are merged without them and the
     dataset records them under ``left_out``.
+
+    >>> import ngramtool
+    >>> from pathlib import Path
+    >>> for i in range(2):
+    ...     _ = Path(f"part{i}.txt").write_text(f"part {i} of a corpus " * 40)
+    >>> shards = ngramtool.hash_files("part*.txt", "parts/", tokenizer="bytes", force=True)
+    >>> dataset = ngramtool.merge_shards("parts")
+    >>> dataset["num_shards"], dataset["num_tokens"], len(ngramtool.open_index("parts"))
+    (2, 1520, 1520)
     """
     directory = Path(directory)
     if not directory.is_dir():
@@ -137,8 +143,9 @@ def merge_shards(directory: Path, *, allow_missing: bool = False) -> dict[str, A
     if left_out and not allow_missing:
         raise NgramToolError(
             f"{directory}: {plural(len(left_out), 'entry', 'entries')} would be left out of the dataset: "
-            f"{_left_out_line(left_out)}; finish them (ngramtool hash ... -o {directory}/ --resume) or "
-            "remove them, or pass --allow-missing to merge the finished shards without them"
+            f"{_left_out_line(left_out)}; finish them (hash the inputs into {directory}/ again with "
+            "`resume=True`) or remove them, or pass `allow_missing=True` to merge the finished shards "
+            "without them"
         )
     if not shards:
         raise UsageError(f"{directory} holds no finished index shards (directories with {MANIFEST})")
@@ -285,6 +292,8 @@ class MergedIndex:
     open files and of memory maps. Each shard was hashed as its own stream, so the first N-1
     positions of a shard see the pad, not the end of the shard before it.
     """
+
+    kind = "dataset"
 
     def __init__(self, path: Path, *, max_open_shards: int | None = None) -> None:
         self.path = Path(path)

@@ -13,19 +13,20 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
-import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .. import __version__
+from ..chunks import CHUNK_TOKENS, TokenChunk, starts_within
 from ..errors import NgramToolError, UsageError
+from ..profiling import StageClock
 from ..spec import HashSpec
-from ..stages import StageClock
+from ..version import __version__
+from .atomic import Staged, fsync_dir, write_json_durably
 from .npy import NpyStreamWriter, array_sha256, atomic_npy, map_npy
-from .partial import fsync_dir, partial_dir, publish_dir, write_json_durably
 from .schema import INDEX_MANIFEST, load_json_document, spec_from_record
 
 FORMAT_NAME = "ngramtool-index"
@@ -113,15 +114,16 @@ class IndexWriter:
         self.meta = meta
         self.shared_vocab = shared_vocab
         if self.dest.exists() and not force:
-            raise UsageError(f"{self.dest} already exists; pass --force to replace it")
+            raise UsageError(f"{self.dest} already exists; pass `force=True` to replace it")
         if self.dest.exists() and not (self.dest / MANIFEST).is_file():
             raise UsageError(f"{self.dest} exists and is not an ngramtool index; refusing to replace it")
         parent = self.dest.parent
         try:
             parent.mkdir(parents=True, exist_ok=True)
-            self.tmp = partial_dir(self.dest)
+            self.staged = Staged(self.dest, directory=True)
         except OSError as exc:
             raise NgramToolError(f"cannot create the output next to {self.dest}: {exc.strerror}") from None
+        self.tmp = self.staged.path
         spec = meta.spec
         self.tokens = NpyStreamWriter(self.tmp / "tokens.npy", np.dtype(np.uint32))
         self.rows = NpyStreamWriter(
@@ -142,7 +144,7 @@ class IndexWriter:
         if not self.committed:
             for writer in (self.tokens, self.rows, self.doc_offsets):
                 writer.abort()
-            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.staged.discard()
 
     def append(self, tokens: np.ndarray, rows: np.ndarray, doc_starts: np.ndarray) -> None:
         """Append a chunk: raw ids [n], rows [n, L, C], document starts as positions in the chunk."""
@@ -174,7 +176,7 @@ class IndexWriter:
         manifest = self.meta.manifest()
         manifest.update(num_tokens=num_tokens, num_documents=num_documents, arrays=arrays)
         write_json_durably(self.tmp / MANIFEST, manifest)
-        publish_dir(self.tmp, self.dest)
+        self.staged.publish()
         self.committed = True
         return manifest
 
@@ -238,6 +240,7 @@ class Index:
     verify`` checks the data itself.
 
     Attributes:
+        kind: ``"index"`` (a merged dataset's is ``"dataset"``).
         path: the directory.
         manifest: the parsed manifest.json.
         spec: the HashSpec that made the rows.
@@ -247,6 +250,8 @@ class Index:
         lut: int64 [V], the raw -> canonical id table the rows were made with (the index's own
             ``lut.npy``, or the table its dataset directory shares, see :func:`store_shared_lut`).
     """
+
+    kind = "index"
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -337,6 +342,11 @@ class Index:
                 "the index is damaged"
             )
 
+    @property
+    def shards(self) -> tuple[Index]:
+        """The indexes it is made of: itself (a merged dataset has several)."""
+        return (self,)
+
     def __len__(self) -> int:
         return int(self.tokens.shape[0])
 
@@ -362,11 +372,15 @@ def read_manifest(path: Path) -> dict[str, Any]:
     )
 
 
-def open_index(path: str | Path) -> Index:
-    """Open an index directory written by ``ngramtool hash``, or a merged dataset of shards
-    (``ngramtool merge``), memory-mapped; a dataset returns a MergedIndex with the same attributes."""
-    from .dataset import DATASET, MergedIndex  # a dataset is made of indexes: import on demand
-
-    if (Path(path) / DATASET).is_file():
-        return MergedIndex(Path(path))  # type: ignore[return-value]
-    return Index(Path(path))
+def iter_index_chunks(index: Index, chunk_tokens: int = CHUNK_TOKENS) -> Iterator[TokenChunk]:
+    """An index's raw ids in chunks, with the document starts that fall in each (memory maps read
+    a chunk at a time). An index of no tokens but some (empty) documents gives one empty chunk
+    with their starts, so every document is counted."""
+    starts, total = np.asarray(index.doc_offsets[:-1]), len(index)
+    if total == 0 and starts.size:
+        yield TokenChunk(np.zeros(0, dtype=np.uint32), starts.astype(np.int64), 0)
+        return
+    for lo in range(0, total, chunk_tokens):
+        hi = min(lo + chunk_tokens, total)
+        tokens = np.asarray(index.tokens[lo:hi])
+        yield TokenChunk(tokens, starts_within(starts, lo, hi, total), tokens.nbytes)

@@ -23,9 +23,9 @@ from typing import BinaryIO
 import numpy as np
 
 from ..errors import NgramToolError
-from ..stages import StageClock, timed
-from .behind import WriteBehind
-from .partial import partial_file
+from ..profiling import StageClock, timed
+from ..writeback import WriteBehind
+from .atomic import Staged
 
 # A fixed header size (a multiple of 64) leaves room for any shape the file can reach.
 HEADER_BYTES = 128
@@ -194,17 +194,16 @@ class NpyStreamWriter:
 @contextmanager
 def atomic_npy(path: Path, dtype: np.dtype, inner_shape: tuple[int, ...] = ()) -> Iterator[NpyStreamWriter]:
     """A :class:`NpyStreamWriter` on a temporary file that replaces ``path`` only on success."""
-    path = Path(path)
     try:
-        tmp_name = partial_file(path)
-        writer = NpyStreamWriter(tmp_name, dtype, inner_shape)
+        staged = Staged(path)
     except OSError as exc:
         raise NgramToolError(f"cannot write {path}: {exc.strerror}") from None
-    try:
-        yield writer
-        writer.close()
-        os.replace(tmp_name, path)
-    except BaseException:
-        writer.abort()
-        tmp_name.unlink(missing_ok=True)
-        raise
+    with staged:
+        writer = NpyStreamWriter(staged.path, dtype, inner_shape)
+        try:
+            yield writer
+            writer.close()
+        except BaseException:
+            writer.abort()
+            raise
+        staged.publish()

@@ -150,8 +150,8 @@ def _spec(value: Any, field: str) -> None:
     record({"fingerprint": SHA256, "derived": ANY_OBJECT})(value, field)
     try:
         spec_from_record(value)
-    except UsageError as exc:  # the spec's own validation speaks of CLI flags: it is a field here
-        raise SchemaError(field, f"is not a valid hash spec: {exc}") from None
+    except UsageError as exc:  # the spec's own validation names its fields: plainly, in a document
+        raise SchemaError(field, f"is not a valid hash spec: {exc.spelled(str)}") from None
 
 
 TOKENIZER = record(

@@ -1,9 +1,9 @@
 """Which recorded settings must agree between outputs that are used together.
 
-A finished shard is skipped by ``hash --resume`` only when the run would make it again the same
-way, and ``merge`` joins only shards made the same way: one tokenizer, vocabulary, hash spec,
-boundary policy and tokenization (``--special``, ``--add-eot`` and its token, ``--json-key``,
-``--doc-sep``, ``--errors``). Both ask :func:`settings_difference`, so they can never disagree on
+A finished shard is skipped by a resumed sharded run only when the run would make it again the
+same way, and ``merge`` joins only shards made the same way: one tokenizer, vocabulary, hash spec,
+boundary policy and tokenization (``special``, ``add_eot`` and its token, ``json_key``,
+``doc_sep``, ``errors``). Both ask :func:`settings_difference`, so they can never disagree on
 what "the same way" means. A manifest written before ``tokenization`` was recorded (format 1.0)
 differs from every manifest that records it: what it did with special tokens is unknown.
 """
@@ -15,23 +15,24 @@ from dataclasses import dataclass
 from typing import Any
 
 NOT_RECORDED = "not recorded (written by an older ngramtool)"
-# (label naming the setting and its option, how to read it from a manifest); compared in this order.
+# (label naming the setting and the `parameters` that set it, how to read it from a manifest);
+# compared in this order.
 _TOP_LEVEL = (
-    ("tokenizer (--tokenizer)", lambda m: (m.get("tokenizer") or {}).get("fingerprint")),
-    ("vocabulary (--tokenizer, --no-compress, --vocab-size)", lambda m: m["vocab"]["fingerprint"]),
+    ("tokenizer (`tokenizer`)", lambda m: (m.get("tokenizer") or {}).get("fingerprint")),
+    ("vocabulary (`tokenizer`, `no_compress`, `vocab_size`)", lambda m: m["vocab"]["fingerprint"]),
     ("hash spec", lambda m: m["spec"]["fingerprint"]),
-    ("boundary (--boundary)", lambda m: m["boundary"]),
+    ("boundary (`boundary`)", lambda m: m["boundary"]),
 )
 _TOKENIZATION_LABELS = {
-    "input": "input kind (text, or ids with --tokens)",
-    "special": "special-token rule (--special)",
-    "add_eot": "--add-eot",
-    "eot": "end-of-sequence token (--eot-token)",
+    "input": "input kind (text, or ids from `tokens_file`)",
+    "special": "special-token rule (`special`)",
+    "add_eot": "`add_eot`",
+    "eot": "end-of-sequence token (`eot_token`)",
     "document_prefix": "post-processor tokens before each document",
     "document_suffix": "post-processor tokens after each document",
-    "json_key": "--json-key",
-    "doc_sep": "--doc-sep",
-    "errors": "--errors",
+    "json_key": "`json_key`",
+    "doc_sep": "`doc_sep`",
+    "errors": "`errors`",
 }
 
 

@@ -31,8 +31,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from ..chunks import starts_within
 from ..errors import NgramToolError
-from ..pipeline import starts_within
 from ..spec import HashSpec
 from .schema import STREAM_MANIFEST, check_document, spec_from_record
 
@@ -241,7 +241,16 @@ class StreamReader:
 
 
 def read_stream(src: BinaryIO) -> StreamReader:
-    """Open a stream from a binary file object (e.g. ``sys.stdin.buffer``); iterate it for chunks."""
+    """Open a stream from a binary file object (e.g. ``sys.stdin.buffer``); iterate it for chunks.
+
+    >>> import io, subprocess, sys
+    >>> from ngramtool import read_stream
+    >>> piped = subprocess.run([sys.executable, "-m", "ngramtool", "hash", "corpus.txt", "-o", "-"],
+    ...                        capture_output=True, check=True).stdout
+    >>> reader = read_stream(io.BytesIO(piped))
+    >>> sum(chunk.tokens.shape[0] for chunk in reader), reader.num_documents, reader.spec.heads
+    (158122, 1, 8)
+    """
     return StreamReader(src)
 
 

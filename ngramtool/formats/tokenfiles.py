@@ -9,7 +9,6 @@ Writers stream tokens into temporary files beside the destination that are renam
 from __future__ import annotations
 
 import os
-import secrets
 import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -18,8 +17,9 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from ..chunks import CHUNK_TOKENS, TokenChunk, starts_within
 from ..errors import NgramToolError, UsageError
-from ..pipeline import CHUNK_TOKENS, TokenChunk, starts_within
+from .atomic import Staged
 from .npy import npy_header
 
 TOKEN_FORMATS = ("npy", "nanogpt", "llmc", "megatron", "datatrove")
@@ -131,7 +131,7 @@ def detect_token_format(path: str | Path) -> str:
         if not index.is_file():
             raise UsageError(
                 f"{tokens} has no {index.name} beside it: datatrove token files come with their "
-                "document index; copy it along (or pass --token-format)"
+                "document index; copy it along (or pass `token_format`)"
             )
         return "datatrove"
     tokens, index = _files_of(path, "megatron")
@@ -146,12 +146,20 @@ def detect_token_format(path: str | Path) -> str:
         return "nanogpt"
     raise UsageError(
         f"cannot tell the token format of {path}: supported are .npy (npy), .bin (nanogpt, llmc, or "
-        f"megatron with its .idx) and .ds (datatrove); pass --token-format {{{','.join(TOKEN_FORMATS)}}}"
+        f"megatron with its .idx) and .ds (datatrove); pass `token_format` ({', '.join(TOKEN_FORMATS)})"
     )
 
 
 def open_token_file(path: str | Path, fmt: str | None = None) -> TokenFile:
-    """Open a token file, detecting its format unless ``fmt`` names one of :data:`TOKEN_FORMATS`."""
+    """Open a token file, detecting its format unless ``fmt`` names one of :data:`TOKEN_FORMATS`.
+
+    >>> import numpy as np
+    >>> from ngramtool import open_token_file
+    >>> np.arange(5, dtype=np.uint16).tofile("train.bin")  # a nanoGPT file: headerless uint16
+    >>> tokens = open_token_file("train.bin")
+    >>> tokens.format, tokens.num_tokens, tokens.doc_offsets.tolist()
+    ('nanogpt', 5, [0, 5])
+    """
     path = Path(path)
     fmt = detect_token_format(path) if fmt is None else _check_format(fmt)
     files = _files_of(path, fmt)
@@ -162,6 +170,20 @@ def open_token_file(path: str | Path, fmt: str | None = None) -> TokenFile:
         return _OPENERS[fmt](files)
     except OSError as exc:
         raise NgramToolError(f"cannot read {files[0]}: {exc.strerror}") from None
+
+
+def check_boundary(boundary: str, path: str | Path, fmt: str | None = None) -> None:
+    """Refuse ``boundary="reset"`` on a token file that records no document boundaries (nanoGPT,
+    llm.c, ``.npy``): it reads as one document, so reset would change nothing."""
+    if boundary != "reset":
+        return
+    found = open_token_file(path, fmt).format
+    if found not in FORMATS_WITH_DOCUMENTS:
+        raise UsageError(
+            f"`boundary=reset` restarts the windows at document starts, but {path} ({found}) "
+            "records none: it reads as one document; drop `boundary=reset`, or use a token file "
+            "that keeps documents (Megatron or datatrove)"
+        )
 
 
 def iter_token_file_chunks(
@@ -196,7 +218,7 @@ def iter_token_file_chunks(
             raise NgramToolError(
                 f"{file.path}: its largest token id is {largest_id(file):,} but {vocab_name} has "
                 f"{vocab_size:,} ids (0 to {vocab_size - 1:,}), so another tokenizer made them: name "
-                "it with --tokenizer NAME, or give --vocab-size N for ids that are canonical already"
+                "it with `tokenizer=NAME`, or give `vocab_size=N` for ids that are canonical already"
             )
         yield TokenChunk(part.astype(np.uint32), starts_within(starts, lo, hi, total), part.nbytes)
 
@@ -235,20 +257,19 @@ class TokenFileWriter:
         self.files = _files_of(Path(path), self.format)
         self.num_tokens = 0
         self.committed = False
-        self._temps: list[Path] = []
+        self._staged: list[Staged] = []
         # Document offsets stream to a scratch file (int64), not into memory, as they come.
         self._offsets: BinaryIO | None = None
+        self._offsets_scratch: Staged | None = None
         self._offset_count = 0
         try:
             for dest in self.files:
-                temp = dest.with_name(f".{dest.name}.{secrets.token_hex(6)}.partial")
-                temp.open("xb").close()  # created with the umask's permissions, unlike mkstemp's 0600
-                self._temps.append(temp)
-            self._handle: BinaryIO = self._temps[0].open("r+b")
+                self._staged.append(Staged(dest))
+            self._handle: BinaryIO = self._staged[0].path.open("r+b")
             self._handle.write(self._header())
             if self.format in FORMATS_WITH_DOCUMENTS:
-                self._offsets_path = self._temps[0].with_suffix(".offsets.partial")
-                self._offsets = self._offsets_path.open("xb")
+                self._offsets_scratch = Staged(self.files[0].with_name(self.files[0].name + ".offsets"))
+                self._offsets = self._offsets_scratch.path.open("wb")
         except OSError as exc:
             self.abort()
             raise NgramToolError(f"cannot write {self.files[0]}: {exc.strerror}") from None
@@ -278,7 +299,7 @@ class TokenFileWriter:
         if self.format == "llmc" and self.num_tokens + ids.shape[0] > LLMC_MAX_TOKENS:
             raise UsageError(
                 f"{self.files[0]}: an llm.c .bin holds at most {LLMC_MAX_TOKENS:,} tokens (its count is an "
-                "int32); split the output into shards or use --token-format megatron or datatrove"
+                "int32); split the output into shards or use `save_format=megatron` or datatrove"
             )
         if self._offsets is not None:
             first_tokens = ids.shape[0] > 0 and not (self.num_tokens or self._offset_count)
@@ -295,11 +316,11 @@ class TokenFileWriter:
         self._handle.seek(0)
         self._handle.write(self._header())
         _close_durably(self._handle)
-        if self._offsets is not None:
+        if self._offsets is not None and self._offsets_scratch is not None:
             self._add_offsets(np.asarray([self.num_tokens], dtype=np.int64))
             self._offsets.close()
-            offsets = np.memmap(self._offsets_path, dtype=INT64, mode="r")
-            with self._temps[1].open("wb") as handle:
+            offsets = np.memmap(self._offsets_scratch.path, dtype=INT64, mode="r")
+            with self._staged[1].path.open("wb") as handle:
                 if self.format == "megatron":
                     _write_megatron_index(handle, offsets, self.dtype)
                 else:
@@ -307,9 +328,9 @@ class TokenFileWriter:
                         _write_array(handle, offsets[lo : lo + OFFSET_BLOCK], DATATROVE_END)
                 _close_durably(handle)
             del offsets
-            self._offsets_path.unlink()
-        for temp, dest in zip(self._temps, self.files, strict=True):
-            os.replace(temp, dest)
+            self._offsets_scratch.discard()
+        for staged in self._staged:
+            staged.publish()
         self.committed = True
         return open_token_file(self.files[0], self.format)
 
@@ -318,8 +339,8 @@ class TokenFileWriter:
         for handle in (getattr(self, "_handle", None), self._offsets):
             if handle is not None:
                 handle.close()
-        for temp in [*self._temps, *([self._offsets_path] if self._offsets is not None else [])]:
-            temp.unlink(missing_ok=True)
+        for staged in [*self._staged, *([self._offsets_scratch] if self._offsets_scratch else [])]:
+            staged.discard()
 
     def _header(self) -> bytes:
         """The header for the tokens written so far (the same size whatever the count)."""
@@ -353,14 +374,14 @@ class TokenFileWriter:
             f"does not fit the {self.dtype.name} tokens of this {self.format} file"
         )
         if self.format == "nanogpt":
-            hint = "nanoGPT .bin files hold uint16 ids; use --token-format llmc, megatron or datatrove"
+            hint = "nanoGPT .bin files hold uint16 ids; use `save_format=llmc`, megatron or datatrove"
         elif self.dtype.itemsize == 2:
             hint = (
                 f"it lies outside the vocabulary of {self.vocab_size:,} that chose them; give the "
                 "tokenizer's full vocabulary size (above 65,536 ids selects 32-bit tokens)"
             )
         else:
-            hint = "Megatron stores int32 ids; use --token-format llmc or datatrove (uint32)"
+            hint = "Megatron stores int32 ids; use `save_format=llmc` or datatrove (uint32)"
         raise UsageError(f"{where}: {hint}")
 
 
@@ -417,7 +438,7 @@ def _expect_size(path: Path, expected: int, layout: str) -> None:
         state = "truncated" if actual < expected else "longer than that (trailing bytes)"
         raise NgramToolError(
             f"{path}: {layout} needs {expected:,} bytes but the file has {actual:,}: it is {state}; "
-            "rewrite it (or check --token-format)"
+            "rewrite it (or check `token_format`)"
         )
 
 
@@ -458,7 +479,7 @@ def _open_nanogpt(files: tuple[Path, ...]) -> TokenFile:
     if size % UINT16.itemsize:
         raise NgramToolError(
             f"{path}: {size:,} bytes is not a whole number of uint16 tokens; a nanoGPT .bin is headerless "
-            "uint16, so the file is truncated or in another format (pass --token-format)"
+            "uint16, so the file is truncated or in another format (pass `token_format`)"
         )
     count = size // UINT16.itemsize
     return TokenFile(path, "nanogpt", _map(path, UINT16, 0, count), _whole(count), UINT16, files)
@@ -476,7 +497,7 @@ def _open_llmc(files: tuple[Path, ...]) -> TokenFile:
     if dtype is None:
         raise NgramToolError(
             f"{path}: not an llm.c token file (magic {magic}, version {version}); llm.c .bin files start "
-            "with 20240520 version 1 (uint16) or 20240801 version 7 (uint32) (check --token-format)"
+            "with 20240520 version 1 (uint16) or 20240801 version 7 (uint32) (check `token_format`)"
         )
     if count < 0:
         raise NgramToolError(
@@ -609,7 +630,7 @@ def _write_megatron_index(handle: BinaryIO, doc_offsets: np.ndarray, dtype: np.d
         if sizes.max() > np.iinfo(INT32).max:
             raise NgramToolError(
                 f"a document of {int(sizes.max()):,} tokens exceeds Megatron's int32 sequence size; "
-                "split it into documents (or use --token-format datatrove)"
+                "split it into documents (or use `save_format=datatrove`)"
             )
         _write_array(handle, sizes, INT32)
     for lo in range(0, count, OFFSET_BLOCK):

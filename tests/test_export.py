@@ -12,12 +12,12 @@ import pytest
 from conftest import CORPUS
 from test_cli import assert_one_line_error, run
 
-from ngramtool import merge_shards, open_index
+from ngramtool import hash_files, merge_shards, open_index
 from ngramtool.errors import NgramToolError
 from ngramtool.export import LAYOUT_FILE, export_per_layer
 from ngramtool.formats.dataset import DATASET, MergedIndex
 
-SPEC_ARGS = ["--heads", "2", "--table", "3001", "--tokenizer", "bytes", "-q"]
+SPEC = {"heads": 2, "table_sizes": 3001, "tokenizer": "bytes"}
 
 
 def hash_corpus_shards(root: Path, count: int, chars: int, *, empty: bool = False) -> Path:
@@ -31,8 +31,7 @@ def hash_corpus_shards(root: Path, count: int, chars: int, *, empty: bool = Fals
     if empty:
         (inputs / f"p{count}.txt").write_text("", encoding="utf-8")
     out = root / "out"
-    result = run("hash", str(inputs / "p*.txt"), "-o", f"{out}/", *SPEC_ARGS)
-    assert result.returncode == 0, result.stderr.decode()
+    hash_files(str(inputs / "p*.txt"), f"{out}/", **SPEC)
     return out
 
 
@@ -183,5 +182,5 @@ def test_export_usage_errors(merged: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "-").exists()
     expected = "an index directory (with manifest.json) or a merged dataset (with dataset.json)"
     missing = run("export", str(tmp_path / "nope.ngidx"))
-    assert_one_line_error(missing, 2, f"nope.ngidx does not exist: export reads {expected}")
+    assert_one_line_error(missing, 2, f"nope.ngidx does not exist: give {expected}")
     assert_one_line_error(run("export", str(shard / "rows.npy")), 2, f"rows.npy is not {expected}")

@@ -1,20 +1,16 @@
-"""Token files through the CLI: --save-tokens beside an index, --tokens back in, inspect."""
+"""Token files: saved beside an index (save_tokens), read back in (tokens_file), and on the command
+line --save-tokens, its warnings and inspect."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from conftest import run
 
-from ngramtool import open_index
+from ngramtool import hash_files
 from ngramtool.formats.tokenfiles import open_token_file
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ngramtool", *args], capture_output=True, timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -31,21 +27,15 @@ def docs(tmp_path_factory):
     [("t.bin", "llmc", False), ("t.bin", "megatron", True), ("t.ds", None, True), ("t.npy", None, False)],
 )
 def test_save_tokens_then_hash_them_back(docs, tmp_path, name, fmt, keeps_docs):
-    index_dir, saved = tmp_path / "a.ngidx", tmp_path / name
-    args = ["hash", str(docs), "--json-key", "text", "-o", str(index_dir), "-q", "--boundary", "reset"]
-    args += ["--save-tokens", str(saved)] + (["--save-format", fmt] if fmt else [])
-    result = run(*args)
-    assert result.returncode == 0, result.stderr.decode()
-    index = open_index(index_dir)
+    saved = tmp_path / name
+    index = hash_files(docs, tmp_path / "a.ngidx", json_key="text", boundary="reset", save_tokens=saved,
+                       save_format=fmt)  # fmt: skip
     token_file = open_token_file(saved)
     assert np.array_equal(np.asarray(token_file.tokens), index.tokens)
     if keeps_docs:
         assert token_file.doc_offsets.tolist() == index.doc_offsets.tolist()
-    again = tmp_path / "b.ngidx"
-    reset = ["--boundary", "reset"] if keeps_docs else []  # one document: reset would change nothing
-    result = run("hash", "--tokens", str(saved), "-o", str(again), "-q", *reset)
-    assert result.returncode == 0, result.stderr.decode()
-    back = open_index(again)
+    reset = "reset" if keeps_docs else "none"  # one document: reset would change nothing
+    back = hash_files([], tmp_path / "b.ngidx", tokens_file=saved, boundary=reset)
     assert np.array_equal(back.tokens, index.tokens)
     if keeps_docs:
         assert np.array_equal(back.rows, index.rows)

@@ -1,4 +1,4 @@
-"""Partial collision counts: the distinct n-grams of one shard, saved, loaded and merged exactly.
+"""Saved n-gram type counts: the distinct n-grams of one shard, saved, loaded and merged exactly.
 
 The distinct n-grams of several independent streams (the shards of a sharded run) are the union
 of each stream's distinct n-grams, with occurrence counts added. Counting each shard where it
@@ -8,12 +8,16 @@ Distinct n-grams do not depend on table sizes; a part still records the spec(s) 
 (``spec``: one spec, or a list for a sweep of table sizes), which the merge analyses again unless
 told otherwise, so parts that recorded different specs are refused rather than merged in an order
 that would pick one of them.
+
+A part also records how its ids were made: the tokenizer's fingerprint, the vocabulary's, the
+boundary policy and the tokenization (the ``tokenization`` record of index manifests). Parts that
+differ in any of them are refused, asked of :func:`ngramtool.formats.settings.settings_difference`
+as merging index shards is.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
@@ -22,20 +26,24 @@ from typing import Any
 
 import numpy as np
 
+from ..artifacts import TYPE_COUNTS_SUFFIX
 from ..errors import NgramToolError, UsageError
-from ..formats.partial import partial_file
+from ..formats.atomic import staged_file
+from ..formats.settings import settings_difference
 from ..spec import HashSpec
 from .collisions import NgramTypes, _merge, key_codec
 
-SUFFIX = ".ngtypes.npz"
+SUFFIX = TYPE_COUNTS_SUFFIX
 FORMAT_NAME = "ngramtool-ngram-types"
+# 2: the tokenizer's fingerprint and the tokenization are recorded.
+FORMAT_VERSION = 2
 # What the n-gram windows depend on: parts must agree on all of it to merge.
 IDENTITY = ("max_ngram", "vocab_size", "pad_id", "boundary", "vocab_fingerprint")
 # What parts must also agree on to merge: the spec(s) analysed, which the merge analyses again.
-MERGED_ALIKE = (*IDENTITY, "spec")
+MERGED_ALIKE = ("max_ngram", "vocab_size", "pad_id", "spec")
 
 
-def spec_record(specs: Sequence[HashSpec]) -> dict[str, Any] | list[dict[str, Any]]:
+def analysed_specs_record(specs: Sequence[HashSpec]) -> dict[str, Any] | list[dict[str, Any]]:
     """The analysed spec(s) as JSON: one spec's fields, or a list of them for a sweep of tables."""
     if len(specs) == 1:
         return specs[0].to_dict()
@@ -43,7 +51,8 @@ def spec_record(specs: Sequence[HashSpec]) -> dict[str, Any] | list[dict[str, An
 
 
 def recorded_specs(meta: Mapping[str, Any]) -> list[HashSpec]:
-    """The specs a part's ``spec`` record names (see :func:`spec_record`); empty when it has none."""
+    """The specs a part's ``spec`` record names (see :func:`analysed_specs_record`); empty when it
+    has none."""
     record = meta.get("spec")
     if record is None:
         return []
@@ -72,16 +81,10 @@ def save_types(path: Path, types: Mapping[int, NgramTypes], meta: Mapping[str, A
     for order, grams in types.items():
         arrays[f"keys_{order}"] = grams.keys
         arrays[f"counts_{order}"] = grams.counts
-    header = json.dumps({"format": FORMAT_NAME, "version": 1, **meta}).encode("utf-8")
+    header = json.dumps({"format": FORMAT_NAME, "version": FORMAT_VERSION, **meta}).encode("utf-8")
     arrays["meta"] = np.frombuffer(header, dtype=np.uint8)
-    tmp = partial_file(Path(path))
-    try:
-        with tmp.open("wb") as handle:
-            np.savez(handle, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with staged_file(path) as tmp, tmp.open("wb") as handle:
+        np.savez(handle, **arrays)
 
 
 def load_types(path: Path) -> tuple[dict[int, NgramTypes], dict[str, Any]]:
@@ -115,9 +118,15 @@ def load_and_merge(paths: Sequence[Path]) -> tuple[dict[int, NgramTypes], dict[s
         metas.append(meta)
     first = metas[0]
     for path, meta in zip(paths[1:], metas[1:], strict=True):
+        settings = settings_difference(_settings(first), _settings(meta))
+        if settings is not None:
+            raise UsageError(
+                f"{path} was counted with another {settings.setting} than {paths[0]} ({settings.theirs} vs "
+                f"{settings.ours}): cannot merge; count every part the same way"
+            )
         differ = [key for key in MERGED_ALIKE if meta.get(key) != first.get(key)]
         if differ:
-            hint = " (give every shard the same spec options and --table)" if "spec" in differ else ""
+            hint = " (give every shard the same spec options and `table_sizes`)" if "spec" in differ else ""
             raise UsageError(
                 f"{path} was counted with another {', '.join(differ)} than {paths[0]}: cannot merge{hint}"
             )
@@ -129,3 +138,17 @@ def load_and_merge(paths: Sequence[Path]) -> tuple[dict[int, NgramTypes], dict[s
         "parts": [str(p) for p in paths],
     }
     return merge_types(parts), merged_meta
+
+
+def _settings(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """A part's settings as :func:`settings_difference` reads a manifest's (the spec analysed is
+    compared on its own: parts of one sweep share the windows, not one spec)."""
+    settings = {
+        "tokenizer": {"fingerprint": meta.get("tokenizer_fingerprint")},
+        "vocab": {"fingerprint": meta["vocab_fingerprint"]},
+        "spec": {"fingerprint": None},
+        "boundary": meta["boundary"],
+    }
+    if "tokenization" in meta:
+        settings["tokenization"] = meta["tokenization"]
+    return settings

@@ -10,10 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import ngramtool.textio as textio
+import ngramtool.inputs.text as text_input
+import ngramtool.textcuts as textcuts
+from ngramtool.encode import iter_token_chunks
 from ngramtool.errors import NgramToolError, UsageError
-from ngramtool.pipeline import iter_token_chunks
-from ngramtool.textio import iter_text_pieces
+from ngramtool.inputs import iter_text_pieces
 from ngramtool.tokenizers import HFTokenizer, load_tokenizer
 
 WORDS = ["ab", "The", "x", "é", "ß", "文字", "Ω", "42", "7", "'s", "’", "--", "/", "!?"]
@@ -26,9 +27,9 @@ texts = st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(GAPS)), max_s
 @pytest.fixture()
 def tiny_pieces(monkeypatch):
     """Force many cuts: pieces of ~16 characters (HF's own size too), read blocks of 7 bytes."""
-    monkeypatch.setattr(textio, "TARGET_PIECE_CHARS", 16)
-    monkeypatch.setattr(textio, "MAX_PIECE_CHARS", 256)
-    monkeypatch.setattr(textio, "READ_BLOCK_BYTES", 7)
+    monkeypatch.setattr(text_input, "TARGET_PIECE_CHARS", 16)
+    monkeypatch.setattr(textcuts, "MAX_PIECE_CHARS", 256)
+    monkeypatch.setattr(text_input, "READ_BLOCK_BYTES", 7)
     monkeypatch.setattr(HFTokenizer, "piece_chars", 16)
 
 
@@ -57,7 +58,7 @@ def test_bundled_corpus_chunks_exactly(monkeypatch, name, deepseek_tokenizer_pat
     """Many real-sized pieces (HF: its own 16K pieces, encoded as batches) give the whole-text ids."""
     from conftest import CORPUS
 
-    monkeypatch.setattr(textio, "TARGET_PIECE_CHARS", 2000)
+    monkeypatch.setattr(text_input, "TARGET_PIECE_CHARS", 2000)
     tokenizer = load_tokenizer(str(deepseek_tokenizer_path) if name == "deepseek" else name)
     assert len(list(iter_text_pieces(str(CORPUS), piece_chars=tokenizer.piece_chars))) > 10
     ids, hard = _chunked_ids(CORPUS, tokenizer)
@@ -207,7 +208,7 @@ def test_a_record_without_the_key_that_earlier_records_have_is_named(tmp_path):
     assert (
         ":3: this record has no key 'text' (its keys: 'body', 'id') though earlier records have it" in message
     )
-    assert "--errors skip" in message and "--json-key" not in message
+    assert "`errors=skip`" in message and "`json_key`" not in message
     with pytest.raises(NgramToolError, match=r":1: no key 'body' in this record \(its keys: 'text'\); pass"):
         list(iter_text_pieces(path, json_key="body"))
 
@@ -243,7 +244,7 @@ def test_errors_skip_needs_jsonl_and_other_values_are_refused(tmp_path):
     path = tmp_path / "plain.txt"
     path.write_text("plain text has no records")
     with pytest.raises(
-        UsageError, match="--errors skip skips bad JSONL records and applies only with --json-key"
+        UsageError, match="`errors=skip` skips bad JSONL records and applies only with `json_key`"
     ):
         list(iter_text_pieces(str(path), errors="skip"))
     with pytest.raises(UsageError, match="'strict', 'replace' or 'skip'"):

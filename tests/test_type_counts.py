@@ -1,10 +1,8 @@
-"""Collisions across shards: per-shard partial counts merge exactly to the single-machine answer."""
+"""Saved n-gram type counts: per-shard parts merge exactly to the single-machine answer, and parts
+counted another way (tokenization, boundary, vocabulary, spec) are refused."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections import Counter
 from dataclasses import replace
 
@@ -13,14 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ngramtool import hash_files, merge_shards
 from ngramtool.analysis.collisions import NgramTypeCounter, count_ngram_types
-from ngramtool.analysis.partials import (
+from ngramtool.analysis.measurement import measure_collisions
+from ngramtool.analysis.type_counts import (
+    analysed_specs_record,
     load_and_merge,
     load_types,
     merge_types,
     recorded_specs,
     save_types,
-    spec_record,
 )
 from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.spec import HashSpec
@@ -80,27 +80,48 @@ def test_save_load_merge_round_trip_and_refusals(tmp_path):
         load_and_merge([paths[0], odd])
 
 
-def test_cli_parts_equal_counting_the_dataset(tmp_path):
-    def run(*args):
-        return subprocess.run([sys.executable, "-m", "ngramtool", *args], capture_output=True, timeout=120)
-
+def test_parts_equal_counting_the_dataset(tmp_path):
     folder = tmp_path / "shards"
     texts = ["the cat sat on the mat. " * 20, "a dog and a cat and a mat. " * 15]
     for i, text in enumerate(texts):
         (tmp_path / f"t{i}.txt").write_text(text)
-    common = ["--tokenizer", "bytes", "--heads", "2", "-q"]
-    assert run("hash", str(tmp_path / "t*.txt"), "-o", f"{folder}/", *common).returncode == 0
-    assert run("merge", str(folder), "-q").returncode == 0
-    whole = json.loads(run("collisions", str(folder), "--json", "--table", "257", "-q").stdout)
+    hash_files(str(tmp_path / "t*.txt"), f"{folder}/", tokenizer="bytes", heads=2)
+    merge_shards(folder)
+    whole = measure_collisions(folder, table_sizes=[257]).to_dict()
     parts = []
     for i in range(2):
         part = tmp_path / f"t{i}.ngtypes.npz"
-        result = run("collisions", str(folder / f"t{i}.txt.ngidx"), "--save-types", str(part), "--json", "-q")
-        assert result.returncode == 0, result.stderr.decode()
-        parts.append(str(part))
-    merged = json.loads(run("collisions", *parts, "--json", "--table", "257", "--heads", "2", "-q").stdout)
+        measure_collisions(folder / f"t{i}.txt.ngidx", save_types=part)
+        parts.append(part)
+    merged = measure_collisions(parts, table_sizes=[257], heads=2).to_dict()
     assert merged["orders"] == whole["orders"]
     assert merged["tables"] == whole["tables"]
+
+
+@pytest.mark.parametrize(
+    ("options", "setting"),
+    [
+        ({"add_eot": True, "eot_token": "."}, "another `add_eot`"),
+        ({"special": "all"}, "another special-token rule (`special`)"),
+        ({"boundary": "reset"}, "another boundary (`boundary`)"),
+        ({"no_compress": True}, "another vocabulary"),
+        ({"tokenizer": "cl100k_base"}, "another tokenizer (`tokenizer`)"),
+    ],
+)
+def test_parts_counted_with_other_settings_are_refused(tmp_path, options, setting):
+    text = tmp_path / "t.txt"
+    text.write_text("the cat sat on the mat. " * 20)
+    base, odd = tmp_path / "base.ngtypes.npz", tmp_path / "odd.ngtypes.npz"
+    measure_collisions(text, tokenizer="bytes", save_types=base)
+    measure_collisions(text, **{"tokenizer": "bytes", **options}, save_types=odd)
+    for paths in ([base, odd], [odd, base]):
+        with pytest.raises(UsageError, match=r"was counted with another .* than .*: cannot merge") as caught:
+            load_and_merge(paths)
+        assert setting in str(caught.value), str(caught.value)
+    again = tmp_path / "again.ngtypes.npz"
+    measure_collisions(text, tokenizer="bytes", save_types=again)
+    assert load_and_merge([base, again])[1]["tokens"] == 2 * 480  # counted alike: merged
+    assert load_types(base)[1]["tokenization"]["input"] == "text"
 
 
 def _part(path, ids, spec_record=None):
@@ -115,9 +136,9 @@ def _part(path, ids, spec_record=None):
 
 def test_parts_that_recorded_other_specs_are_refused_in_either_order(tmp_path):
     sweep = [replace(SPEC, table_sizes=(t, t)) for t in (101, 211)]
-    one = _part(tmp_path / "one.ngtypes.npz", [1, 2, 3], spec_record([SPEC]))
-    two = _part(tmp_path / "two.ngtypes.npz", [4, 5, 6], spec_record(sweep))
-    same = _part(tmp_path / "same.ngtypes.npz", [7, 8], spec_record(sweep))
+    one = _part(tmp_path / "one.ngtypes.npz", [1, 2, 3], analysed_specs_record([SPEC]))
+    two = _part(tmp_path / "two.ngtypes.npz", [4, 5, 6], analysed_specs_record(sweep))
+    same = _part(tmp_path / "same.ngtypes.npz", [7, 8], analysed_specs_record(sweep))
     for paths in ([one, two], [two, one]):
         with pytest.raises(UsageError, match=r"another spec .* cannot merge"):
             load_and_merge(paths)
@@ -128,7 +149,7 @@ def test_parts_that_recorded_other_specs_are_refused_in_either_order(tmp_path):
 
 @pytest.mark.parametrize("damage", ["truncate", "flip"])
 def test_a_damaged_part_is_a_one_line_error(tmp_path, damage):
-    path = _part(tmp_path / "p.ngtypes.npz", list(range(40)), spec_record([SPEC]))
+    path = _part(tmp_path / "p.ngtypes.npz", list(range(40)), analysed_specs_record([SPEC]))
     data = bytearray(path.read_bytes())
     if damage == "truncate":
         data = data[: len(data) // 2]

@@ -17,21 +17,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS
-from test_cli import assert_one_line_error, run
-from test_export_merge import SPEC_ARGS, hash_corpus_shards
+from conftest import CORPUS, assert_one_line_error, run
+from test_export import SPEC, hash_corpus_shards
 
-from ngramtool import merge_shards, open_index, read_stream
+from ngramtool import hash_files, merge_shards, open_index, read_stream
 from ngramtool.errors import NgramToolError
 from ngramtool.formats.dataset import DATASET
 from ngramtool.formats.index import VOCAB_STORE, IndexMeta, IndexWriter, store_shared_lut
 from ngramtool.formats.npy import atomic_npy, map_npy
 from ngramtool.formats.stream import StreamWriter
 from ngramtool.hashing import NgramHasher
-from ngramtool.jobs import tokenizer_record, vocab_record
 from ngramtool.spec import HashSpec
+from ngramtool.tokenizers import tokenizer_record
 from ngramtool.verify import verify_index, verify_stream
-from ngramtool.vocab import identity_vocab
+from ngramtool.vocab import identity_vocab, vocab_record
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +51,7 @@ def single(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("single")
     source = root / "a.txt"
     source.write_text(CORPUS.read_text(encoding="utf-8")[:3000], encoding="utf-8")
-    result = run("hash", str(source), "-o", str(root / "a.ngidx"), *SPEC_ARGS)
-    assert result.returncode == 0, result.stderr.decode()
+    hash_files(source, root / "a.ngidx", **SPEC)
     return root / "a.ngidx"
 
 

@@ -7,8 +7,8 @@ import pytest
 
 from ngramtool import HashSpec, NgramToolError
 from ngramtool.analysis.lint import HashConstants, lint_constants, lint_spec
-from ngramtool.analysis.sizing import PRESETS
 from ngramtool.formats.index import spec_record
+from ngramtool.presets import PRESETS
 
 
 def codes(findings) -> list[str]:

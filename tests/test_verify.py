@@ -5,25 +5,19 @@ from __future__ import annotations
 import io
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS
+from conftest import CORPUS, run
 
-from ngramtool import open_index
+from ngramtool import hash_files, open_index
+from ngramtool.describe import describe_path
 from ngramtool.errors import NgramToolError
 from ngramtool.formats.stream import read_stream
-from ngramtool.verify import verify_index
+from ngramtool.verify import verify_index, verify_path
 
 HASH_ARGS = ["--heads", "2", "--table", "5003", "--boundary", "reset"]
-
-
-def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "ngramtool", *args], input=stdin, capture_output=True, timeout=120
-    )
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +35,7 @@ def texts(tmp_path_factory) -> list[Path]:
 @pytest.fixture(scope="module")
 def index_dir(texts, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("idx") / "c.ngidx"
-    result = run("hash", *map(str, texts), "-o", str(out), "-q", *HASH_ARGS)
-    assert result.returncode == 0, result.stderr.decode()
+    hash_files(texts, out, heads=2, table_sizes=5003, boundary="reset")
     return out
 
 
@@ -94,16 +87,16 @@ def test_pipe_into_inspect_and_verify(stream_bytes):
 
 
 def test_verify_passes_and_catches_a_changed_row(index_dir, tmp_path):
-    assert run("verify", str(index_dir), "-q").returncode == 0
+    assert verify_path(index_dir).checks[-1].startswith("all ")
     copy = tmp_path / "copy.ngidx"
     subprocess.run(["cp", "-r", str(index_dir), str(copy)], check=True)
     rows = np.load(copy / "rows.npy", mmap_mode="r+")
     rows[1234, 1, 3] += 1
     rows.flush()
     del rows
-    result = run("verify", str(copy))
-    assert result.returncode == 1
-    assert b"sha256" in result.stderr  # the checksum catches it first
+    with pytest.raises(NgramToolError, match="sha256") as caught:  # the checksum catches it first
+        verify_path(copy)
+    assert caught.value.exit_code == 1
     manifest = json.loads((copy / "manifest.json").read_text())
     data = np.load(copy / "rows.npy")
     import hashlib
@@ -120,8 +113,8 @@ def test_newer_major_format_is_refused(index_dir, tmp_path):
     manifest = json.loads((copy / "manifest.json").read_text())
     manifest["format_version"] = "2.0"
     (copy / "manifest.json").write_text(json.dumps(manifest))
-    result = run("inspect", str(copy))
-    assert result.returncode == 1 and b"upgrade ngramtool" in result.stderr
+    with pytest.raises(NgramToolError, match="upgrade ngramtool"):
+        describe_path(copy)
 
 
 def test_inspect_index_json_and_table(index_dir):
@@ -237,17 +230,25 @@ def test_verify_checks_what_the_manifest_describes(index_dir, tmp_path, change, 
         (lambda m: m["spec"].update(heads="2"), "damaged"),
     ],
 )
-def test_a_damaged_manifest_is_a_one_line_runtime_error(index_dir, tmp_path, change, message):
+def test_a_damaged_manifest_is_a_runtime_error(index_dir, tmp_path, change, message):
     damaged = _damage(index_dir, tmp_path, change)
+    for read in (verify_path, describe_path):
+        with pytest.raises(NgramToolError) as caught:
+            read(damaged)
+        assert caught.value.exit_code == 1 and message in str(caught.value), (read, str(caught.value))
+
+
+def test_a_damaged_manifest_is_one_line_on_the_command_line(index_dir, tmp_path):
+    damaged = _damage(index_dir, tmp_path, lambda m: m["arrays"].pop("lut"))
     for command in ("verify", "inspect"):
         result = run(command, str(damaged))
         err = result.stderr.decode()
-        assert result.returncode == 1 and message in err and "Traceback" not in err, (command, err)
+        assert result.returncode == 1 and "Traceback" not in err and len(err.splitlines()) == 1, err
+        assert "damaged: field 'arrays.lut' is missing" in err
 
 
 def test_an_empty_array_file_is_named(index_dir, tmp_path):
     damaged = _damage(index_dir, tmp_path, lambda m: None)
     (damaged / "tokens.npy").write_bytes(b"")
-    result = run("verify", str(damaged))
-    err = result.stderr.decode()
-    assert result.returncode == 1 and "tokens.npy: cannot read this array" in err, err
+    with pytest.raises(NgramToolError, match=r"tokens\.npy: cannot read this array"):
+        verify_path(damaged)

@@ -14,15 +14,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ngramtool.pipeline as pipeline
-from ngramtool.formats.behind import WriteBehind
+from ngramtool.chunks import TokenChunk, split_chunk
 from ngramtool.formats.npy import NpyStreamWriter
 from ngramtool.hashing import NgramHasher, NumpyRows
 from ngramtool.jobs import HashJob, run_hash_job
-from ngramtool.pipeline import TokenChunk, hash_chunks, split_chunk
+from ngramtool.pipeline import hash_chunks
+from ngramtool.profiling import StageClock, timed
 from ngramtool.spec import HashSpec
-from ngramtool.stages import StageClock, timed
 from ngramtool.tokenizers import load_tokenizer
 from ngramtool.vocab import build_vocab, identity_vocab
+from ngramtool.writeback import WriteBehind
 
 
 @given(st.integers(0, 40), st.lists(st.integers(0, 40), max_size=6), st.integers(1, 9))
@@ -147,7 +148,7 @@ def test_a_hash_run_reports_where_its_cpu_time_went(tmp_path):
 
     vocab = build_vocab(load_tokenizer("cl100k_base"))
     spec = HashSpec(vocab_size=vocab.size)
-    job = HashJob((str(CORPUS),), str(tmp_path / "x.ngidx"), spec.to_json(), workers=2)
+    job = HashJob((str(CORPUS),), str(tmp_path / "x.ngidx"), spec, workers=2)
     profile = run_hash_job(job)["profile"]
     assert list(profile["stage_cpu_seconds"]) == ["tokenize", "hash", "write", "sha256"]
     assert all(seconds > 0 for seconds in profile["stage_cpu_seconds"].values())
@@ -164,13 +165,13 @@ def test_a_job_that_fails_while_setting_up_leaves_no_threads_or_files(tmp_path):
     job = HashJob(
         (str(CORPUS),),
         str(tmp_path / "out" / "x.ngidx"),
-        spec.to_json(),
+        spec,
         tokenizer="bytes",
         no_compress=True,
         save_tokens=str(tmp_path / "ids.unknown"),
     )
     before = set(threading.enumerate())
-    with pytest.raises(UsageError, match="--save-format"):
+    with pytest.raises(UsageError, match="`save_format`"):
         run_hash_job(job)
     assert not [t for t in set(threading.enumerate()) - before if t.name.startswith("ngramtool-")]
     assert list((tmp_path / "out").iterdir()) == []

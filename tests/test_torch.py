@@ -5,37 +5,23 @@ from __future__ import annotations
 import importlib
 import io
 import pickle
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS
+from conftest import CORPUS, run
 
 torch = pytest.importorskip("torch")
 
 from torch.utils.data import DataLoader  # noqa: E402
 
-from ngramtool import open_index  # noqa: E402
+from ngramtool import hash_files, open_index  # noqa: E402
 from ngramtool.errors import NgramToolError  # noqa: E402
 from ngramtool.formats.stream import StreamWriter, read_stream  # noqa: E402
 from ngramtool.torch import IndexDataset, StreamDataset  # noqa: E402
 
-HASH_ARGS = ["-q", "--heads", "2", "--table", "1009", "--layers", "0,3"]
 SEQ_LEN = 64
-
-
-def ngramtool_hash(text: Path, output: str) -> bytes:
-    """Run ``python -m ngramtool hash`` and return its stdout."""
-    result = subprocess.run(
-        [sys.executable, "-m", "ngramtool", "hash", str(text), "-o", output, *HASH_ARGS],
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr.decode()
-    return result.stdout
 
 
 @pytest.fixture(scope="module")
@@ -48,13 +34,15 @@ def text(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def index_dir(text: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("index") / "small.ngidx"
-    ngramtool_hash(text, str(out))
+    hash_files(text, out, heads=2, table_sizes=1009, layer_ids=[0, 3])
     return out
 
 
 @pytest.fixture(scope="module")
 def stream_bytes(text: Path) -> bytes:
-    return ngramtool_hash(text, "-")
+    result = run("hash", text, "-o", "-", "-q", "--heads", "2", "--table", "1009", "--layers", "0,3")
+    assert result.returncode == 0, result.stderr.decode()
+    return result.stdout
 
 
 def rechunked(stream: bytes, sizes: tuple[int, ...]) -> bytes:

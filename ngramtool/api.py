@@ -1,0 +1,216 @@
+"""Hashing from Python: what ``ngramtool hash`` does, as two functions that return the index.
+
+:func:`hash_files` hashes text files, JSONL or a token file into an index directory (or a pipe
+stream, or one shard per input file) exactly as the command line does, byte for byte;
+:func:`hash_texts` hashes documents given as Python strings (a list, a generator, an HF
+``datasets`` column). Both return the written index, opened (memory-mapped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .artifacts import IndexLike, open_index
+from .executors import HashEvents, HashOutcome, HashRequest, run_hash
+from .presets import PRESETS
+from .spec import HashSpec
+
+PathLike = str | Path
+
+
+def hash_files(
+    inputs: PathLike | Sequence[PathLike],
+    output: PathLike | None = None,
+    *,
+    tokenizer: str | None = "cl100k_base",
+    spec: HashSpec | str | None = None,
+    tokens_file: PathLike | None = None,
+    token_format: str | None = None,
+    vocab_size: int | None = None,
+    no_compress: bool = False,
+    max_ngram: int | None = None,
+    heads: int | None = None,
+    layer_ids: Sequence[int] | None = None,
+    table_sizes: int | Sequence[int] | None = None,
+    seed: int | None = None,
+    pad_id: int | None = None,
+    boundary: str = "none",
+    special: str | None = None,
+    add_eot: bool = False,
+    eot_token: str | None = None,
+    json_key: str | None = None,
+    doc_sep: str | None = None,
+    errors: str = "strict",
+    save_tokens: PathLike | None = None,
+    save_format: str | None = None,
+    workers: int | None = None,
+    force: bool = False,
+    backend: str = "auto",
+    device: str | None = None,
+    shard_index: int | None = None,
+    num_shards: int | None = None,
+    resume: bool = False,
+    engine: str = "local",
+    ray_address: str | None = None,
+    events: HashEvents | None = None,
+) -> IndexLike | list[IndexLike] | None:
+    """Hash text files (or ``-`` for stdin, or glob patterns), or the ids of ``tokens_file``,
+    into an index directory: what ``ngramtool hash`` does, with the same parameters.
+
+    Args:
+        inputs: text files (plain text, or JSONL with ``json_key``); empty with ``tokens_file``.
+        output: the index directory (default: the first input + ``.ngidx``); ``-``: a pipe stream
+            on stdout; ``DIR/`` (or an existing directory that is empty or holds shards): one
+            index shard per input file (``shard_index``/``num_shards``, ``resume``, ``engine``).
+        tokenizer: a tiktoken name, a ``*.tiktoken`` file, an HF ``tokenizer.json`` or ``bytes``;
+            None for a token file whose ids are canonical already, below ``vocab_size``.
+        spec: the whole hash spec: a HashSpec, a preset name (``engram-demo``, ``engram-27b``,
+            ``engram-40b``, ``tutorial``: the fields given override it) or a spec file's path.
+            None: the fields given over HashSpec's defaults (:func:`ngramtool.resolve_spec`).
+        max_ngram, heads, layer_ids, table_sizes, seed, pad_id: the spec's fields (``pad_id``
+            is a raw id of the tokenizer; default: its pad or end-of-text id).
+        boundary: ``none`` pads only at the stream start (Engram); ``reset`` at every document.
+        special, add_eot, eot_token, json_key, doc_sep, errors: how text becomes ids
+            (docs/tokenizers.md, docs/commands.md).
+        save_tokens, save_format: also write the raw ids as a token file.
+        workers: tokenizer threads (default: all cores); the ids never depend on it.
+        force: replace existing outputs.
+        backend, device: where to hash (``auto``, ``numpy``, ``torch``, ``triton``); every
+            backend gives the same rows.
+        events: receives progress (see :class:`ngramtool.executors.HashEvents`).
+
+    Returns:
+        The index, opened; for a sharded run the list of this worker's shards; None for a stream.
+
+    >>> import ngramtool
+    >>> index = ngramtool.hash_files(["corpus.txt"], "out.ngidx", tokenizer="cl100k_base", force=True)
+    >>> len(index), index.rows.shape, index.doc_offsets.tolist()
+    (158122, (158122, 2, 16), [0, 158122])
+    >>> small = ngramtool.hash_files("corpus.txt", "small.ngidx", heads=2, table_sizes=4099, force=True)
+    >>> small.spec.heads, small.rows.shape
+    (2, (158122, 2, 4))
+    """
+    names = [inputs] if isinstance(inputs, str | Path) else list(inputs)
+    request = _request(
+        spec,
+        inputs=tuple(str(name) for name in names),
+        output=None if output is None else str(output),
+        tokens_file=None if tokens_file is None else str(tokens_file),
+        token_format=token_format,
+        tokenizer=tokenizer,
+        no_compress=no_compress,
+        vocab_size=vocab_size,
+        max_ngram=max_ngram,
+        heads=heads,
+        layer_ids=None if layer_ids is None else tuple(layer_ids),
+        table_sizes=_tables(table_sizes),
+        seed=seed,
+        pad_id=pad_id,
+        boundary=boundary,
+        special=special,
+        add_eot=add_eot,
+        eot_token=eot_token,
+        json_key=json_key,
+        doc_sep=doc_sep,
+        errors=errors,
+        save_tokens=None if save_tokens is None else str(save_tokens),
+        save_format=save_format,
+        workers=workers,
+        force=force,
+        backend=backend,
+        device=device,
+        shard_index=shard_index,
+        num_shards=num_shards,
+        resume=resume,
+        engine=engine,
+        ray_address=ray_address,
+    )
+    return _opened(run_hash(request, events))
+
+
+def hash_texts(
+    texts: Iterable[str],
+    output: PathLike,
+    *,
+    tokenizer: str = "cl100k_base",
+    spec: HashSpec | str | None = None,
+    no_compress: bool = False,
+    max_ngram: int | None = None,
+    heads: int | None = None,
+    layer_ids: Sequence[int] | None = None,
+    table_sizes: int | Sequence[int] | None = None,
+    seed: int | None = None,
+    pad_id: int | None = None,
+    boundary: str = "none",
+    special: str | None = None,
+    add_eot: bool = False,
+    eot_token: str | None = None,
+    workers: int | None = None,
+    force: bool = False,
+    backend: str = "auto",
+    device: str | None = None,
+    events: HashEvents | None = None,
+) -> IndexLike | None:
+    """Hash documents given as Python strings into one index directory (``-``: a pipe stream on
+    stdout), each string one document; the parameters are :func:`hash_files`'.
+
+    The strings are read once, in order, a bounded number at a time: any iterable works (a list, a
+    generator, an HF ``datasets`` column or stream). The rows equal those of hashing the same
+    documents from a JSONL file.
+
+    >>> import ngramtool
+    >>> docs = (line for line in ["the cat sat", "on the mat"])
+    >>> index = ngramtool.hash_texts(docs, "texts.ngidx", boundary="reset", force=True)
+    >>> index.tokens.tolist(), index.doc_offsets.tolist()
+    ([1820, 8415, 7731, 263, 279, 5634], [0, 3, 6])
+    """
+    request = _request(
+        spec,
+        output=str(output),
+        tokenizer=tokenizer,
+        no_compress=no_compress,
+        max_ngram=max_ngram,
+        heads=heads,
+        layer_ids=None if layer_ids is None else tuple(layer_ids),
+        table_sizes=_tables(table_sizes),
+        seed=seed,
+        pad_id=pad_id,
+        boundary=boundary,
+        special=special,
+        add_eot=add_eot,
+        eot_token=eot_token,
+        workers=workers,
+        force=force,
+        backend=backend,
+        device=device,
+    )
+    opened = _opened(run_hash(request, events, documents=texts))
+    assert not isinstance(opened, list)  # strings make one output
+    return opened
+
+
+def _request(spec: HashSpec | str | None, **fields: Any) -> HashRequest:
+    """The request of the given fields, with ``spec`` as a HashSpec, a preset or a spec file."""
+    if isinstance(spec, HashSpec):
+        return HashRequest(spec=spec, **fields)
+    if isinstance(spec, str) and spec in PRESETS:
+        return HashRequest(preset=spec, **fields)
+    return HashRequest(spec_file=None if spec is None else str(spec), **fields)
+
+
+def _tables(sizes: int | Sequence[int] | None) -> tuple[int, ...] | None:
+    """Table sizes as a tuple (one size applies to every order)."""
+    if sizes is None:
+        return None
+    return (sizes,) if isinstance(sizes, int) else tuple(sizes)
+
+
+def _opened(outcome: HashOutcome) -> IndexLike | list[IndexLike] | None:
+    """The outputs of a run, opened: a sharded run's list (finished before or now, in input
+    order), one index, or None for a stream."""
+    outputs = outcome.plan.outputs if outcome.plan is not None else ()
+    if outcome.sharded:
+        return [open_index(output) for output in outputs]
+    return None if outputs == ("-",) else open_index(outputs[0])

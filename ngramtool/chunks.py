@@ -1,0 +1,99 @@
+"""The chunk of tokens every stage passes on, and the one walk that canonicalizes a stream of them.
+
+A stream of tokens (a corpus, an index, a token file, a pipe stream) travels in chunks of about
+``CHUNK_TOKENS`` raw ids with the positions in the chunk where a document starts. Positions in
+errors count from the start of the stream, so :func:`canonical_chunks` carries the first position
+of each chunk along.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+import numpy as np
+
+CHUNK_TOKENS = 1 << 20
+
+
+@dataclass
+class TokenChunk:
+    """A run of raw token ids from the stream.
+
+    Attributes:
+        tokens: uint32 raw ids.
+        doc_starts: int64 positions within ``tokens`` where a document starts.
+        nbytes: input bytes this chunk accounts for (for progress).
+        hard_cuts: text cuts inside it that were not provably safe (see :mod:`ngramtool.textcuts`).
+        skipped_records: bad JSONL records skipped (``errors="skip"``) while reading it.
+    """
+
+    tokens: np.ndarray
+    doc_starts: np.ndarray
+    nbytes: int = 0
+    hard_cuts: int = 0
+    skipped_records: int = 0
+
+
+def starts_within(starts: np.ndarray, lo: int, hi: int, total: int) -> np.ndarray:
+    """The document starts in [lo, hi), relative to ``lo``; starts at ``total`` (empty trailing
+    documents) belong to the range that ends there."""
+    starts = np.asarray(starts, dtype=np.int64)
+    return starts[(starts >= lo) & ((starts < hi) | (hi == total))] - lo
+
+
+def split_chunk(chunk: TokenChunk, max_tokens: int) -> Iterator[TokenChunk]:
+    """``chunk`` in pieces of at most ``max_tokens`` tokens, document starts kept in place.
+
+    The first piece carries the chunk's byte, cut and skipped-record counts; starts at the very end
+    of the chunk (empty trailing documents) go with the last piece.
+    """
+    total = chunk.tokens.shape[0]
+    if total <= max_tokens:
+        yield chunk
+        return
+    starts = chunk.doc_starts
+    for lo in range(0, total, max_tokens):
+        hi = min(lo + max_tokens, total)
+        first = lo == 0
+        yield TokenChunk(
+            chunk.tokens[lo:hi],
+            starts_within(starts, lo, hi, total),
+            chunk.nbytes if first else 0,
+            chunk.hard_cuts if first else 0,
+            chunk.skipped_records if first else 0,
+        )
+
+
+class Canonicalizer(Protocol):
+    """Maps raw ids to canonical ids (a :class:`~ngramtool.vocab.CompressedVocab`)."""
+
+    def canonicalize(self, raw_ids: np.ndarray, *, first_position: int = 0) -> np.ndarray:
+        """Canonical ids of ``raw_ids``; errors name positions counted from ``first_position``."""
+        ...
+
+
+class HasTokens(Protocol):
+    """A chunk of a stream: :class:`TokenChunk`, or a pipe stream's chunk."""
+
+    @property
+    def tokens(self) -> np.ndarray:
+        """The chunk's raw ids."""
+        ...
+
+
+Chunk = TypeVar("Chunk", bound=HasTokens)
+
+
+def canonical_chunks(
+    chunks: Iterable[Chunk], vocab: Canonicalizer
+) -> Iterator[tuple[int, Chunk, np.ndarray]]:
+    """(first position, chunk, canonical ids) for each chunk of one stream, in order.
+
+    An id that the vocabulary cannot map raises an error naming its position in the stream.
+    """
+    position = 0
+    for chunk in chunks:
+        yield position, chunk, vocab.canonicalize(chunk.tokens, first_position=position)
+        position += chunk.tokens.shape[0]

@@ -1,0 +1,227 @@
+"""Documents -> raw token ids, in chunks: the text pieces of the inputs encoded on threads.
+
+Every document is the tokenizer's document prefix, its text's ids and its document suffix (for an
+HF tokenizer.json exactly ``encode(document).ids``), optionally followed by the end-of-sequence
+token (``add_eot``). The ids never depend on how many threads encode or how the text was cut.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from .chunks import CHUNK_TOKENS, TokenChunk
+from .inputs import Errors, TextPiece, iter_string_pieces, iter_text_pieces
+from .profiling import StageClock, timed
+from .tokenizers import Tokenizer, encode_each, resolve_eot, special_record
+
+BATCH_CHARS = 1 << 20
+
+
+@dataclass
+class _ChunkBuilder:
+    parts: list[np.ndarray] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    size: int = 0
+    nbytes: int = 0
+    hard_cuts: int = 0
+    skipped: int = 0
+
+    def add(self, ids: np.ndarray, doc_start: bool, nbytes: int, hard_cut: bool, skipped: int = 0) -> None:
+        if doc_start:
+            self.starts.append(self.size)
+        self.parts.append(ids)
+        self.size += ids.shape[0]
+        self.nbytes += nbytes
+        self.hard_cuts += int(hard_cut)
+        self.skipped += skipped
+
+    def take(self) -> TokenChunk:
+        tokens = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.uint32)
+        chunk = TokenChunk(
+            tokens.astype(np.uint32, copy=False),
+            np.asarray(self.starts, dtype=np.int64),
+            self.nbytes,
+            self.hard_cuts,
+            self.skipped,
+        )
+        self.parts, self.starts, self.size, self.nbytes, self.hard_cuts, self.skipped = [], [], 0, 0, 0, 0
+        return chunk
+
+
+def _batches(pieces: Iterable[TextPiece], chars: int) -> Iterator[list[TextPiece]]:
+    """Group pieces into lists of about ``chars`` characters (many small documents, few tasks)."""
+    batch: list[TextPiece] = []
+    size = 0
+    for piece in pieces:
+        batch.append(piece)
+        size += len(piece.text)
+        if size >= chars:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def encode_pieces(
+    pieces: Iterable[TextPiece], tokenizer: Tokenizer, workers: int = 1, clock: StageClock | None = None
+) -> Iterator[tuple[TextPiece, np.ndarray]]:
+    """(piece, ids) in input order, encoding in the background.
+
+    Batches of pieces are encoded on ``workers`` threads when the tokenizer releases the GIL
+    (tiktoken, bytes). A tokenizer that holds it (HF ``tokenizers``) gets one thread: with more
+    than one worker its ``encode_batch`` runs on the library's own thread pool (all cores, or
+    ``RAYON_NUM_THREADS``, which :func:`worker_count` sets to the worker count); with one worker it
+    encodes piece by piece on that thread, using one core. Either way encoding overlaps whatever
+    the caller does with the ids (hashing, writing), and at most ``2*threads`` batches are in
+    flight, which bounds memory. ``clock`` counts the encoding's CPU time as ``tokenize`` (not
+    the library pool's threads: that time shows as the run's unattributed CPU).
+    """
+    threads = 1 if tokenizer.parallel_batches else max(1, workers)
+    batch_encoder = tokenizer.encode_batch
+    if tokenizer.parallel_batches and workers <= 1:
+        batch_encoder = partial(encode_each, tokenizer)
+    encode = timed(clock, "tokenize", batch_encoder)
+    with ThreadPoolExecutor(threads, thread_name_prefix="ngramtool-encode") as pool:
+        pending: deque[tuple[list[TextPiece], Future[list[np.ndarray]]]] = deque()
+        for batch in _batches(pieces, BATCH_CHARS):
+            pending.append((batch, pool.submit(encode, [piece.text for piece in batch])))
+            if len(pending) >= 2 * threads:
+                done, future = pending.popleft()
+                yield from zip(done, future.result(), strict=True)
+        while pending:
+            done, future = pending.popleft()
+            yield from zip(done, future.result(), strict=True)
+
+
+def iter_token_chunks(
+    inputs: Sequence[str],
+    tokenizer: Tokenizer,
+    *,
+    json_key: str | None = None,
+    doc_sep: str | None = None,
+    errors: Errors = "strict",
+    **encoding: Any,
+) -> Iterator[TokenChunk]:
+    """Tokenize inputs (paths or ``-``, read by :func:`ngramtool.inputs.iter_text_pieces`) into
+    chunks; each input file starts a document. ``encoding``: the options of
+    :func:`encode_documents`."""
+    reading = {"json_key": json_key, "doc_sep": doc_sep, "errors": errors, **_cutting(tokenizer)}
+    pieces = (piece for source in inputs for piece in iter_text_pieces(source, **reading))
+    return encode_documents(pieces, tokenizer, **encoding)
+
+
+def iter_text_chunks(texts: Iterable[str], tokenizer: Tokenizer, **encoding: Any) -> Iterator[TokenChunk]:
+    """Tokenize documents given as strings (any iterable: a generator, an HF ``datasets`` column)
+    into chunks, each string one document. ``encoding``: the options of :func:`encode_documents`."""
+    return encode_documents(iter_string_pieces(texts, **_cutting(tokenizer)), tokenizer, **encoding)
+
+
+def _cutting(tokenizer: Tokenizer) -> dict[str, Any]:
+    """How text is cut into pieces for ``tokenizer`` (its piece size, whether the cut rules keep its
+    ids, its special tokens, which no cut splits)."""
+    return {
+        "piece_chars": tokenizer.piece_chars,
+        "safe_cuts": tokenizer.cut_safe,
+        "keep_whole": tuple(tokenizer.special_tokens),
+    }
+
+
+def encode_documents(
+    pieces: Iterable[TextPiece],
+    tokenizer: Tokenizer,
+    *,
+    add_eot: bool = False,
+    eot_token: str | None = None,
+    chunk_tokens: int = CHUNK_TOKENS,
+    workers: int = 1,
+    clock: StageClock | None = None,
+) -> Iterator[TokenChunk]:
+    """Encode text pieces into chunks of about ``chunk_tokens`` raw ids.
+
+    Every document is ``tokenizer.document_prefix`` + its text's ids + ``document_suffix`` (an HF
+    post-processor's tokens; none for tiktoken and bytes), so a document's ids equal the tokenizer
+    library's encoding of it. ``add_eot`` then appends the end-of-sequence token after each
+    document (:func:`ngramtool.tokenizers.resolve_eot`, ``eot_token`` names it), unless the
+    suffix already ends with it. ``workers`` threads encode in parallel (the ids do not depend on
+    it); ``clock`` times them.
+    """
+    opening, closing = document_marks(tokenizer, add_eot, eot_token)
+    builder = _ChunkBuilder()
+    in_document = False
+    for piece, ids in encode_pieces(pieces, tokenizer, workers, clock):
+        if piece.doc_start:
+            if in_document:
+                builder.add(closing, False, 0, False)
+            builder.add(opening, True, 0, False)
+            in_document = True
+        builder.add(ids, False, piece.nbytes, piece.hard_cut, piece.skipped)
+        if builder.size >= chunk_tokens:
+            yield builder.take()
+    if in_document:
+        builder.add(closing, False, 0, False)
+    if builder.size or builder.starts or builder.nbytes or builder.skipped:
+        yield builder.take()
+
+
+def tokenization_record(
+    tokenizer: Tokenizer | None,
+    *,
+    add_eot: bool = False,
+    eot_token: str | None = None,
+    json_key: str | None = None,
+    doc_sep: str | None = None,
+    errors: str = "strict",
+) -> dict[str, Any]:
+    """The manifest's ``tokenization``: every setting besides the tokenizer, vocabulary, spec and
+    boundary that decides which ids (and so which rows) the input becomes (docs/formats.md).
+    ``tokenizer`` None: ids read from a token file."""
+    if tokenizer is None:
+        return {"input": "tokens", "special": None, "add_eot": False, "eot": None, "document_prefix": [],
+                "document_suffix": [], "json_key": None, "doc_sep": None, "errors": None}  # fmt: skip
+    eot = resolve_eot(tokenizer, eot_token).record() if add_eot else None
+    return {
+        "input": "text",
+        "special": special_record(tokenizer.special),
+        "add_eot": add_eot,
+        "eot": eot,
+        "document_prefix": tokenizer.document_prefix.tolist(),
+        "document_suffix": tokenizer.document_suffix.tolist(),
+        "json_key": json_key,
+        "doc_sep": doc_sep,
+        "errors": errors,
+    }
+
+
+def document_marks(
+    tokenizer: Tokenizer, add_eot: bool = False, eot_token: str | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ids before, ids after) every document: the tokenizer's document prefix, and its suffix
+    followed by the end-of-sequence id with ``add_eot`` (not twice when the suffix ends with it)."""
+    closing = tokenizer.document_suffix
+    if add_eot:
+        eot = resolve_eot(tokenizer, eot_token).token_id
+        if not (closing.shape[0] and int(closing[-1]) == eot):
+            closing = np.concatenate([closing, np.asarray([eot], dtype=np.uint32)])
+    return tokenizer.document_prefix, closing
+
+
+def worker_count(requested: int | None = None) -> int:
+    """Tokenizer threads: ``requested``, else the cores this process may use.
+
+    The count also sizes the thread pool of the HF ``tokenizers`` library (``RAYON_NUM_THREADS``,
+    read when the pool first starts) unless the environment sets it already.
+    """
+    if requested is not None:
+        count = requested
+    else:
+        count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    os.environ.setdefault("RAYON_NUM_THREADS", str(count))
+    return count

@@ -1,0 +1,105 @@
+"""What every reader yields (:class:`TextPiece`), the reading options they share, and the bytes of
+a path or of stdin (``-``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Literal
+
+from ..errors import NgramToolError, UsageError
+
+Errors = Literal["strict", "replace", "skip"]
+ERRORS = ("strict", "replace", "skip")
+
+
+@dataclass(frozen=True)
+class TextPiece:
+    """A piece of text that can be encoded on its own.
+
+    Attributes:
+        text: the text.
+        doc_start: True when this piece begins a new document.
+        nbytes: input bytes this piece accounts for (for progress).
+        hard_cut: True when the piece ends at a cut that is not known to be safe (see
+            :mod:`ngramtool.textcuts`).
+        skipped: bad JSONL records skipped (``errors="skip"``) since the previous piece.
+    """
+
+    text: str
+    doc_start: bool
+    nbytes: int
+    hard_cut: bool = False
+    skipped: int = 0
+
+
+def open_input(source: str) -> BinaryIO:
+    """A binary stream for a path, or stdin for ``-``; clear errors for missing files and dirs."""
+    if source == "-":
+        return sys.stdin.buffer
+    path = Path(source)
+    if path.is_dir():
+        raise UsageError(f"input {source} is a directory; give the text files inside it")
+    try:
+        return path.open("rb")
+    except FileNotFoundError:
+        raise UsageError(f"input file not found: {source}") from None
+    except OSError as exc:
+        raise NgramToolError(f"cannot read {source}: {exc.strerror}") from None
+
+
+def refuse_repeated_inputs(inputs: Iterable[str]) -> None:
+    """Refuse an input named twice (``-`` twice, or two names of one file): it would be read twice."""
+    seen: dict[Any, str] = {}
+    for name in inputs:
+        key = _file_identity(name)
+        if key in seen:
+            shown = "stdin (-)" if name == "-" else name
+            alias = f" (also as {seen[key]})" if seen[key] != name else ""
+            raise UsageError(f"input {shown} is given twice{alias}: name each input once")
+        seen[key] = name
+
+
+def _file_identity(name: str) -> Any:
+    """What tells two inputs apart: the file itself (device and inode) when it exists, else the name."""
+    if name == "-":
+        return name
+    try:
+        info = os.stat(name)
+    except OSError:
+        return name
+    return info.st_dev, info.st_ino
+
+
+def check_reading(json_key: str | None, doc_sep: str | None, errors: str) -> None:
+    """Refuse reading options that cannot be used together (called before any work)."""
+    if errors not in ERRORS:
+        raise UsageError(f"`errors` must be 'strict', 'replace' or 'skip' (got {errors!r})")
+    if json_key is not None and doc_sep is not None:
+        raise UsageError("`json_key` and `doc_sep` do not combine: JSONL lines are already documents")
+    if doc_sep == "":
+        raise UsageError("`doc_sep` must not be empty")
+    if errors == "skip" and json_key is None:
+        raise UsageError(
+            "`errors=skip` skips bad JSONL records and applies only with `json_key`: plain text has no "
+            "records; pass `errors=replace` to substitute U+FFFD for invalid UTF-8"
+        )
+
+
+def invalid_utf8(name: str, offset: int, byte: int, *, skippable: bool) -> str:
+    """The message for invalid UTF-8 at a byte offset, with the ways past it."""
+    skip = ", or `errors=skip` to skip the line" if skippable else ""
+    return (
+        f"{name}: invalid UTF-8 at byte offset {offset} (byte 0x{byte:02x}); fix the file or pass "
+        f"`errors=replace` to substitute U+FFFD{skip}"
+    )
+
+
+def input_size(inputs: Sequence[str]) -> int | None:
+    """Total bytes of the input files (for progress), or None when stdin is among them."""
+    if "-" in inputs:
+        return None
+    return sum(Path(name).stat().st_size for name in inputs if Path(name).is_file())

@@ -1,0 +1,97 @@
+"""Plain text, read in blocks and cut into pieces that encode to the ids of the whole text.
+
+Each input starts a document; ``doc_sep`` separators start further ones. Pieces aim at
+``TARGET_PIECE_CHARS`` characters and are cut where :mod:`ngramtool.textcuts` allows. Text given as
+Python strings (:func:`string_pieces`) is cut the same way, each string one document.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
+
+from ..errors import NgramToolError
+from ..textcuts import WholeStrings, cut_pieces
+from .pieces import Errors, TextPiece, invalid_utf8
+
+READ_BLOCK_BYTES = 1 << 20
+TARGET_PIECE_CHARS = 1 << 20
+
+
+class _Utf8Stream:
+    """Incremental UTF-8 decoding that names the absolute byte offset of invalid input."""
+
+    def __init__(self, name: str, errors: Errors) -> None:
+        self.name = name
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors)
+        self._consumed = 0
+        self._at_start = True  # a byte-order mark at the very start is not text
+
+    def decode(self, data: bytes, final: bool = False) -> str:
+        pending = len(self._decoder.getstate()[0])
+        try:
+            text = self._decoder.decode(data, final)
+        except UnicodeDecodeError as exc:
+            offset = self._consumed - pending + exc.start
+            raise NgramToolError(
+                invalid_utf8(self.name, offset, exc.object[exc.start], skippable=False)
+            ) from None
+        self._consumed += len(data)
+        if self._at_start and text:
+            self._at_start = False
+            text = text.removeprefix("\ufeff")
+        return text
+
+
+def plain_pieces(
+    stream: BinaryIO,
+    name: str,
+    errors: Errors,
+    doc_sep: str | None,
+    target: int,
+    safe: bool,
+    whole: WholeStrings,
+) -> Iterator[TextPiece]:
+    """The pieces of one binary stream of UTF-8 text, in order; the first starts a document."""
+    decoder = _Utf8Stream(name, errors)
+    buffer = ""
+    nbytes = 0
+    doc_start = True
+    while True:
+        block = stream.read(READ_BLOCK_BYTES)
+        final = not block
+        buffer += decoder.decode(block, final)
+        nbytes += len(block)
+        segments = buffer.split(doc_sep) if doc_sep else [buffer]
+        buffer = segments.pop()
+        for doc in segments:  # complete documents
+            pieces = list(cut_pieces(doc, True, target, safe, whole)) or [("", False)]
+            for text, hard in pieces:
+                yield TextPiece(text, doc_start, nbytes, hard)
+                nbytes, doc_start = 0, False
+            doc_start = True
+        emitted = 0
+        # The last len(doc_sep)-1 characters may begin a separator that the next block completes.
+        held = 0 if final or not doc_sep else len(doc_sep) - 1
+        for text, hard in cut_pieces(buffer[: len(buffer) - held], final, target, safe, whole):
+            yield TextPiece(text, doc_start, nbytes, hard)
+            nbytes, doc_start = 0, False
+            emitted += len(text)
+        buffer = buffer[emitted:]
+        if final:
+            if doc_start:  # the last document is empty
+                yield TextPiece("", True, nbytes)
+            return
+
+
+def string_pieces(texts: Iterable[str], target: int, safe: bool, whole: WholeStrings) -> Iterator[TextPiece]:
+    """The pieces of documents given as strings, each string one document (``nbytes`` counts its
+    UTF-8 bytes)."""
+    for text in texts:
+        if not isinstance(text, str):
+            raise NgramToolError(f"documents must be strings, got {type(text).__name__}")
+        pieces = list(cut_pieces(text, True, target, safe, whole)) or [("", False)]
+        nbytes = len(text.encode("utf-8", "surrogatepass"))
+        for i, (piece, hard) in enumerate(pieces):
+            yield TextPiece(piece, i == 0, nbytes if i == 0 else 0, hard)

@@ -1,0 +1,227 @@
+"""Named Engram configurations, spec files, and :func:`resolve_spec`: the one way a spec is built.
+
+Every command that needs a spec (hash, collisions, spec, explain, size, bench) and the Python API
+build it with :func:`resolve_spec`: a spec file gives the whole spec; otherwise a preset (or any
+HashSpec given as the base) fills what the caller did not give, and V' and the canonical pad come
+from the vocabulary (the tokenizer's pad or end-of-text id, mapped through it) or ``vocab_size``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import NgramToolError, UsageError
+from .formats.atomic import staged_file
+from .spec import HashSpec
+from .tokenizers import Tokenizer, load_tokenizer
+from .vocab import CompressedVocab, build_vocab
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named Engram configuration: the hash spec, the width of each head's rows, and its source.
+
+    ``hidden_size`` is the backbone width the memory vector is projected into, where known.
+    """
+
+    spec: HashSpec
+    dim: int
+    hidden_size: int | None
+    source: str
+
+
+PRESETS: dict[str, Preset] = {
+    "engram-demo": Preset(
+        HashSpec(),
+        dim=64,
+        hidden_size=1024,
+        source="DeepSeek engram_demo_v1.py: layers 1 and 15, N=3, 8 heads per order, bases 5 x 129,280, "
+        "n_embed_per_ngram 512 = 8 heads x 64, backbone hidden 1024; V'=98,627 (DeepSeek-V3)",
+    ),
+    "engram-27b": Preset(
+        HashSpec(layer_ids=(2, 15), table_sizes=(2262400, 2262400)),
+        dim=80,
+        hidden_size=None,
+        source="Engram paper (arXiv 2601.07372), Engram-27B: layers 2 and 15, N=3, 8 heads per order, "
+        "d_mem 1280 = 16 heads x 80, ~2,262,400 rows per head: 5.79B (the paper rounds to 5.7B)",
+    ),
+    "engram-40b": Preset(
+        HashSpec(layer_ids=(2, 15), table_sizes=(7226341, 7226341)),
+        dim=80,
+        hidden_size=None,
+        source="Engram paper, Engram-40B: 18.5B Engram parameters. ASSUMPTION: the paper does not give "
+        "the layout here; we keep Engram-27B's (layers 2 and 15, N=3, 8 heads, 80 dims) and take the "
+        "largest per-head base table that fits 18.5e9 parameters",
+    ),
+    "tutorial": Preset(
+        HashSpec(heads=4, layer_ids=(1,), table_sizes=(262144, 262144)),
+        dim=16,
+        hidden_size=None,
+        source="The Engram tutorial chapter: orders 2-3, 4 heads per order, 262,144 rows, 16 dims: "
+        "33,554,432 parameters before prime rounding; one Engram layer",
+    ),
+}
+
+
+def preset(name: str) -> Preset:
+    """The preset called ``name``; a usage error lists the known names."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise UsageError(f"unknown `preset` {name!r}; known presets: {', '.join(PRESETS)}") from None
+
+
+def load_spec_file(path: str | Path) -> HashSpec:
+    """A HashSpec from a JSON file (:func:`save_spec_file`, ``ngramtool spec save``)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read `spec_file` {path}: {exc.strerror}") from None
+    return HashSpec.from_json(text)
+
+
+def save_spec_file(spec: HashSpec, path: str | Path, *, force: bool = False) -> None:
+    """Write ``spec`` as JSON (sorted keys) for :func:`load_spec_file`; an existing file is
+    replaced only with ``force``."""
+    path = Path(path)
+    if path.exists() and not force:
+        raise UsageError(f"{path} already exists; pass `force=True` to replace it")
+    try:
+        with staged_file(path) as tmp:
+            tmp.write_text(json.dumps(spec.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise NgramToolError(f"cannot write {path}: {exc.strerror}") from None
+
+
+# The fields a caller may give, in the order messages list them.
+_FIELDS = ("max_ngram", "heads", "layer_ids", "table_sizes", "seed", "pad_id")
+
+
+def resolve_spec(
+    *,
+    preset: str | HashSpec | None = None,
+    spec_file: str | Path | None = None,
+    tokenizer: str | Tokenizer | None = None,
+    special: str | None = None,
+    no_compress: bool = False,
+    vocab: CompressedVocab | None = None,
+    vocab_size: int | None = None,
+    max_ngram: int | None = None,
+    heads: int | None = None,
+    layer_ids: Sequence[int] | None = None,
+    table_sizes: int | Sequence[int] | None = None,
+    seed: int | None = None,
+    pad_id: int | None = None,
+) -> HashSpec:
+    """The HashSpec of the given parameters (None means not given).
+
+    Args:
+        preset: a preset name (``engram-demo``, ``engram-27b``, ``engram-40b``, ``tutorial``) or a
+            HashSpec whose fields fill every field not given (and V' and the pad, unless a
+            tokenizer or vocabulary supplies them).
+        spec_file: a spec saved as JSON: the whole spec (giving fields too is an error); its V'
+            must equal the vocabulary's.
+        tokenizer: a tokenizer name or path (read with ``special``) or a loaded tokenizer: its
+            compressed vocabulary (``no_compress``: the identity map) gives V', its pad or
+            end-of-text id the pad.
+        vocab: the vocabulary, when the caller has it already (it gives V' and maps the pad).
+        vocab_size: V' without a tokenizer (the pad id is then canonical already).
+        max_ngram, heads, layer_ids, seed: the spec's fields (HashSpec's defaults otherwise).
+        table_sizes: one base size per order 2..N, or one size (an int, or a sequence of one)
+            for every order.
+        pad_id: a RAW id of the tokenizer, mapped through the vocabulary; without a vocabulary,
+            the canonical pad id. Default: the tokenizer's pad, else 0.
+
+    >>> from ngramtool import resolve_spec
+    >>> spec = resolve_spec(tokenizer="cl100k_base", heads=4, table_sizes=262144)
+    >>> spec.vocab_size, spec.pad_id, spec.table_sizes
+    (62330, 62325, (262144, 262144))
+    >>> resolve_spec(preset="engram-27b", vocab_size=1000).layer_ids
+    (2, 15)
+    """
+    values = (max_ngram, heads, layer_ids, table_sizes, seed, pad_id)
+    given = {name: value for name, value in zip(_FIELDS, values, strict=True) if value is not None}
+    if vocab_size is not None and tokenizer is not None:
+        raise UsageError("`vocab_size` replaces the tokenizer's V': give one of `vocab_size` and `tokenizer`")
+    if vocab is None and tokenizer is not None:
+        tokenizer = load_tokenizer(tokenizer, special) if isinstance(tokenizer, str) else tokenizer
+        vocab = build_vocab(tokenizer, compress=not no_compress)
+    tok = tokenizer if not isinstance(tokenizer, str) else None
+    if spec_file is not None:
+        named = [f"`{name}`" for name in given] + (["`preset`"] if preset is not None else [])
+        if named:
+            raise UsageError(f"`spec_file` gives the whole hash spec: drop {', '.join(named)}")
+        return _checked_spec_file(spec_file, vocab.size if vocab is not None else vocab_size)
+    base = _base(preset)
+    n = given.get("max_ngram", base.max_ngram if base else HashSpec.max_ngram)
+    tables = given.get("table_sizes", _base_tables(base))
+    tables = [tables] if isinstance(tables, int) else list(tables)
+    if len(tables) == 1:
+        tables = tables * max(n - 1, 1)
+    defaults = base or HashSpec()
+    return HashSpec(
+        max_ngram=n,
+        heads=given.get("heads", defaults.heads),
+        layer_ids=tuple(given.get("layer_ids", defaults.layer_ids)),
+        table_sizes=tuple(tables),
+        seed=given.get("seed", defaults.seed),
+        pad_id=_pad(pad_id, vocab, tok, base),
+        vocab_size=_vocab_size(vocab, vocab_size, base),
+    )
+
+
+def _base(chosen: str | HashSpec | None) -> HashSpec | None:
+    """The spec a preset name (or a HashSpec) stands for."""
+    return preset(chosen).spec if isinstance(chosen, str) else chosen
+
+
+def _base_tables(base: HashSpec | None) -> list[int]:
+    """The base's table sizes; one size when every order has the same (it then fits any N)."""
+    sizes = (base or HashSpec()).table_sizes
+    return [sizes[0]] if len(set(sizes)) == 1 else list(sizes)
+
+
+def _vocab_size(vocab: CompressedVocab | None, vocab_size: int | None, base: HashSpec | None) -> int:
+    """V': the vocabulary's, else ``vocab_size``, else the base's."""
+    if vocab is not None:
+        return vocab.size
+    if vocab_size is not None:
+        return vocab_size
+    if base is not None:
+        return base.vocab_size
+    raise UsageError("the vocabulary size is unknown: give `tokenizer` or `vocab_size`")
+
+
+def _pad(
+    raw: int | None, vocab: CompressedVocab | None, tokenizer: Tokenizer | None, base: HashSpec | None
+) -> int:
+    """The canonical pad: ``raw`` (else the tokenizer's pad) mapped through the vocabulary; without
+    a vocabulary ``raw`` is canonical already (else the base's pad, else 0)."""
+    if vocab is None:
+        return raw if raw is not None else base.pad_id if base is not None else 0
+    if raw is None and tokenizer is not None:
+        raw = tokenizer.pad_token_id
+    if raw is None:
+        return 0
+    if not 0 <= raw < vocab.raw_size or int(vocab.lut[raw]) < 0:
+        raise UsageError(f"`pad_id` {raw} is not a token id of this tokenizer")
+    return int(vocab.lut[raw])
+
+
+def _checked_spec_file(path: str | Path, size: int | None) -> HashSpec:
+    """The spec of a file, whose V' must be ``size`` when that is known."""
+    spec = load_spec_file(path)
+    if size is not None and spec.vocab_size != size:
+        raise UsageError(
+            f"`spec_file` {path} was made for V'={spec.vocab_size} but this vocabulary has "
+            f"V'={size}; use the tokenizer it was made for"
+        )
+    return spec
+
+
+def pad_defaulted(spec_file: str | Path | None, pad_id: int | None, tokenizer: Tokenizer | None) -> bool:
+    """Whether nothing chose the pad (no spec file, no ``pad_id``, no tokenizer pad): it is 0."""
+    return spec_file is None and pad_id is None and (tokenizer is None or tokenizer.pad_token_id is None)

@@ -1,0 +1,3 @@
+"""The ngramtool version (recorded in every manifest)."""
+
+__version__ = "0.1.0"
