@@ -215,6 +215,6 @@ class NumbaRows:
             self.inverses,
             self.offsets,
             *shape,
-            out.reshape(t_total, -1),
+            out.reshape(t_total, spec.num_layers * spec.num_columns),
         )
         return out
