@@ -29,12 +29,12 @@ from ngramtool.backends import numba_backend
 from ngramtool.backends.numba_backend import (
     FAST_MIN_PRIME,
     NumbaRows,
-    compiled,
     engram_rows,
     inverse_of,
     reciprocal_mod,
 )
 from ngramtool.hashing import NgramHasher, hash_ngrams
+from ngramtool.jit import compiled
 from ngramtool.pipeline import TokenChunk, hash_chunks
 from ngramtool.spec import HashSpec
 from ngramtool.vocab import identity_vocab

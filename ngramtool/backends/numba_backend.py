@@ -9,10 +9,11 @@ vectorizes across the columns and stores whole vectors: no transposition.
 
 Compiled for the spec's shape. ``layers``, ``lags`` and ``heads`` reach the kernel either as
 plain ints (one compilation serves every spec) or as tuples of that length, whose lengths numba
-knows when it compiles: then every loop over columns has a constant trip count, is unrolled and
-becomes straight-line AVX code. Chunks of at least :data:`SPECIALIZE_TOKENS` tokens use a
-kernel specialized that way (compiled once per shape, in about a second); shorter chunks use the
-generic one, so a test suite of many small specs does not compile each of them.
+knows when it compiles (:func:`ngramtool.jit.static`): then every loop over columns has a
+constant trip count, is unrolled and becomes straight-line AVX code. Chunks of at least
+:data:`SPECIALIZE_TOKENS` tokens use a kernel specialized that way (compiled once per shape, in
+about a second); shorter chunks use the generic one, so a test suite of many small specs does
+not compile each of them.
 
 Modulo without division. With masked ids replaced by the pad every mix ``x`` is in [0, 2^63)
 (ENGRAM_SPEC.md 3.1). :func:`reciprocal_mod` takes ``q = trunc(double(x) * inv)`` with
@@ -24,24 +25,17 @@ unsigned arithmetic is ``x mod p``, all exact in uint64. Specs with a prime belo
 :data:`FAST_MIN_PRIME` and ``negative_ids="hash"`` (mixes of negative ids may be negative) use
 the exact signed floor modulo ``%`` instead (a hardware division).
 
-Compiled code is cached on disk (numba's ``cache``: ``__pycache__`` beside this file, else
-numba's user-wide cache directory, or ``NUMBA_CACHE_DIR`` when set); when no directory is
-writable the kernel is compiled in every process. The kernel releases the GIL and keeps no state
-between calls, so threads may hash chunks at the same time.
+Compiled code is cached on disk (:func:`ngramtool.jit.compiled`). The kernel releases the GIL and
+keeps no state between calls, so threads may hash chunks at the same time.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable
-from typing import Any
-
 import numba
 import numpy as np
-from numba import types
-from numba.extending import overload
 
 from ..hashing import MASKED_ROW
+from ..jit import compiled, static
 from ..spec import HashSpec
 
 SPECIALIZE_TOKENS = 4096
@@ -66,33 +60,6 @@ def unavailable_reason(device_type: str) -> str:
 def make_kernel(spec: HashSpec, *, offsets: bool, negative_ids: str, device: str) -> NumbaRows:
     """The numba evaluator (``device`` is the CPU)."""
     return NumbaRows(spec, offsets=offsets, negative_ids=negative_ids)
-
-
-def compiled(function: Callable[..., Any]) -> Any:
-    """``function`` compiled by numba without the GIL, cached on disk where a directory is writable.
-
-    numba looks for a writable cache directory when caching is enabled (``NUMBA_CACHE_DIR``,
-    ``__pycache__`` beside the source, the user's cache directory) and raises when there is none,
-    e.g. a read-only install run by a user without a home directory: then the function is
-    compiled again in every process instead.
-    """
-    dispatcher = numba.njit(nogil=True, error_model="numpy")(function)
-    with contextlib.suppress(RuntimeError):  # no writable cache directory
-        dispatcher.enable_caching()
-    return dispatcher
-
-
-def static(value: Any) -> int:
-    """An int as it is, or the length of a tuple: inside compiled code, a compile-time constant."""
-    return value if isinstance(value, int) else len(value)
-
-
-@overload(static)
-def _static_overload(value):  # numba compares this signature with static's: no annotations
-    if isinstance(value, types.BaseTuple):
-        size = len(value)
-        return lambda value: size
-    return lambda value: value
 
 
 def _reciprocal_mod(x, p, inverse):
@@ -131,7 +98,7 @@ def _engram_rows(
 
     ``lag_masks[k, j]`` is all ones when column j's order reaches lag k, else 0; ``layers``,
     ``lags``, ``heads``, ``fast`` (reciprocal modulo) and ``mask`` (negative ids are masked) are
-    ints or tuples of that length (see :func:`static`).
+    ints or tuples of that length (see :func:`ngramtool.jit.static`).
     """
     n_layers, n, k_heads = static(layers), static(lags), static(heads)
     is_fast, is_masking = static(fast), static(mask)
