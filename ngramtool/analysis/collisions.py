@@ -32,7 +32,7 @@ from ..hashing import lag_windows, ngram_mixes
 from ..spec import HashSpec
 
 Boundary = Literal["none", "reset"]
-FLUSH_KEYS = 1 << 22  # keys buffered per order before they are sorted into the run (32 MiB)
+FLUSH_KEYS = 1 << 23  # keys buffered per order before they are sorted into the run (64 MiB)
 MIX_BLOCK = 1 << 20  # distinct n-grams decoded and mixed at a time
 _U64_SPAN = 1 << 64
 _I64_MAX = (1 << 63) - 1  # mixes of canonical ids lie in [0, 2^63 - 1]
@@ -148,6 +148,10 @@ def _merge(
 class _DistinctCounter:
     """Distinct keys with occurrence counts: a bounded buffer sorted and merged into a sorted run.
 
+    A merge costs about the size of the run (the distinct keys so far): the larger the buffer,
+    the fewer merges. The buffer's pages are touched only as it fills, so a short stream does
+    not pay for a large one.
+
     With ``kernels`` (:mod:`ngramtool.analysis.counting_kernels`, for one-word keys) the buffer is
     compacted and merged in place: the run grows by the fresh keys only (``ndarray.resize`` moves
     large arrays with ``mremap``, no copy), so memory is the distinct keys and counts plus the
@@ -193,15 +197,17 @@ class _DistinctCounter:
         kernels, scratch = self._kernels, self._scratch
         if kernels is None or scratch is None:
             self.keys, self.counts = _merge(self.keys, self.counts, *_runs(run))
-            return
-        distinct = kernels.run_lengths(run, scratch)
-        size = self.keys.shape[0]
-        # Grow by the run, merge in place, trim to the merged size (no one else holds these arrays).
-        self.keys.resize(size + distinct, refcheck=False)
-        self.counts.resize(size + distinct, refcheck=False)
-        merged = kernels.merge_run(self.keys, self.counts, size, run, scratch, distinct)
-        self.keys.resize(merged, refcheck=False)
-        self.counts.resize(merged, refcheck=False)
+        else:
+            if scratch.shape[0] < run.shape[0]:
+                scratch.resize(run.shape[0], refcheck=False)  # one array shared by the orders
+            distinct = kernels.run_lengths(run, scratch)
+            size = self.keys.shape[0]
+            # Grow by the run, merge in place, trim to the merged size (no one else holds them).
+            self.keys.resize(size + distinct, refcheck=False)
+            self.counts.resize(size + distinct, refcheck=False)
+            merged = kernels.merge_run(self.keys, self.counts, size, run, scratch, distinct)
+            self.keys.resize(merged, refcheck=False)
+            self.counts.resize(merged, refcheck=False)
 
 
 @dataclass(frozen=True)
@@ -248,7 +254,8 @@ class NgramTypeCounter:
     Args:
         spec: supplies N, V' and the pad id.
         boundary: ``"none"`` pads only at the stream start; ``"reset"`` at every document start.
-        flush_keys: keys buffered per order before a sort-and-merge (memory vs. merge count).
+        flush_keys: keys buffered per order before a sort-and-merge (memory vs. merge count: a
+            merge costs about the distinct n-grams counted so far).
         compiled: count with the numba kernels (:mod:`ngramtool.analysis.counting_kernels`);
             None (default): when numba is installed and every order's keys fit one uint64 word.
             Both ways give identical results.
@@ -271,6 +278,7 @@ class NgramTypeCounter:
         n = spec.max_ngram
         self._kernels = _counting_kernels(spec, compiled)
         scratch = np.empty(flush_keys, dtype=np.int64) if self._kernels is not None else None
+        self._chunk_keys = np.empty((n - 1, 0), dtype=np.uint64)  # reused: fresh pages are slow
         self._counters = {
             order: _DistinctCounter(key_codec(spec.vocab_size, order), flush_keys, self._kernels, scratch)
             for order in range(2, n + 1)
@@ -291,24 +299,31 @@ class NgramTypeCounter:
         starts = np.zeros(0, dtype=np.int64) if doc_starts is None else np.asarray(doc_starts, np.int64)
         if starts.size and (starts[0] < 0 or starts[-1] > ids.size or np.any(np.diff(starts) < 0)):
             raise UsageError(f"doc_starts must be non-decreasing positions in [0, {ids.size}]")
-        clean = self._validated(ids)
         reset_starts = starts if self.boundary == "reset" else starts[:0]
         if self._kernels is None:
+            clean = self._validated(ids, copy=True)
             self._count_with_windows(clean, reset_starts)
         else:
-            keys = np.empty((self.spec.max_ngram - 1, clean.shape[0]), dtype=np.uint64)
-            doc_start = self._last_start - self.tokens
-            vocab = np.uint64(self.spec.vocab_size)
-            kept = self._kernels.ngram_keys(
-                clean, self._context, reset_starts, doc_start, self.spec.pad_id, vocab, keys
-            )
-            for order, counter in self._counters.items():
-                counter.add(keys[order - 2, :kept])
+            clean = self._validated(ids, copy=False)
+            self._count_with_kernels(clean, reset_starts)
         n = self.spec.max_ngram
-        self._context = np.concatenate([self._context, clean])[-(n - 1) :]
+        self._context = np.concatenate([self._context, clean[-(n - 1) :]])[-(n - 1) :].astype(np.int64)
         if reset_starts.size:
             self._last_start = self.tokens + int(reset_starts[-1])
         self.tokens += ids.shape[0]
+
+    def _count_with_kernels(self, ids: np.ndarray, reset_starts: np.ndarray) -> None:
+        """Compiled: the keys of every order straight from the ids (masked positions left out)."""
+        if self._chunk_keys.shape[1] < ids.shape[0]:
+            self._chunk_keys = np.empty((self.spec.max_ngram - 1, ids.shape[0]), dtype=np.uint64)
+        keys = self._chunk_keys
+        doc_start = self._last_start - self.tokens
+        vocab = np.uint64(self.spec.vocab_size)
+        kept = self._kernels.ngram_keys(
+            ids, self._context, reset_starts, doc_start, self.spec.pad_id, vocab, keys
+        )
+        for order, counter in self._counters.items():
+            counter.add(keys[order - 2, :kept])
 
     def _count_with_windows(self, clean: np.ndarray, reset_starts: np.ndarray) -> None:
         """numpy: the lag windows [T, N] of the chunk, packed per order (masked positions left out)."""
@@ -322,8 +337,11 @@ class NgramTypeCounter:
             keys = counter.codec.encode(windows[:, :order])
             counter.add(keys if keep is None else keys[keep])
 
-    def _validated(self, ids: np.ndarray) -> np.ndarray:
-        clean = ids.astype(np.int64)
+    def _validated(self, ids: np.ndarray, *, copy: bool) -> np.ndarray:
+        """The ids, int64 (a copy when ``copy``, else as they are when the kernels take their
+        dtype); an id at or above V' is an error naming its position."""
+        native = not copy and ids.dtype in (np.int64, np.int32, np.uint32, np.uint16)
+        clean = ids if native else ids.astype(np.int64)
         if clean.size and int(clean.max()) >= self.spec.vocab_size:
             first = int(np.argmax(clean >= self.spec.vocab_size))
             raise NgramToolError(
