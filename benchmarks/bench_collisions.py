@@ -104,12 +104,12 @@ class StageClock:
 
 
 def digest(types: dict[int, tuple[np.ndarray, np.ndarray]]) -> str:
-    """sha256 over every order's sorted keys and int64 counts."""
+    """sha256 over every order's sorted keys and int64 counts (read in place: no copy adds to RSS)."""
     sha = hashlib.sha256()
     for order in sorted(types):
         keys, counts = types[order]
-        sha.update(np.ascontiguousarray(keys, dtype=np.uint64).tobytes())
-        sha.update(np.ascontiguousarray(counts, dtype=np.int64).tobytes())
+        sha.update(np.ascontiguousarray(keys, dtype=np.uint64).data)
+        sha.update(np.ascontiguousarray(counts, dtype=np.int64).data)
     return sha.hexdigest()
 
 
@@ -138,7 +138,7 @@ def count_plain(path: Path, spec: HashSpec, clock: StageClock) -> dict[int, tupl
 
 
 def count_streaming(
-    path: Path, spec: HashSpec, clock: StageClock, flush_keys: int, compiled: bool | None
+    path: Path, spec: HashSpec, clock: StageClock, flush_keys: int | None, compiled: bool | None
 ) -> tuple[dict[int, tuple[np.ndarray, np.ndarray]], Any]:
     """NgramTypeCounter over chunks read from the file."""
     kernels = collisions._counting_kernels(spec, compiled)
@@ -205,8 +205,7 @@ def run_child(method: str, corpus: Path, args: argparse.Namespace) -> dict[str, 
         str(corpus),
         "--vocab-size",
         str(args.vocab_size),
-        "--flush-keys",
-        str(args.flush_keys),
+        *(["--flush-keys", str(args.flush_keys)] if args.flush_keys else []),
         "--sweep",
         args.sweep,
     ]
@@ -221,7 +220,7 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=56_400_000)
     parser.add_argument("--vocab-size", type=int, default=62_330, help="V' (cl100k_base compressed: 62,330)")
     parser.add_argument("--zipf", type=float, default=1.1, help="exponent of the id distribution")
-    parser.add_argument("--flush-keys", type=int, default=collisions.FLUSH_KEYS, help="the counter's buffer")
+    parser.add_argument("--flush-keys", type=int, help="the counter's buffer [default: the counter's]")
     parser.add_argument("--methods", default=",".join(METHODS[:2]), help=f"any of: {', '.join(METHODS)}")
     parser.add_argument(
         "--sweep", default="", help="table sizes to analyse after counting, e.g. 16384,262144"
@@ -237,7 +236,8 @@ def main() -> None:
     corpus = corpus_file(Path(args.corpus_dir), args.tokens, args.vocab_size, args.zipf)
     print(
         f"{args.tokens:,} tokens of Zipf({args.zipf}) ids over V'={args.vocab_size:,}, orders 2..3, "
-        f"one thread, each method in its own process; counter buffer {args.flush_keys:,} keys"
+        "one thread, each method in its own process; counter buffer "
+        + (f"{args.flush_keys:,} keys" if args.flush_keys else "its default")
     )
     results = [run_child(method, corpus, args) for method in args.methods.split(",")]
     plain = next((r for r in results if r["method"] == "plain numpy"), None)

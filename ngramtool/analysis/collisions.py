@@ -32,7 +32,10 @@ from ..hashing import lag_windows, ngram_mixes
 from ..spec import HashSpec
 
 Boundary = Literal["none", "reset"]
-FLUSH_KEYS = 1 << 23  # keys buffered per order before they are sorted into the run (64 MiB)
+# Keys buffered per order before they are sorted into the run: 64 MiB with the compiled kernels,
+# which merge in place; numpy merges into new arrays, so fewer, larger merges pay (256 MiB).
+FLUSH_KEYS = 1 << 23
+NUMPY_FLUSH_KEYS = 1 << 25
 MIX_BLOCK = 1 << 20  # distinct n-grams decoded and mixed at a time
 _U64_SPAN = 1 << 64
 _I64_MAX = (1 << 63) - 1  # mixes of canonical ids lie in [0, 2^63 - 1]
@@ -255,7 +258,8 @@ class NgramTypeCounter:
         spec: supplies N, V' and the pad id.
         boundary: ``"none"`` pads only at the stream start; ``"reset"`` at every document start.
         flush_keys: keys buffered per order before a sort-and-merge (memory vs. merge count: a
-            merge costs about the distinct n-grams counted so far).
+            merge costs about the distinct n-grams counted so far); None: ``FLUSH_KEYS`` with
+            the compiled kernels, ``NUMPY_FLUSH_KEYS`` without.
         compiled: count with the numba kernels (:mod:`ngramtool.analysis.counting_kernels`);
             None (default): when numba is installed and every order's keys fit one uint64 word.
             Both ways give identical results.
@@ -266,17 +270,19 @@ class NgramTypeCounter:
         spec: HashSpec,
         *,
         boundary: Boundary = "none",
-        flush_keys: int = FLUSH_KEYS,
+        flush_keys: int | None = None,
         compiled: bool | None = None,
     ) -> None:
         if boundary not in ("none", "reset"):
             raise UsageError(f"boundary must be 'none' or 'reset' (got {boundary!r})")
-        if flush_keys < 1:
+        if flush_keys is not None and flush_keys < 1:
             raise UsageError(f"flush_keys must be at least 1 (got {flush_keys})")
         self.spec = spec
         self.boundary = boundary
         n = spec.max_ngram
         self._kernels = _counting_kernels(spec, compiled)
+        if flush_keys is None:
+            flush_keys = FLUSH_KEYS if self._kernels is not None else NUMPY_FLUSH_KEYS
         scratch = np.empty(flush_keys, dtype=np.int64) if self._kernels is not None else None
         self._chunk_keys = np.empty((n - 1, 0), dtype=np.uint64)  # reused: fresh pages are slow
         self._counters = {
