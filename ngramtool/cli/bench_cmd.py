@@ -24,7 +24,7 @@ Markdown. The spec is the Engram demo's (N=3, K=8, layers 1 and 15) unless --spe
 
 [bold]Examples[/]
 
-  ngramtool bench                                     # numpy and torch on the CPU, 10M tokens
+  ngramtool bench                                     # numba, numpy and torch on the CPU, 10M tokens
   ngramtool bench --tokens 100000000 --device cuda    # triton and torch on the GPU
   ngramtool bench --backend numpy --backend torch --json
 """
@@ -42,7 +42,7 @@ def bench_command(
         typer.Option(
             "--backend",
             "-b",
-            help="auto, numpy, torch or triton; repeat for several. [default: all usable on --device]",
+            help="auto, numba, numpy, torch or triton; repeat for several. [default: all usable on --device]",
             show_default=False,
         ),
     ] = None,
