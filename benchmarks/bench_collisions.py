@@ -1,58 +1,52 @@
-"""Distinct n-gram counting: ngramtool's sort-and-merge counter against a Python set, in one run.
+"""Distinct n-gram counting: ngramtool's streaming counter against the plain numpy way, in one run.
 
-    python benchmarks/bench_collisions.py                   # 10M tokens, V'=62,330, N=3
+    python benchmarks/bench_collisions.py                      # 56.4M Zipf tokens, V'=62,330, N=3
+    python benchmarks/bench_collisions.py --tokens 20000000 --zipf 1.3 --flush-keys 4194304
     python benchmarks/bench_collisions.py --tokens 2000000 --sweep 16384,262144,2262400
 
-Both count the distinct 2-grams and 3-grams of the same canonical ids, fed in 1M-token chunks,
-on one thread. The counter (``NgramTypeCounter``) builds the lag windows, packs each n-gram into a
-uint64 key, sorts buffered keys in place and merges them into a sorted run of distinct keys with
-their occurrence counts. The baseline packs the same keys with numpy and adds them to a Python
-set (distinct keys only, no counts). Two inputs: uniform random ids (nearly every n-gram is new:
-the worst case) and Zipf-distributed ids (repetitive, like text). With ``--sweep``, the collision
-analysis of those table sizes on the counted n-grams is timed too.
+The corpus is synthetic: ids drawn independently with P(rank r) ~ r^-zipf over V' ids (ranks
+shuffled onto ids), written once as a uint32 .npy file (``--corpus-dir``). Each method runs in
+its own child process, so that each peak RSS is its own, and counts the distinct 2-grams and
+3-grams of the same ids with their occurrences (the stream padded with the pad id at its
+start, as ``collisions`` counts it):
+
+- ``plain numpy``: the whole token array read at once, 2- and 3-gram keys packed in uint64
+  (id digits base V'), ``np.unique(keys, return_counts=True)`` per order;
+- ``ngramtool``: ``NgramTypeCounter`` fed 1M-token chunks read from the file (nothing held
+  per token), with the compiled kernels when numba is installed;
+- ``ngramtool (numpy only)``: the same counter without numba (``compiled=False``).
+
+Reported per method: tokens per CPU second and the CPU seconds (the machine may be shared:
+CPU time, not wall time, is compared), the ratio to the plain numpy way, peak RSS and the
+CPU seconds of each stage; and whether every method found the same n-grams and counts (a
+sha256 of the keys and counts). With ``--sweep`` the ngramtool child also times the collision
+analysis of those table sizes on the counted n-grams.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
 import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ngramtool import HashSpec
-from ngramtool.analysis.collisions import NgramTypeCounter, key_codec, sweep_collisions
-from ngramtool.hashing import lag_windows
+from ngramtool.analysis import collisions
+from ngramtool.analysis.collisions import NgramTypeCounter, sweep_collisions
 
 CHUNK = 1 << 20
-
-
-def chunks(ids: np.ndarray):
-    for lo in range(0, ids.shape[0], CHUNK):
-        yield ids[lo : lo + CHUNK]
-
-
-def count_with_ngramtool(ids: np.ndarray, spec: HashSpec) -> tuple[float, dict[int, int], dict]:
-    start = time.perf_counter()
-    counter = NgramTypeCounter(spec)
-    for part in chunks(ids):
-        counter.update(part)
-    types = counter.result()
-    return time.perf_counter() - start, {n: t.types for n, t in types.items()}, types
-
-
-def count_with_python_set(ids: np.ndarray, spec: HashSpec) -> tuple[float, dict[int, int]]:
-    start = time.perf_counter()
-    n = spec.max_ngram
-    seen: dict[int, set[int]] = {order: set() for order in range(2, n + 1)}
-    codecs = {order: key_codec(spec.vocab_size, order) for order in seen}
-    context = np.full(n - 1, spec.pad_id, dtype=np.int64)
-    for part in chunks(ids):
-        ext = np.concatenate([context, part])
-        windows = lag_windows(ext, n)
-        for order, keys in seen.items():
-            keys.update(codecs[order].encode(windows[:, :order]).tolist())
-        context = ext[-(n - 1) :]
-    return time.perf_counter() - start, {order: len(keys) for order, keys in seen.items()}
+METHODS = ("plain numpy", "ngramtool", "ngramtool (numpy only)")
 
 
 def zipf_ids(rng: np.random.Generator, count: int, vocab: int, exponent: float) -> np.ndarray:
@@ -62,39 +56,208 @@ def zipf_ids(rng: np.random.Generator, count: int, vocab: int, exponent: float) 
     return rng.permutation(vocab)[ranks]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--tokens", type=int, default=10_000_000)
-    parser.add_argument("--vocab-size", type=int, default=62_330, help="V' (cl100k_base compressed: 62,330)")
-    parser.add_argument("--zipf", type=float, default=1.1, help="exponent of the repetitive input")
-    parser.add_argument(
-        "--sweep", default="", help="table sizes to analyse after counting, e.g. 16384,262144"
-    )
-    args = parser.parse_args()
+def corpus_file(folder: Path, tokens: int, vocab: int, exponent: float) -> Path:
+    """The corpus as a uint32 .npy file, made once (seed 0)."""
+    path = folder / f"zipf-{exponent}-v{vocab}-{tokens}.npy"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        ids = zipf_ids(np.random.default_rng(0), tokens, vocab, exponent).astype(np.uint32)
+        partial = path.with_suffix(".partial.npy")
+        np.save(partial, ids)
+        partial.rename(path)
+    return path
 
+
+def read_chunks(path: Path) -> Iterator[np.ndarray]:
+    """The file's ids in chunks of CHUNK tokens, read (not memory-mapped: RSS stays per chunk)."""
+    with open(path, "rb") as handle:
+        version = np.lib.format.read_magic(handle)
+        read_header = {
+            (1, 0): np.lib.format.read_array_header_1_0,
+            (2, 0): np.lib.format.read_array_header_2_0,
+        }
+        shape, _, dtype = read_header[version](handle)
+        left = shape[0]
+        while left:
+            part = np.fromfile(handle, dtype=dtype, count=min(CHUNK, left))
+            left -= part.shape[0]
+            yield part
+
+
+class StageClock:
+    """CPU seconds per stage, summed over calls of wrapped functions."""
+
+    def __init__(self) -> None:
+        self.seconds: Counter[str] = Counter()
+
+    def wrap(self, owner: Any, name: str, stage: str) -> None:
+        function = getattr(owner, name)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.seconds[stage] += time.process_time() - start
+
+        setattr(owner, name, timed)
+
+
+def digest(types: dict[int, tuple[np.ndarray, np.ndarray]]) -> str:
+    """sha256 over every order's sorted keys and int64 counts (read in place: no copy adds to RSS)."""
+    sha = hashlib.sha256()
+    for order in sorted(types):
+        keys, counts = types[order]
+        sha.update(np.ascontiguousarray(keys, dtype=np.uint64).data)
+        sha.update(np.ascontiguousarray(counts, dtype=np.int64).data)
+    return sha.hexdigest()
+
+
+def count_plain(path: Path, spec: HashSpec, clock: StageClock) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """The plain numpy way over the whole token array."""
+    start = time.process_time()
+    ids = np.load(path)
+    clock.seconds["read"] += time.process_time() - start
+    base = np.uint64(spec.vocab_size)
+    out = {}
+    for order in range(2, spec.max_ngram + 1):
+        start = time.process_time()
+        ext = np.concatenate([np.full(order - 1, spec.pad_id, dtype=np.uint64), ids.astype(np.uint64)])
+        t_total = ids.shape[0]
+        keys = ext[order - 1 : order - 1 + t_total].copy()  # lag 0
+        scale = np.uint64(1)
+        for lag in range(1, order):
+            scale *= base
+            keys += ext[order - 1 - lag : order - 1 - lag + t_total] * scale
+        del ext
+        clock.seconds["pack keys"] += time.process_time() - start
+        start = time.process_time()
+        out[order] = np.unique(keys, return_counts=True)
+        clock.seconds["np.unique"] += time.process_time() - start
+    return out
+
+
+def count_streaming(
+    path: Path, spec: HashSpec, clock: StageClock, flush_keys: int | None, compiled: bool | None
+) -> tuple[dict[int, tuple[np.ndarray, np.ndarray]], Any]:
+    """NgramTypeCounter over chunks read from the file."""
+    kernels = collisions._counting_kernels(spec, compiled)
+    if kernels is not None:
+        clock.wrap(kernels, "ngram_keys", "keys")
+        clock.wrap(kernels, "run_lengths", "run lengths")
+        clock.wrap(kernels, "merge_run", "merge")
+    clock.wrap(collisions.KeyCodec, "sort", "sort")
+    counter = NgramTypeCounter(spec, flush_keys=flush_keys, compiled=compiled)
+    start = time.process_time()
+    for part in read_chunks(path):
+        counter.update(part)
+    types = counter.result()
+    total = time.process_time() - start
+    clock.seconds["other"] += total - sum(clock.seconds.values())
+    return {order: (t.keys, t.counts) for order, t in types.items()}, types
+
+
+def child(args: argparse.Namespace) -> None:
+    """One method, measured in this process; prints one JSON line."""
     spec = HashSpec(vocab_size=args.vocab_size, pad_id=0)
-    rng = np.random.default_rng(0)
-    inputs = {
-        "uniform": rng.integers(0, args.vocab_size, args.tokens),
-        f"zipf {args.zipf}": zipf_ids(rng, args.tokens, args.vocab_size, args.zipf),
-    }
-    print(f"{args.tokens:,} tokens, V'={args.vocab_size:,}, orders 2..{spec.max_ngram}, one thread")
-    print(f"{'input':12s} {'method':22s} {'Mtok/s':>8s} {'seconds':>8s}  distinct n-grams")
-    for name, ids in inputs.items():
-        ours, our_counts, types = count_with_ngramtool(ids, spec)
-        base, base_counts = count_with_python_set(ids, spec)
-        assert our_counts == base_counts, (our_counts, base_counts)
-        counts = ", ".join(f"{n}: {c:,}" for n, c in our_counts.items())
-        for method, seconds in (("ngramtool sort+merge", ours), ("python set", base)):
-            print(f"{name:12s} {method:22s} {args.tokens / seconds / 1e6:8.2f} {seconds:8.2f}  {counts}")
-        print(f"{'':12s} speed-up over the set: {base / ours:.1f}x (identical counts)")
+    clock = StageClock()
+    # Compile (or load) the kernels before timing: a few tokens through a throw-away counter.
+    compiled = False if args.child == "ngramtool (numpy only)" else None
+    if args.child != "plain numpy":
+        warm = NgramTypeCounter(spec, flush_keys=1000, compiled=compiled)
+        warm.update(np.arange(5000) % spec.vocab_size)
+        warm.result()
+    wall = time.perf_counter()
+    cpu = time.process_time()
+    analysis = None
+    if args.child == "plain numpy":
+        found = count_plain(Path(args.corpus), spec, clock)
+    else:
+        found, types = count_streaming(Path(args.corpus), spec, clock, args.flush_keys, compiled)
         if args.sweep:
             tables = [int(t) for t in args.sweep.split(",")]
             specs = [HashSpec(vocab_size=args.vocab_size, pad_id=0, table_sizes=(t, t)) for t in tables]
-            start = time.perf_counter()
+            start = time.process_time()
             sweep_collisions(types, specs)
-            seconds = time.perf_counter() - start
-            print(f"{'':12s} collision analysis of {len(tables)} table size(s): {seconds:.2f} s")
+            analysis = time.process_time() - start
+    cpu = time.process_time() - cpu - (analysis or 0.0)
+    result = {
+        "method": args.child,
+        "cpu_seconds": cpu,
+        "wall_seconds": time.perf_counter() - wall,
+        "stages": dict(clock.seconds),
+        "distinct": {order: int(keys.shape[0]) for order, (keys, _) in found.items()},
+        "occurrences": {order: int(counts.sum()) for order, (_, counts) in found.items()},
+        "digest": digest(found),
+        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "analysis_cpu_seconds": analysis,
+    }
+    print(json.dumps(result))
+
+
+def run_child(method: str, corpus: Path, args: argparse.Namespace) -> dict[str, Any]:
+    command = [
+        sys.executable,
+        __file__,
+        "--child",
+        method,
+        "--corpus",
+        str(corpus),
+        "--vocab-size",
+        str(args.vocab_size),
+        *(["--flush-keys", str(args.flush_keys)] if args.flush_keys else []),
+        "--sweep",
+        args.sweep,
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{method} failed:\n{done.stderr}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tokens", type=int, default=56_400_000)
+    parser.add_argument("--vocab-size", type=int, default=62_330, help="V' (cl100k_base compressed: 62,330)")
+    parser.add_argument("--zipf", type=float, default=1.1, help="exponent of the id distribution")
+    parser.add_argument("--flush-keys", type=int, help="the counter's buffer [default: the counter's]")
+    parser.add_argument("--methods", default=",".join(METHODS[:2]), help=f"any of: {', '.join(METHODS)}")
+    parser.add_argument(
+        "--sweep", default="", help="table sizes to analyse after counting, e.g. 16384,262144"
+    )
+    parser.add_argument("--corpus-dir", default=os.path.join(tempfile.gettempdir(), "ngramtool-bench"))
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--corpus", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args)
+        return
+
+    corpus = corpus_file(Path(args.corpus_dir), args.tokens, args.vocab_size, args.zipf)
+    print(
+        f"{args.tokens:,} tokens of Zipf({args.zipf}) ids over V'={args.vocab_size:,}, orders 2..3, "
+        "one thread, each method in its own process; counter buffer "
+        + (f"{args.flush_keys:,} keys" if args.flush_keys else "its default")
+    )
+    results = [run_child(method, corpus, args) for method in args.methods.split(",")]
+    plain = next((r for r in results if r["method"] == "plain numpy"), None)
+    distinct = sum(results[0]["distinct"].values())
+    counts = ", ".join(f"{n}-grams {c:,}" for n, c in results[0]["distinct"].items())
+    print(f"distinct n-grams: {counts} ({distinct:,} in all)")
+    print(f"{'method':24s} {'Mtok/s':>7s} {'CPU s':>6s} {'x plain':>7s} {'peak RSS':>9s}  CPU s by stage")
+    for result in results:
+        cpu = result["cpu_seconds"]
+        ratio = f"{plain['cpu_seconds'] / cpu:7.2f}" if plain else f"{'-':>7s}"
+        rss = result["peak_rss_bytes"] / 2**20
+        stages = ", ".join(f"{name} {seconds:.2f}" for name, seconds in result["stages"].items())
+        rate = args.tokens / cpu / 1e6
+        print(f"{result['method']:24s} {rate:7.2f} {cpu:6.2f} {ratio} {rss:6.0f} MB  {stages}")
+        if result["analysis_cpu_seconds"] is not None:
+            print(f"{'':24s} collision analysis of --sweep: {result['analysis_cpu_seconds']:.2f} CPU s")
+    same = len({r["digest"] for r in results}) == 1
+    print(f"identical n-grams and counts in every method: {same}")
+    if not same:
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":

@@ -194,7 +194,7 @@ class NgramHasher:
         negative_ids: ``"mask"`` (default): a negative id is a masked token whose rows are all -1
             and which other windows see as the pad id; ``"hash"``: hash negative ids with floor
             modulo, as the Engram demo does.
-        backend: ``"auto"`` (default), ``"numpy"``, ``"torch"`` or ``"triton"``; see
+        backend: ``"auto"`` (default), ``"numba"``, ``"numpy"``, ``"torch"`` or ``"triton"``; see
             :mod:`ngramtool.backends`. Every backend gives identical rows.
         device: where to compute (``"cpu"``, ``"cuda"``, ``"cuda:N"``); None: where each chunk
             lives, when the backend can compute there.
@@ -357,7 +357,8 @@ def hash_ngrams(
         doc_starts: positions where documents start; when given, every window is padded at its
             document's start (boundary policy ``reset``). None: pad only at the stream start.
         negative_ids: ``"mask"`` or ``"hash"``, see :class:`NgramHasher`.
-        backend: ``"auto"``, ``"numpy"``, ``"torch"`` or ``"triton"``; see :class:`NgramHasher`.
+        backend: ``"auto"``, ``"numba"``, ``"numpy"``, ``"torch"`` or ``"triton"``; see
+            :class:`NgramHasher`.
         device: where to compute; None: where the ids live. See :class:`NgramHasher`.
 
     Returns:

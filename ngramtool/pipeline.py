@@ -13,7 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
-from .backends import choose_backend
+from .backends import BACKENDS, choose_backend
 from .chunks import TokenChunk, canonical_chunks, split_chunk
 from .hashing import NgramHasher
 from .profiling import StageClock, timed
@@ -33,8 +33,8 @@ def hash_chunks(
 
     Chunks are hashed in pieces of at most ``HASH_BYTES`` of rows: outputs of that size are
     recycled by the allocator instead of being faulted in fresh for every chunk, which measured
-    2.3x faster here (fresh pages are expensive, in virtual machines above all). The numpy
-    backend hashes consecutive pieces on several threads at once (each piece carries its own
+    2.3x faster here (fresh pages are expensive, in virtual machines above all). The numpy and
+    numba backends hash consecutive pieces on several threads at once (each piece carries its own
     context, see :meth:`NgramHasher.deferred`); other backends parallelize inside their kernels
     and get one thread. At most ``threads + 1`` pieces are in flight, which bounds memory.
     ``clock`` counts the hashing's CPU time as ``hash``.
@@ -42,7 +42,7 @@ def hash_chunks(
     spec = hasher.spec
     row_bytes = spec.num_layers * spec.num_columns * spec.row_dtype.itemsize
     max_tokens = max(1, HASH_BYTES // row_bytes)
-    if choose_backend(hasher.backend, hasher.device).name != "numpy":
+    if not BACKENDS[choose_backend(hasher.backend, hasher.device).name].threadsafe:
         threads = 1
     pieces = (chunk for whole in chunks for chunk in split_chunk(whole, max_tokens))
     pending: deque[tuple[TokenChunk, np.ndarray, Future[np.ndarray]]] = deque()

@@ -1,7 +1,7 @@
 """Every available hashing backend against the golden vectors and against the numpy backend.
 
-Variants: numpy, torch on the CPU, and the Triton kernel under Triton's CPU interpreter
-(``TRITON_INTERPRET=1``, set here before anything imports Triton). With
+Variants: numpy, the compiled numba kernel, torch on the CPU, and the Triton kernel under Triton's
+CPU interpreter (``TRITON_INTERPRET=1``, set here before anything imports Triton). With
 ``NGRAMTOOL_TEST_CUDA=1`` (benchmarks/gpu_check.sh on a GPU machine) torch and Triton run on
 CUDA instead, and a CUDA variant that cannot run fails rather than skips.
 """
@@ -34,6 +34,7 @@ from ngramtool.errors import NgramToolError, UsageError  # noqa: E402
 from ngramtool.hashing import BLOCK_TOKENS, MASKED_ROW, NgramHasher, hash_ngrams  # noqa: E402
 from ngramtool.spec import HashSpec  # noqa: E402
 
+HAS_NUMBA = importlib.util.find_spec("numba") is not None
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 HAS_TRITON = HAS_TORCH and importlib.util.find_spec("triton") is not None
 
@@ -44,7 +45,9 @@ def _variant(backend: str, device: str) -> object:
     if device == "cuda" and not CUDA:
         reason = "CUDA variants run with NGRAMTOOL_TEST_CUDA=1 (benchmarks/gpu_check.sh)"
     elif not CUDA or device == "cpu":
-        if backend == "torch" and not HAS_TORCH:
+        if backend == "numba" and not HAS_NUMBA:
+            reason = "numba is not installed: pip install 'ngramtool[numba]'"
+        elif backend == "torch" and not HAS_TORCH:
             reason = "torch is not installed: pip install 'ngramtool[torch]'"
         elif backend == "triton" and not HAS_TRITON:
             reason = "triton is not installed: pip install 'ngramtool[gpu]'"
@@ -56,6 +59,7 @@ def _variant(backend: str, device: str) -> object:
 
 VARIANTS = [
     _variant("numpy", "cpu"),
+    _variant("numba", "cpu"),
     _variant("torch", "cpu"),
     _variant("triton", "cpu"),
     _variant("torch", "cuda"),
@@ -161,6 +165,10 @@ def block_tokens(variant: tuple[str, str]) -> int:
         from ngramtool.backends import triton_backend
 
         return triton_backend.BLOCK_TOKENS
+    if backend == "numba":  # shorter chunks run the generic compilation, longer ones the specialized
+        from ngramtool.backends import numba_backend
+
+        return numba_backend.SPECIALIZE_TOKENS
     return BLOCK_TOKENS
 
 
@@ -249,20 +257,24 @@ def test_tensors_in_tensors_out_on_the_same_device(variant):
 
 
 def test_auto_picks_the_fastest_usable_backend():
-    assert choose_backend("auto") == BackendChoice("numpy", "cpu", auto=True)
-    assert choose_backend("auto", "cpu").describe() == "backend: numpy on cpu (auto)"
+    fastest = "numba" if HAS_NUMBA else "numpy"
+    assert choose_backend("auto") == BackendChoice(fastest, "cpu", auto=True)
+    assert choose_backend("auto", "cpu").describe() == f"backend: {fastest} on cpu (auto)"
     if CUDA:
         expected = "triton" if HAS_TRITON else "torch"
         assert choose_backend("auto", "cuda").name == expected
 
 
 def test_backend_and_device_errors_say_how_to_fix_them():
-    with pytest.raises(UsageError, match="choose one of auto, numpy, torch, triton"):
+    with pytest.raises(UsageError, match="choose one of auto, numpy, numba, torch, triton"):
         choose_backend("jax")
     with pytest.raises(UsageError, match="use cpu, cuda or cuda:N"):
         choose_backend("auto", "tpu")
     with pytest.raises(UsageError, match="numpy backend runs on the CPU"):
         choose_backend("numpy", "cuda")
+    if HAS_NUMBA:
+        with pytest.raises(UsageError, match="numba backend runs on the CPU"):
+            choose_backend("numba", "cuda")
     with pytest.raises(UsageError, match="choose one of"):
         NgramHasher(SMALL, backend="gpu")
     if not CUDA and HAS_TORCH:
@@ -305,6 +317,15 @@ def test_bench_measures_and_checks_every_backend():
     assert [r["backend"] for r in report["results"]] == ["numpy", "torch"]
     assert all(r["identical"] and r["tokens_per_second"] > 0 for r in report["results"])
     assert report["reference"]["identical"] and report["copy_gb_per_second"] > 0
+
+
+def test_bench_lists_every_usable_cpu_backend_fastest_first():
+    result = bench("--json")
+    assert result.returncode == 0, result.stderr
+    usable = [name for name, there in (("numba", HAS_NUMBA), ("numpy", True), ("torch", HAS_TORCH)) if there]
+    report = json.loads(result.stdout)
+    assert [r["backend"] for r in report["results"]] == usable
+    assert all(r["identical"] for r in report["results"])
 
 
 def test_bench_table():

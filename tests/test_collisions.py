@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import tracemalloc
 from collections import Counter
 
 import numpy as np
@@ -122,23 +123,35 @@ SMALL = HashSpec(max_ngram=3, heads=3, layer_ids=(0, 7), table_sizes=(13, 29), p
 
 
 # ------------------------------------------------------------------------ distinct n-grams
+# compiled=None: numba's kernels when installed (and every order's keys fit one uint64), else
+# numpy; compiled=False: always numpy. Both must give the brute-force counts.
+COUNTING = [pytest.param(False, id="numpy"), pytest.param(None, id="default")]
+
+
+@pytest.mark.parametrize("compiled", COUNTING)
 @settings(max_examples=60, deadline=None)
 @given(
     data=st.data(),
-    vocab=st.integers(2, 12),
+    vocab=st.sampled_from([2, 3, 5, 12, 62_330, 2**21]),
     n=st.integers(2, 5),
     reset=st.booleans(),
     flush=st.integers(1, 9),
 )
-def test_counter_equals_brute_force_for_any_chunking(data, vocab, n, reset, flush):
-    ids = data.draw(st.lists(st.integers(-1, vocab - 1), max_size=80))
+def test_counter_equals_brute_force_for_any_chunking(compiled, data, vocab, n, reset, flush):
+    """A plain Python Counter of the windows against the counter, over random streams (ids from a
+    few symbols anywhere in [0, V'), so n-grams repeat; -1 masked), chunkings, boundaries and
+    buffer sizes (a buffer of 1 to 9 keys: many merges)."""
+    symbols = data.draw(st.lists(st.integers(0, vocab - 1), min_size=1, max_size=5, unique=True))
+    ids = data.draw(st.lists(st.sampled_from([-1, *symbols]), max_size=80))
     length = len(ids)
     starts = sorted(set(data.draw(st.lists(st.integers(0, length), max_size=6))))
     cuts = sorted(set(data.draw(st.lists(st.integers(0, length), max_size=5))))
     spec = HashSpec(
-        max_ngram=n, heads=1, layer_ids=(0,), table_sizes=(7,) * (n - 1), pad_id=0, vocab_size=vocab
+        max_ngram=n, heads=1, layer_ids=(0,), table_sizes=(7,) * (n - 1), pad_id=symbols[0], vocab_size=vocab
     )
-    counter = NgramTypeCounter(spec, boundary="reset" if reset else "none", flush_keys=flush)
+    counter = NgramTypeCounter(
+        spec, boundary="reset" if reset else "none", flush_keys=flush, compiled=compiled
+    )
     bounds = [0, *cuts, length]
     for lo, hi in itertools.pairwise(bounds):
         local = [s - lo for s in starts if lo <= s < hi or (s == hi == length and hi > lo)]
@@ -146,6 +159,49 @@ def test_counter_equals_brute_force_for_any_chunking(data, vocab, n, reset, flus
     got = as_counters(counter.result())
     assert got == brute_types(ids, spec, starts if reset else None)
     assert counter.tokens == length
+
+
+@pytest.mark.parametrize("compiled", COUNTING)
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint32", "uint16", "uint8"])
+def test_long_streams_of_any_id_dtype_with_many_merges(compiled, dtype):
+    spec = HashSpec(max_ngram=3, heads=1, layer_ids=(0,), table_sizes=(7, 7), pad_id=3, vocab_size=200)
+    rng = np.random.default_rng(11)
+    ids = rng.zipf(1.3, 20_000) % 200
+    starts = np.sort(rng.choice(20_000, 40, replace=False))
+    counter = NgramTypeCounter(spec, boundary="reset", flush_keys=777, compiled=compiled)
+    for lo in range(0, 20_000, 3000):
+        within = starts[(starts >= lo) & (starts < lo + 3000)] - lo
+        counter.update(ids[lo : lo + 3000].astype(dtype), within)
+    assert as_counters(counter.result()) == brute_types(ids.tolist(), spec, starts.tolist())
+
+
+@pytest.mark.parametrize("compiled", COUNTING)
+def test_memory_follows_the_distinct_ngrams_not_the_tokens(compiled):
+    """Four times the tokens over the same few distinct n-grams: the same peak of traced memory,
+    a few MB, where holding anything per token would take 16 bytes a token (64 MB)."""
+    spec = HashSpec(max_ngram=3, heads=1, layer_ids=(0,), table_sizes=(7, 7), pad_id=0, vocab_size=30)
+    chunk = 1 << 16
+
+    def peak(tokens: int) -> int:
+        rng = np.random.default_rng(5)
+        tracemalloc.start()
+        counter = NgramTypeCounter(spec, flush_keys=chunk, compiled=compiled)
+        for _ in range(tokens // chunk):
+            counter.update(rng.integers(0, spec.vocab_size, chunk))
+        counter.result()
+        top = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return top
+
+    small, large = peak(1 << 20), peak(1 << 22)
+    assert large < 1.25 * small and large < 16 << 20, (small, large)
+
+
+def test_compiled_counting_needs_one_word_keys():
+    spec = HashSpec(max_ngram=4, heads=1, layer_ids=(0,), table_sizes=(7, 7, 7), pad_id=0, vocab_size=70_000)
+    with pytest.raises(UsageError, match="one-word keys"):
+        NgramTypeCounter(spec, compiled=True)
+    assert NgramTypeCounter(spec)._kernels is None  # the default counts these with numpy
 
 
 def test_empty_documents_and_a_start_at_the_chunk_end_reset_the_window():

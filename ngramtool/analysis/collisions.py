@@ -17,10 +17,12 @@ Definitions and derivations are in docs/analysis.md. In short:
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import cached_property
+from types import ModuleType
 from typing import Any, Literal
 
 import numpy as np
@@ -30,7 +32,10 @@ from ..hashing import lag_windows, ngram_mixes
 from ..spec import HashSpec
 
 Boundary = Literal["none", "reset"]
-FLUSH_KEYS = 1 << 25  # keys buffered per order before they are sorted into the run (256 MiB)
+# Keys buffered per order before they are sorted into the run: 64 MiB with the compiled kernels,
+# which merge in place; numpy merges into new arrays, so fewer, larger merges pay (256 MiB).
+FLUSH_KEYS = 1 << 23
+NUMPY_FLUSH_KEYS = 1 << 25
 MIX_BLOCK = 1 << 20  # distinct n-grams decoded and mixed at a time
 _U64_SPAN = 1 << 64
 _I64_MAX = (1 << 63) - 1  # mixes of canonical ids lie in [0, 2^63 - 1]
@@ -144,10 +149,29 @@ def _merge(
 
 
 class _DistinctCounter:
-    """Distinct keys with occurrence counts: a bounded buffer sorted and merged into a sorted run."""
+    """Distinct keys with occurrence counts: a bounded buffer sorted and merged into a sorted run.
 
-    def __init__(self, codec: KeyCodec, capacity: int) -> None:
+    A merge costs about the size of the run (the distinct keys so far): the larger the buffer,
+    the fewer merges. The buffer's pages are touched only as it fills, so a short stream does
+    not pay for a large one.
+
+    With ``kernels`` (:mod:`ngramtool.analysis.counting_kernels`, for one-word keys) the buffer is
+    compacted and merged in place: the run grows by the fresh keys only (``ndarray.resize`` moves
+    large arrays with ``mremap``, no copy), so memory is the distinct keys and counts plus the
+    buffer and ``scratch`` (int64, the buffer's size: a flushed buffer's counts), shared by the
+    orders. Without, numpy merges into new arrays (twice the run for a moment).
+    """
+
+    def __init__(
+        self,
+        codec: KeyCodec,
+        capacity: int,
+        kernels: ModuleType | None,
+        scratch: np.ndarray | None,
+    ) -> None:
         self.codec = codec
+        self._kernels = kernels if codec.words == 1 else None
+        self._scratch = scratch
         self._buffer = np.empty(capacity, dtype=codec.dtype)
         self._fill = 0
         self.keys = np.empty(0, dtype=codec.dtype)
@@ -165,14 +189,28 @@ class _DistinctCounter:
     def close(self) -> tuple[np.ndarray, np.ndarray]:
         """Flush, release the buffer, and return (distinct keys, counts)."""
         self.flush()
-        self._buffer = self._buffer[:0]
+        self._buffer = np.empty(0, dtype=self.codec.dtype)
         return self.keys, self.counts
 
     def flush(self) -> None:
-        if self._fill:
-            new_keys, new_counts = _runs(self.codec.sort(self._buffer[: self._fill]))
-            self.keys, self.counts = _merge(self.keys, self.counts, new_keys, new_counts)
-            self._fill = 0
+        if not self._fill:
+            return
+        run = self.codec.sort(self._buffer[: self._fill])
+        self._fill = 0
+        kernels, scratch = self._kernels, self._scratch
+        if kernels is None or scratch is None:
+            self.keys, self.counts = _merge(self.keys, self.counts, *_runs(run))
+        else:
+            if scratch.shape[0] < run.shape[0]:
+                scratch.resize(run.shape[0], refcheck=False)  # one array shared by the orders
+            distinct = kernels.run_lengths(run, scratch)
+            size = self.keys.shape[0]
+            # Grow by the run, merge in place, trim to the merged size (no one else holds them).
+            self.keys.resize(size + distinct, refcheck=False)
+            self.counts.resize(size + distinct, refcheck=False)
+            merged = kernels.merge_run(self.keys, self.counts, size, run, scratch, distinct)
+            self.keys.resize(merged, refcheck=False)
+            self.counts.resize(merged, refcheck=False)
 
 
 @dataclass(frozen=True)
@@ -212,22 +250,43 @@ class NgramTypeCounter:
     Feed canonical ids chunk by chunk (any chunking gives the same result); the windows are the
     ones :class:`ngramtool.hashing.NgramHasher` hashes with the same ``boundary``.
 
+    Memory: the distinct n-grams' keys and counts (16 bytes each with one-word keys), plus per
+    order a buffer of ``flush_keys`` keys (and with the compiled kernels one shared counts
+    scratch of that size), plus the current chunk's keys; nothing grows with the tokens.
+
     Args:
         spec: supplies N, V' and the pad id.
         boundary: ``"none"`` pads only at the stream start; ``"reset"`` at every document start.
-        flush_keys: keys buffered per order before a sort-and-merge (memory vs. merge count).
+        flush_keys: keys buffered per order before a sort-and-merge (memory vs. merge count: a
+            merge costs about the distinct n-grams counted so far); None: ``FLUSH_KEYS`` with
+            the compiled kernels, ``NUMPY_FLUSH_KEYS`` without.
+        compiled: count with the numba kernels (:mod:`ngramtool.analysis.counting_kernels`);
+            None (default): when numba is installed and every order's keys fit one uint64 word.
+            Both ways give identical results.
     """
 
-    def __init__(self, spec: HashSpec, *, boundary: Boundary = "none", flush_keys: int = FLUSH_KEYS) -> None:
+    def __init__(
+        self,
+        spec: HashSpec,
+        *,
+        boundary: Boundary = "none",
+        flush_keys: int | None = None,
+        compiled: bool | None = None,
+    ) -> None:
         if boundary not in ("none", "reset"):
             raise UsageError(f"boundary must be 'none' or 'reset' (got {boundary!r})")
-        if flush_keys < 1:
+        if flush_keys is not None and flush_keys < 1:
             raise UsageError(f"flush_keys must be at least 1 (got {flush_keys})")
         self.spec = spec
         self.boundary = boundary
         n = spec.max_ngram
+        self._kernels = _counting_kernels(spec, compiled)
+        if flush_keys is None:
+            flush_keys = FLUSH_KEYS if self._kernels is not None else NUMPY_FLUSH_KEYS
+        scratch = np.empty(flush_keys, dtype=np.int64) if self._kernels is not None else None
+        self._chunk_keys = np.empty((n - 1, 0), dtype=np.uint64)  # reused: fresh pages are slow
         self._counters = {
-            order: _DistinctCounter(key_codec(spec.vocab_size, order), flush_keys)
+            order: _DistinctCounter(key_codec(spec.vocab_size, order), flush_keys, self._kernels, scratch)
             for order in range(2, n + 1)
         }
         self._context = np.full(n - 1, spec.pad_id, dtype=np.int64)
@@ -246,25 +305,49 @@ class NgramTypeCounter:
         starts = np.zeros(0, dtype=np.int64) if doc_starts is None else np.asarray(doc_starts, np.int64)
         if starts.size and (starts[0] < 0 or starts[-1] > ids.size or np.any(np.diff(starts) < 0)):
             raise UsageError(f"doc_starts must be non-decreasing positions in [0, {ids.size}]")
-        clean = self._validated(ids)
+        reset_starts = starts if self.boundary == "reset" else starts[:0]
+        if self._kernels is None:
+            clean = self._validated(ids, copy=True)
+            self._count_with_windows(clean, reset_starts)
+        else:
+            clean = self._validated(ids, copy=False)
+            self._count_with_kernels(clean, reset_starts)
+        n = self.spec.max_ngram
+        self._context = np.concatenate([self._context, clean[-(n - 1) :]])[-(n - 1) :].astype(np.int64)
+        if reset_starts.size:
+            self._last_start = self.tokens + int(reset_starts[-1])
+        self.tokens += ids.shape[0]
+
+    def _count_with_kernels(self, ids: np.ndarray, reset_starts: np.ndarray) -> None:
+        """Compiled: the keys of every order straight from the ids (masked positions left out)."""
+        if self._chunk_keys.shape[1] < ids.shape[0]:
+            self._chunk_keys = np.empty((self.spec.max_ngram - 1, ids.shape[0]), dtype=np.uint64)
+        keys = self._chunk_keys
+        doc_start = self._last_start - self.tokens
+        vocab = np.uint64(self.spec.vocab_size)
+        kept = self._kernels.ngram_keys(
+            ids, self._context, reset_starts, doc_start, self.spec.pad_id, vocab, keys
+        )
+        for order, counter in self._counters.items():
+            counter.add(keys[order - 2, :kept])
+
+    def _count_with_windows(self, clean: np.ndarray, reset_starts: np.ndarray) -> None:
+        """numpy: the lag windows [T, N] of the chunk, packed per order (masked positions left out)."""
         masked = clean < 0
         clean[masked] = self.spec.pad_id
-        n = self.spec.max_ngram
         ext = np.concatenate([self._context, clean])
-        windows = lag_windows(ext, n)
-        reset_starts = starts if self.boundary == "reset" else starts[:0]
+        windows = lag_windows(ext, self.spec.max_ngram)
         self._pad_before_starts(windows, np.append(self._last_start - self.tokens, reset_starts))
         keep = None if not masked.any() else ~masked
         for order, counter in self._counters.items():
             keys = counter.codec.encode(windows[:, :order])
             counter.add(keys if keep is None else keys[keep])
-        if reset_starts.size:
-            self._last_start = self.tokens + int(reset_starts[-1])
-        self._context = ext[ext.shape[0] - (n - 1) :].copy()
-        self.tokens += ids.shape[0]
 
-    def _validated(self, ids: np.ndarray) -> np.ndarray:
-        clean = ids.astype(np.int64)
+    def _validated(self, ids: np.ndarray, *, copy: bool) -> np.ndarray:
+        """The ids, int64 (a copy when ``copy``, else as they are when the kernels take their
+        dtype); an id at or above V' is an error naming its position."""
+        native = not copy and ids.dtype in (np.int64, np.int32, np.uint32, np.uint16)
+        clean = ids if native else ids.astype(np.int64)
         if clean.size and int(clean.max()) >= self.spec.vocab_size:
             first = int(np.argmax(clean >= self.spec.vocab_size))
             raise NgramToolError(
@@ -286,6 +369,24 @@ class NgramTypeCounter:
         for order, counter in self._counters.items():
             out[order] = NgramTypes(order, *counter.close(), counter.codec)
         return out
+
+
+def _counting_kernels(spec: HashSpec, compiled: bool | None) -> ModuleType | None:
+    """The compiled counting kernels, or None for numpy (see :class:`NgramTypeCounter`)."""
+    if compiled is False or key_codec(spec.vocab_size, spec.max_ngram).words > 1:
+        if compiled:
+            raise UsageError(
+                f"the compiled counter needs one-word keys: V'^N = {spec.vocab_size}^{spec.max_ngram} "
+                "exceeds 2^64 (count with compiled=False)"
+            )
+        return None
+    if importlib.util.find_spec("numba") is None:
+        if compiled:
+            raise UsageError("counting with compiled kernels needs numba: pip install 'ngramtool[numba]'")
+        return None
+    from . import counting_kernels
+
+    return counting_kernels
 
 
 def count_ngram_types(

@@ -8,6 +8,8 @@ input and output kinds), so streaming semantics are the same whatever computes t
 ==========  ==========  ==============================================================
 backend     devices     implementation
 ==========  ==========  ==============================================================
+``numba``   cpu         one loop compiled by LLVM, vectorized across a token's columns; a
+                        modulo by a biased float reciprocal, no division (``numba`` extra)
 ``numpy``   cpu         ``ngramtool.hashing``'s cache-blocked uint64 kernel, one thread
 ``torch``   cpu, cuda   blocks of int64 tensor ops; torch's intra-op threads on the CPU
 ``triton``  cuda        one ``@triton.jit`` launch per chunk; on the CPU only under
@@ -38,11 +40,12 @@ from ..errors import UsageError
 if TYPE_CHECKING:
     from ..spec import HashSpec
 
-NAMES = ("numpy", "torch", "triton")
+NAMES = ("numpy", "numba", "torch", "triton")
 CHOICES = ("auto", *NAMES)
-# Fastest first, per device type (docs/performance.md). The numpy kernel beats torch's int64
-# remainder on the CPU; on a GPU the Triton kernel's division-free modulo beats torch.
-AUTO_ORDER = {"cpu": ("numpy", "torch"), "cuda": ("triton", "torch")}
+# Fastest first, per device type (docs/performance.md). On the CPU the compiled numba kernel beats
+# the numpy kernel, which beats torch's int64 remainder; on a GPU the Triton kernel's
+# division-free modulo beats torch.
+AUTO_ORDER = {"cpu": ("numba", "numpy", "torch"), "cuda": ("triton", "torch")}
 DEVICE_TYPES = tuple(AUTO_ORDER)
 
 
@@ -75,6 +78,9 @@ class Backend:
     module: str
     requires: tuple[str, ...]
     extra: str
+    threadsafe: bool = False
+    """Its kernels release the GIL and keep no state between chunks: chunks may hash on several
+    threads at once (``ngramtool.pipeline.hash_chunks``). Others parallelize inside a chunk."""
 
     def _impl(self) -> ModuleType:
         return importlib.import_module(f"{__name__}.{self.module}")
@@ -108,7 +114,8 @@ class Backend:
 
 
 BACKENDS: dict[str, Backend] = {
-    "numpy": Backend("numpy", "numpy_backend", (), ""),
+    "numpy": Backend("numpy", "numpy_backend", (), "", threadsafe=True),
+    "numba": Backend("numba", "numba_backend", ("numba",), "numba", threadsafe=True),
     "torch": Backend("torch", "torch_backend", ("torch",), "torch"),
     "triton": Backend("triton", "triton_backend", ("torch", "triton"), "gpu"),
 }

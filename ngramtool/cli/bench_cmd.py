@@ -25,7 +25,7 @@ gives another.
 
 [bold]Examples[/]
 
-  ngramtool bench                                     # numpy and torch on the CPU, 10M tokens
+  ngramtool bench                                     # numba, numpy and torch on the CPU, 10M tokens
   ngramtool bench --tokens 100000000 --device cuda    # triton and torch on the GPU
   ngramtool bench --backend numpy --backend torch --json
 """
@@ -43,7 +43,7 @@ def bench_command(
         typer.Option(
             "--backend",
             "-b",
-            help="auto, numpy, torch or triton; repeat for several. [default: all usable on --device]",
+            help="auto, numba, numpy, torch or triton; repeat for several. [default: all usable on --device]",
             show_default=False,
         ),
     ] = None,

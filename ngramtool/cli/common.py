@@ -164,7 +164,8 @@ WorkersOpt = Annotated[
 BackendOpt = Annotated[
     str,
     typer.Option(
-        "--backend", help="Hash backend: auto, numpy, torch or triton (identical rows; auto = fastest)."
+        "--backend",
+        help="Hash backend: auto, numba, numpy, torch or triton (identical rows; auto = fastest).",
     ),
 ]
 DeviceOpt = Annotated[
