@@ -16,7 +16,7 @@ about a second); shorter chunks use the generic one, so a test suite of many sma
 not compile each of them.
 
 Modulo without division. With masked ids replaced by the pad every mix ``x`` is in [0, 2^63)
-(ENGRAM_SPEC.md 3.1). :func:`reciprocal_mod` takes ``q = trunc(double(x) * inv)`` with
+(docs/engram-spec.md §3.1). :func:`reciprocal_mod` takes ``q = trunc(double(x) * inv)`` with
 ``inv = (1/p)(1 - 2^-50)`` rounded to double. Four roundings (``1/p``, the bias, ``double(x)``,
 the product) err by at most 4 * 2^-53 = 2^-51 relative, less than the bias, so ``q <= x/p``; and
 ``x/p - q < 1 + 1.5 * 2^-50 * 2^63 / p``, so ``q`` is ``floor(x/p)`` or one less while
