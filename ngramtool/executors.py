@@ -29,7 +29,13 @@ from typing import Any
 from .backends import BackendChoice, choose_backend
 from .encode import worker_count
 from .errors import NgramToolError, UsageError
-from .formats.atomic import check_output_file, locked_destination, reclaim_leftovers, unfinished_destination
+from .formats.atomic import (
+    check_output_file,
+    locked_destination,
+    reclaim_leftovers,
+    refuse_busy,
+    unfinished_destination,
+)
 from .formats.dataset import DATASET
 from .formats.index import MANIFEST, VOCAB_STORE, read_manifest, timestamp
 from .formats.settings import settings_difference
@@ -235,6 +241,7 @@ def run_hash(
         dest = request.output if request.output is not None else _default_output(sources[0])
         shards, todo, jobs = [], [], [dataclasses.replace(template, dest=dest)]
     outputs = tuple(str(shard.dest) for shard in shards) if sharded else (jobs[0].dest,)
+    refuse_busy([path for job in jobs for path in (job.dest, job.save_tokens) if path is not None])
     if documents is None and jobs:
         jobs = _with_space_estimates(jobs, tok, vocab.raw_size, check=not request.no_space_check)
     outcome.plan = HashPlan(

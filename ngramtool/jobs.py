@@ -253,6 +253,8 @@ def run_hash_job(
             if progress is not None:
                 progress(chunk.nbytes, chunk.tokens.shape[0])
         behind.drain()
+        if token_sink is not None:  # every output finished before any is published
+            token_sink.finish()
         manifest = writer.commit()
         if token_sink is not None:
             token_sink.commit()

@@ -201,12 +201,7 @@ class OutputLock:
                         raise
                     time.sleep(0.02)
         except BlockingIOError:
-            owner = _read_owner_settled(fd)
-            who = owner.describe() if owner is not None else "another process"
-            raise OutputBusy(
-                f"{self.dest} is being written by {who}: wait for that run to finish, or stop it "
-                "(a second run never writes the same output at once)"
-            ) from None
+            raise busy_error(self.dest, _read_owner_settled(fd)) from None
         except OSError as exc:
             if exc.errno not in _NO_LOCKS:
                 raise
@@ -247,6 +242,23 @@ def _read_owner_settled(fd: int) -> Owner | None:
             return owner
         time.sleep(0.01)
     return None
+
+
+def busy_error(dest: Path, owner: Owner | None) -> OutputBusy:
+    """The error for a second writer of ``dest``, which ``owner`` writes."""
+    who = owner.describe() if owner is not None else "another process"
+    return OutputBusy(
+        f"{dest} is being written by {who}: wait for that run to finish, or stop it "
+        "(a second run never writes the same output at once)"
+    )
+
+
+def refuse_busy(dests: Sequence[str | Path]) -> None:
+    """Raise :class:`OutputBusy` before any work when a live run writes one of ``dests`` (writing
+    takes the lock in any case: this only says so sooner)."""
+    for dest in dests:
+        if str(dest) != "-" and (owner := owner_of(Path(dest))) is not None:
+            raise busy_error(Path(dest), owner)
 
 
 def owner_of(dest: Path) -> Owner | None:
@@ -391,9 +403,9 @@ class Staged:
                     os.replace(self.path, self.dest)
                     fsync_dir(self.dest.parent)
                 self.published = True
+                self._release()
         except OSError as exc:
             raise self.failure(exc) from None
-        self._release()
 
     def discard(self) -> None:
         """Remove the temporary output and release the lock (once published, only the lock)."""
@@ -410,10 +422,16 @@ class Staged:
         """Bytes in the temporary output now (0 once it is gone)."""
         return tree_bytes(self.path)
 
-    def failure(self, exc: OSError, written: int = 0) -> NgramToolError:
+    def failure(self, exc: OSError, written: int = 0) -> Exception:
         """Discard the output and describe why writing it failed (see :func:`output_error`):
         ``written``, the bytes its writer handed to the files, or what the files hold if more (a
-        write that failed halfway wrote part of its bytes)."""
+        write that failed halfway wrote part of its bytes). A file inside another output's
+        temporary directory (an index's manifest) is that output's: its error is returned as it
+        is, naming the file, for that output to report."""
+        if unfinished_destination(self.dest.parent.name) is not None:
+            self.discard()
+            exc.filename = exc.filename or str(self.dest)
+            return exc
         written = max(written, self.written_bytes())
         gone = _vanished(self.dest, self.path if self.created and not self.published else None, self.created)
         self.discard()
@@ -455,10 +473,35 @@ def free_bytes(path: Path | int) -> int | None:
     return info.f_bavail * info.f_frsize
 
 
+@contextmanager
+def attributed(dest: str | Path) -> Iterator[None]:
+    """Name ``dest`` as the file of the file system errors raised in the block that name none (a
+    write to an open file names none): where several outputs are written at once, each one's
+    error is then reported as that output's."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = str(dest)
+        raise
+
+
 def is_output_failure(exc: OSError, dest: Path) -> bool:
-    """Whether an error met while writing ``dest`` is the file system's about the output (a full
-    disk, a quota, a read-only file system, its directory removed), not a reader's."""
+    """Whether an error met while writing ``dest`` is the file system's about this output (a full
+    disk, a quota, a read-only file system, its directory removed), not a reader's or another
+    output's (:func:`attributed`)."""
+    if exc.filename is not None and not _belongs(Path(exc.filename), dest):
+        return False
     return exc.errno in OUTPUT_ERRNOS or not dest.parent.is_dir()
+
+
+def _belongs(path: Path, dest: Path) -> bool:
+    """Whether ``path`` is ``dest``, or one of its temporary files (``.NAME.*`` beside it), or
+    lies in one."""
+    return any(
+        part.parent == dest.parent and (part.name == dest.name or part.name.startswith(f".{dest.name}."))
+        for part in (path, *path.parents)
+    )
 
 
 def _vanished(dest: Path, partial: Path | None, began: bool) -> str | None:

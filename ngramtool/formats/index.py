@@ -26,7 +26,7 @@ from ..errors import NgramToolError, UsageError
 from ..profiling import StageClock
 from ..spec import HashSpec
 from ..version import __version__
-from .atomic import Staged, fsync_dir, is_output_failure, write_json_durably
+from .atomic import Staged, attributed, fsync_dir, is_output_failure, write_json_durably
 from .npy import HEADER_BYTES, NpyStreamWriter, array_sha256, atomic_npy, map_npy
 from .schema import INDEX_MANIFEST, load_json_document, spec_from_record
 
@@ -125,6 +125,7 @@ class IndexWriter:
         self.staged = Staged(self.dest, directory=True)
         self.writers: list[NpyStreamWriter] = []
         self.committed = False
+        self._manifest: dict[str, Any] | None = None
         with self._discarded_on_error():
             self._refuse_to_replace(force)  # again, holding the lock: a run may have finished meanwhile
             self.tmp = self.staged.path
@@ -195,12 +196,29 @@ class IndexWriter:
 
     def append(self, tokens: np.ndarray, rows: np.ndarray, doc_starts: np.ndarray) -> None:
         """Append a chunk: raw ids [n], rows [n, L, C], document starts as positions in the chunk."""
-        self.doc_offsets.append(np.asarray(doc_starts, dtype=np.int64).reshape(-1) + self.tokens.rows)
-        self.tokens.append(tokens)
-        self.rows.append(rows)
+        with attributed(self.dest):
+            self.doc_offsets.append(np.asarray(doc_starts, dtype=np.int64).reshape(-1) + self.tokens.rows)
+            self.tokens.append(tokens)
+            self.rows.append(rows)
 
     def commit(self) -> dict[str, Any]:
-        """Finish every file, write the manifest, and rename the directory into place."""
+        """Finish every file, write the manifest (:meth:`finish`), and rename the directory into
+        place; returns the manifest."""
+        manifest = self.finish()
+        with attributed(self.dest):
+            self.staged.publish()
+        self.committed = True
+        return manifest
+
+    def finish(self) -> dict[str, Any]:
+        """Finish every file and write the manifest, all but publishing (a run that writes several
+        outputs finishes them all before it publishes any); returns the manifest."""
+        if self._manifest is None:
+            with attributed(self.dest):
+                self._manifest = self._finish()
+        return self._manifest
+
+    def _finish(self) -> dict[str, Any]:
         num_tokens = self.tokens.rows
         num_documents = self.doc_offsets.rows
         self.doc_offsets.append(np.asarray([num_tokens], dtype=np.int64))
@@ -223,8 +241,6 @@ class IndexWriter:
         manifest = self.meta.manifest()
         manifest.update(num_tokens=num_tokens, num_documents=num_documents, arrays=arrays)
         write_json_durably(self.tmp / MANIFEST, manifest)
-        self.staged.publish()
-        self.committed = True
         return manifest
 
 

@@ -36,7 +36,7 @@ import numpy as np
 from ..chunks import starts_within
 from ..errors import NgramToolError
 from ..spec import HashSpec
-from .atomic import OUTPUT_ERRNOS, output_error
+from .atomic import OUTPUT_ERRNOS, attributed, output_error
 from .schema import STREAM_MANIFEST, check_document, spec_from_record
 
 FORMAT_NAME = "ngramtool-stream"
@@ -50,6 +50,7 @@ _TRAILER = struct.Struct("<4sQQQ32s")
 _U64 = struct.Struct("<Q")
 MAX_FRAME_BYTES = 1 << 30  # writers split larger chunks; a bigger claim is a corrupted length field
 MAX_TABLE_BYTES = 1 << 34  # the lookup table of 2^31 raw ids
+STDOUT = "-"  # the file name that a stream's write errors carry
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,8 @@ class StreamWriter:
         self._write(_U64.pack(len(table)) + table)
 
     def _write(self, data: bytes) -> None:
-        self.out.write(data)
+        with attributed(STDOUT):  # not another output's error (a --save-tokens file's)
+            self.out.write(data)
         self.bytes_written += len(data)
 
     def __enter__(self) -> StreamWriter:
@@ -97,7 +99,8 @@ class StreamWriter:
         # Without commit() no trailer is written, so a reader reports the stream as truncated.
         failure = exc
         try:
-            self.out.flush()
+            with attributed(STDOUT):
+                self.out.flush()
         except OSError as error:  # a full disk fails again: the first error is the one to report
             failure = failure or error
         if isinstance(failure, OSError) and failure.errno in OUTPUT_ERRNOS:

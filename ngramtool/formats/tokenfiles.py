@@ -19,7 +19,7 @@ import numpy as np
 
 from ..chunks import CHUNK_TOKENS, TokenChunk, starts_within
 from ..errors import NgramToolError, UsageError
-from .atomic import Staged, close_quietly, is_output_failure
+from .atomic import Staged, attributed, close_quietly, is_output_failure
 from .npy import npy_header
 
 TOKEN_FORMATS = ("npy", "nanogpt", "llmc", "megatron", "datatrove")
@@ -256,7 +256,7 @@ class TokenFileWriter:
         self.dtype = _write_dtype(self.format, vocab_size)
         self.files = _files_of(Path(path), self.format)
         self.num_tokens = 0
-        self.committed = False
+        self.committed = self._finished = False
         self._staged: list[Staged] = []
         self._handle: BinaryIO | None = None
         # Document offsets stream to a scratch file (int64), not into memory, as they come.
@@ -312,19 +312,38 @@ class TokenFileWriter:
                 f"{self.files[0]}: an llm.c .bin holds at most {LLMC_MAX_TOKENS:,} tokens (its count is an "
                 "int32); split the output into shards or use `save_format=megatron` or datatrove"
             )
-        if self._offsets is not None:
-            first_tokens = ids.shape[0] > 0 and not (self.num_tokens or self._offset_count)
-            if first_tokens and not (starts.size and starts[0] == 0):
-                self._add_offsets(np.zeros(1, dtype=np.int64))  # tokens before any start: a document
-            self._add_offsets(starts + self.num_tokens)
-        assert self._handle is not None
-        _write_array(self._handle, ids, self.dtype)
+        with attributed(self.files[0]):
+            if self._offsets is not None:
+                first_tokens = ids.shape[0] > 0 and not (self.num_tokens or self._offset_count)
+                if first_tokens and not (starts.size and starts[0] == 0):
+                    self._add_offsets(np.zeros(1, dtype=np.int64))  # tokens before any start: a document
+                self._add_offsets(starts + self.num_tokens)
+            assert self._handle is not None
+            _write_array(self._handle, ids, self.dtype)
         self.num_tokens += ids.shape[0]
 
     def commit(self) -> TokenFile:
-        """Finish the header and index, rename every file into place; returns the file reopened."""
+        """Finish the header and index (:meth:`finish`), rename every file into place; returns
+        the file reopened."""
         if self.committed:
             raise ValueError("commit called twice")
+        self.finish()
+        with attributed(self.files[0]):
+            for staged in self._staged:
+                staged.publish()
+        self.committed = True
+        return open_token_file(self.files[0], self.format)
+
+    def finish(self) -> None:
+        """Write the header and the index, all but publishing (a run that writes several outputs
+        finishes them all before it publishes any)."""
+        if self._finished:
+            return
+        with attributed(self.files[0]):
+            self._finish()
+        self._finished = True
+
+    def _finish(self) -> None:
         assert self._handle is not None
         self._handle.seek(0)
         self._handle.write(self._header())
@@ -342,10 +361,6 @@ class TokenFileWriter:
             _close_durably(self._index)
             del offsets
             self._offsets_scratch.discard()
-        for staged in self._staged:
-            staged.publish()
-        self.committed = True
-        return open_token_file(self.files[0], self.format)
 
     def abort(self, exc: BaseException | None = None) -> None:
         """Close and remove the temporary files (the destination is untouched). ``exc``, the
