@@ -195,10 +195,14 @@ def _job_chunks(
     )
 
 
+def _size_at(size: OutputSize, tokens: int | None) -> int | None:
+    return None if tokens is None else size.at(tokens)
+
+
 def _expect(sinks: list[Any], sizes: list[OutputSize], tokens: int | None) -> None:
     """Tell each output writer its estimated size (for the message if a disk fills)."""
     for sink, size in zip(sinks, sizes, strict=True):
-        sink.expected_bytes = None if tokens is None else size.at(tokens)
+        sink.expected_bytes = _size_at(size, tokens)
 
 
 def run_hash_job(
@@ -229,12 +233,26 @@ def run_hash_job(
             )
         else:
             writer = outputs.enter_context(
-                IndexWriter(Path(job.dest), meta, force=job.force, clock=clock, shared_vocab=job.shared_vocab)
+                IndexWriter(
+                    Path(job.dest),
+                    meta,
+                    force=job.force,
+                    clock=clock,
+                    shared_vocab=job.shared_vocab,
+                    expected_bytes=_size_at(sizes[0], job.expected_tokens),
+                )
             )
         token_sink = None
         if job.save_tokens is not None:
             fmt = save_format(job.save_tokens, job.save_format, vocab.raw_size)
-            token_sink = outputs.enter_context(TokenFileWriter(job.save_tokens, fmt, vocab.raw_size))
+            token_sink = outputs.enter_context(
+                TokenFileWriter(
+                    job.save_tokens,
+                    fmt,
+                    vocab.raw_size,
+                    expected_bytes=_size_at(sizes[1], job.expected_tokens),
+                )
+            )
         sinks = [writer, *([token_sink] if token_sink is not None else [])]
         _expect(sinks, sizes, job.expected_tokens)
         behind = outputs.enter_context(WriteBehind())

@@ -576,7 +576,7 @@ def test_kill_9_at_20_random_moments_then_a_rerun_leaves_valid_outputs_and_nothi
     tmp_path: Path,
 ) -> None:
     source = tmp_path / "in.txt"
-    source.write_text(CORPUS.read_text(encoding="utf-8")[:200_000], encoding="utf-8")
+    source.write_text(CORPUS.read_text(encoding="utf-8")[:60_000], encoding="utf-8")
     out = tmp_path / "out"
     out.mkdir()
     args = [
@@ -615,7 +615,7 @@ def test_kill_9_at_20_random_moments_then_a_rerun_leaves_valid_outputs_and_nothi
 def test_verify_catches_a_damaged_output(text: Path, tmp_path: Path, damage: str) -> None:
     index = tmp_path / "x.ngidx"
     hash_files([text], index, **SMALL)
-    assert run("verify", index).returncode == 0
+    verify_path(index)  # whole
     if damage == "flip a row":
         _flip(index / "rows.npy", 300)
     elif damage == "flip a token":

@@ -31,9 +31,17 @@ FORMATS_MAY_IMPORT = {
 LAYERS = (
     # leaves (jit: the numba backend's helpers)
     (
-        "errors", "wording", "version", "progress", "profiling", "writeback", "primes", "interrupts",
-        "formats.atomic", "jit",
-    ),  # fmt: skip
+        "errors",
+        "wording",
+        "version",
+        "progress",
+        "profiling",
+        "writeback",
+        "primes",
+        "interrupts",
+        "formats.atomic",
+        "jit",
+    ),
     ("spec",),
     ("normalize", "textcuts", "tokenizers", "vocab"),
     ("presets", "chunks"),

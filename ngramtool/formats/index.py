@@ -113,6 +113,7 @@ class IndexWriter:
         force: bool = False,
         clock: StageClock | None = None,
         shared_vocab: bool = False,
+        expected_bytes: int | None = None,
     ) -> None:
         self.dest = Path(dest)
         self.meta = meta
@@ -122,7 +123,7 @@ class IndexWriter:
             self.dest.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise NgramToolError(f"cannot write {self.dest}: {exc.strerror}") from None
-        self.staged = Staged(self.dest, directory=True)
+        self.staged = Staged(self.dest, directory=True, expected_bytes=expected_bytes)
         self.writers: list[NpyStreamWriter] = []
         self.committed = False
         self._manifest: dict[str, Any] | None = None

@@ -248,7 +248,9 @@ class TokenFileWriter:
         num_tokens: tokens appended so far.
     """
 
-    def __init__(self, path: str | Path, fmt: str, vocab_size: int) -> None:
+    def __init__(
+        self, path: str | Path, fmt: str, vocab_size: int, *, expected_bytes: int | None = None
+    ) -> None:
         self.format = _check_format(fmt)
         if vocab_size < 1:
             raise UsageError(f"the vocabulary size must be positive (got {vocab_size})")
@@ -266,7 +268,7 @@ class TokenFileWriter:
         self._offset_count = 0
         try:
             for dest in self.files:
-                self._staged.append(Staged(dest))
+                self._staged.append(Staged(dest, expected_bytes=expected_bytes if not self._staged else None))
             self._handle = self._staged[0].path.open("r+b")
             self._handle.write(self._header())
             if self.format in FORMATS_WITH_DOCUMENTS:
