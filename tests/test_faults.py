@@ -40,6 +40,7 @@ from ngramtool.formats.atomic import (
     Owner,
     Staged,
     close_quietly,
+    leftovers_of,
     reclaim_leftovers,
     this_owner,
 )
@@ -366,11 +367,12 @@ def test_liveness_compares_the_start_time_so_a_reused_pid_is_not_alive() -> None
     assert Owner(me.pid, "elsewhere.example", me.started, me.boot).alive() is None  # cannot be told
 
 
-def _hold(dest: Path, partial: bool = True) -> subprocess.Popen:
-    """Another process that writes ``dest`` (holds its lock and a partial output) until killed."""
+def _hold(dest: Path, directory: bool = True) -> subprocess.Popen:
+    """Another process that writes ``dest`` (holds its lock and a partial output, a directory or a
+    file) until killed."""
     code = (
         "import sys, time\nfrom ngramtool.formats.atomic import Staged\n"
-        f"s = Staged({str(dest)!r}, directory=True)\nprint('ready', flush=True)\ntime.sleep(600)\n"
+        f"s = Staged({str(dest)!r}, directory={directory})\nprint('ready', flush=True)\ntime.sleep(600)\n"
     )
     process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
     assert process.stdout is not None and process.stdout.readline() == b"ready\n"
@@ -408,6 +410,46 @@ def test_the_next_writer_reclaims_a_killed_runs_partial_and_nothing_else(tmp_pat
     (tmp_path / ".x.ngidx.layers.1a2b3c4d.partial").mkdir()  # another output's (x.ngidx.layers)
     hash_files([text], tmp_path / "x.ngidx", **SMALL)
     assert sorted(p.name for p in tmp_path.iterdir()) == [".x.ngidx.layers.1a2b3c4d.partial", "x.ngidx"]
+
+
+@pytest.mark.parametrize("site", SITES)
+def test_every_output_refuses_a_live_writer_and_reclaims_a_killed_ones_leftovers(
+    site: str, tmp_path: Path
+) -> None:
+    write, names = SITES[site]
+    out = tmp_path / "out"
+    out.mkdir()
+    dest = (TEXT[2] if site == "merge" else out) / names[0].rstrip("/")
+    dest.parent.mkdir(exist_ok=True)
+    before = _entries(dest.parent)
+    live = _hold(dest, directory=dest.suffix in {".ngidx", ".layers"})
+    try:
+        with pytest.raises(OutputBusy, match=f"{dest.name} is being written by pid {live.pid} on "):
+            write(out)
+    finally:
+        live.kill()
+        live.wait()
+    assert len(leftovers_of(dest)) == 1  # the killed writer's partial output
+    write(out)
+    assert leftovers_of(dest) == [] and not atomic.lock_path(dest).exists()
+    hidden = [name for name in _entries(dest.parent) if name not in before and "/." in f"/{name}"]
+    assert hidden == [] and dest.exists()
+
+
+def test_the_vocabulary_cache_reclaims_a_killed_writers_leftovers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NGRAMTOOL_CACHE_DIR", str(tmp_path))
+    tokenizer = load_tokenizer("bytes")
+    build_vocab(tokenizer)
+    (entry,) = [p for p in tmp_path.rglob("*") if p.is_file()]
+    entry.unlink()
+    dead = _hold(entry, directory=False)
+    dead.kill()
+    dead.wait()
+    assert len(leftovers_of(entry)) == 1
+    assert build_vocab(tokenizer).raw_size == 256
+    assert [p.name for p in entry.parent.iterdir()] == [entry.name]
 
 
 def test_without_locks_the_owner_record_decides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
