@@ -54,6 +54,7 @@ def hash_files(
     resume: bool = False,
     engine: str = "local",
     ray_address: str | None = None,
+    no_space_check: bool = False,
     events: HashEvents | None = None,
 ) -> IndexLike | list[IndexLike] | None:
     """Hash text files (or ``-`` for stdin, or glob patterns), or the ids of ``tokens_file``,
@@ -77,6 +78,9 @@ def hash_files(
         save_tokens, save_format: also write the raw ids as a token file.
         workers: tokenizer threads (default: all cores); the ids never depend on it.
         force: replace existing outputs.
+        no_space_check: start even when the outputs' estimated size (from the input size and the
+            spec) exceeds the free space of their file systems; by default such a run is
+            refused before it starts.
         backend, device: where to hash (``auto``, ``numpy``, ``torch``, ``triton``); every
             backend gives the same rows.
         events: receives progress (see :class:`ngramtool.executors.HashEvents`).
@@ -126,6 +130,7 @@ def hash_files(
         resume=resume,
         engine=engine,
         ray_address=ray_address,
+        no_space_check=no_space_check,
     )
     return _opened(run_hash(request, events))
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import glob
 import os
-import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,17 +29,25 @@ from typing import Any
 from .backends import BackendChoice, choose_backend
 from .encode import worker_count
 from .errors import NgramToolError, UsageError
-from .formats.atomic import check_output_file, partial_pattern
+from .formats.atomic import (
+    check_output_file,
+    locked_destination,
+    reclaim_leftovers,
+    refuse_busy,
+    unfinished_destination,
+)
 from .formats.dataset import DATASET
 from .formats.index import MANIFEST, VOCAB_STORE, read_manifest, timestamp
 from .formats.settings import settings_difference
 from .formats.tokenfiles import FORMATS_WITH_DOCUMENTS, check_boundary
-from .inputs import check_reading, refuse_repeated_inputs
-from .jobs import HashJob, input_bytes, job_meta, job_vocab, run_hash_job, save_format
+from .inputs import check_reading, input_size, refuse_repeated_inputs
+from .jobs import HashJob, input_bytes, job_meta, job_vocab, output_sizes, run_hash_job, save_format
 from .presets import pad_defaulted, resolve_spec
 from .progress import Progress
+from .space import check_free_space, expected_tokens, text_bytes_per_token
 from .spec import HashSpec
-from .tokenizers import DEFAULT_TOKENIZER
+from .tokenizers import DEFAULT_TOKENIZER, Tokenizer
+from .wording import byte_size, plural
 
 ENGINES = ("local", "ray")
 SHARD_SUFFIX = ".ngidx"
@@ -92,6 +99,7 @@ class HashRequest:
     resume: bool = False
     engine: str = "local"
     ray_address: str | None = None
+    no_space_check: bool = False
 
 
 @dataclass(frozen=True)
@@ -233,6 +241,9 @@ def run_hash(
         dest = request.output if request.output is not None else _default_output(sources[0])
         shards, todo, jobs = [], [], [dataclasses.replace(template, dest=dest)]
     outputs = tuple(str(shard.dest) for shard in shards) if sharded else (jobs[0].dest,)
+    refuse_busy([path for job in jobs for path in (job.dest, job.save_tokens) if path is not None])
+    if documents is None and jobs:
+        jobs = _with_space_estimates(jobs, tok, vocab.raw_size, check=not request.no_space_check)
     outcome.plan = HashPlan(
         backend=choice,
         spec=spec,
@@ -243,9 +254,9 @@ def run_hash(
     )
     events.planned(outcome.plan)
     if sharded:
-        Path(str(request.output)).mkdir(parents=True, exist_ok=True)
-        for shard in todo:
-            remove_stale_partials(shard)
+        out_dir = Path(str(request.output))
+        out_dir.mkdir(parents=True, exist_ok=True)
+        reclaim_leftovers(out_dir, SHARD_SUFFIX)  # what killed runs left, of any shard no live run writes
     if request.engine == "ray":
         events.started(None, len(jobs), "ray")
         outcome.summaries = run_ray(jobs, request.ray_address, on_done=events.finished)
@@ -254,6 +265,40 @@ def run_hash(
     if not sharded:
         outcome.lost_boundaries = _lost_boundaries(template, outcome.summaries[0])
     return outcome
+
+
+def _with_space_estimates(
+    jobs: list[HashJob], tokenizer: Tokenizer | None, raw_size: int, *, check: bool
+) -> list[HashJob]:
+    """The jobs with their estimated token counts; with ``check``, a run whose outputs would not
+    fit in the free space of their file systems is refused before it starts (:mod:`ngramtool.space`)."""
+    first = jobs[0]
+    per_token = None
+    if first.tokens_file is None and tokenizer is not None:
+        per_token = text_bytes_per_token([name for job in jobs for name in job.inputs], tokenizer)
+    counted = [
+        dataclasses.replace(
+            job, expected_tokens=expected_tokens(job.inputs, job.tokens_file, job.token_format, per_token)
+        )
+        for job in jobs
+    ]
+    if not check or any(job.expected_tokens is None for job in counted):
+        return counted
+    needs = [
+        (size.path, size.at(job.expected_tokens or 0))
+        for job in counted
+        for size in output_sizes(job, raw_size)
+    ]
+    tokens = sum(job.expected_tokens or 0 for job in counted)
+    if first.tokens_file is not None:
+        basis = f"{plural(tokens, 'token')} in {first.tokens_file}"
+    else:
+        text = input_size([name for job in counted for name in job.inputs]) or 0
+        basis = (
+            f"about {plural(tokens, 'token')}: {byte_size(text)} of text at {per_token:.1f} bytes per token"
+        )
+    check_free_space(needs, basis)
+    return counted
 
 
 def _check_request(request: HashRequest, inputs: list[str], documents: bool) -> None:
@@ -496,19 +541,13 @@ def plan_shards(
     return shards
 
 
-def remove_stale_partials(shard: Shard) -> None:
-    """Delete what a killed run left of this shard (``.NAME.XXXX.partial`` directories)."""
-    for leftover in shard.dest.parent.glob(partial_pattern(shard.dest.name)):
-        shutil.rmtree(leftover, ignore_errors=True)
-
-
 def holds_shards(directory: Path) -> bool:
     """Whether an existing directory can take a sharded run's output without a trailing slash.
 
     True when it is empty or holds only what sharded runs write there: finished shards
-    (``NAME.ngidx`` indexes), the ``.partial`` leftovers of killed ones, the shards' shared
-    ``vocab/`` folder, and a merged ``dataset.json``. A directory with anything else in it (the
-    inputs, other files) is not.
+    (``NAME.ngidx`` indexes), the leftovers of killed ones (``.partial`` directories, set-aside
+    shards, lock files), the shards' shared ``vocab/`` folder, and a merged ``dataset.json``. A
+    directory with anything else in it (the inputs, other files) is not.
     """
     return all(_is_shard_output(entry) for entry in directory.iterdir())
 
@@ -521,4 +560,6 @@ def _is_shard_output(entry: Path) -> bool:
         return entry.is_dir()
     if entry.name.endswith(SHARD_SUFFIX):
         return (entry / MANIFEST).is_file()
-    return entry.match(partial_pattern(f"*{SHARD_SUFFIX}"))
+    unfinished = unfinished_destination(entry.name)
+    final = unfinished[0] if unfinished is not None else locked_destination(entry.name)
+    return final is not None and (final.endswith(SHARD_SUFFIX) or final == DATASET)

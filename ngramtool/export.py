@@ -10,10 +10,11 @@ from .artifacts import IndexLike, Kind, expect_kind, open_index
 from .errors import NgramToolError, UsageError
 from .formats.atomic import Staged, write_json_durably
 from .formats.index import Index
-from .formats.npy import NpyStreamWriter
+from .formats.npy import HEADER_BYTES, NpyStreamWriter
 
 CHUNK_TOKENS = 1 << 20
 LAYOUT_FILE = "layers.json"
+LAYOUT_BYTES = 1 << 12  # about what layers.json takes
 
 
 LAYOUTS = ("per-layer",)
@@ -60,30 +61,40 @@ def export_per_layer(index: IndexLike, dest: Path, *, force: bool = False) -> di
         raise UsageError(
             f"{dest} exists and is not a per-layer export (no {LAYOUT_FILE}); refusing to replace it"
         )
-    dest.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with Staged(dest, directory=True) as staged:
-            record = _write_layers(index, staged.path)
-            staged.publish()
+        dest.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise NgramToolError(f"cannot write {dest}: {exc.strerror}") from None
+    spec = index.spec
+    size = (HEADER_BYTES + len(index) * spec.num_columns * spec.row_dtype.itemsize) * spec.num_layers
+    size += LAYOUT_BYTES
+    with Staged(dest, directory=True, expected_bytes=size) as staged:
+        record = _write_layers(index, staged.path)
+        staged.publish()
     return record
 
 
 def _write_layers(index: IndexLike, tmp: Path) -> dict[str, Any]:
     """Write the per-layer files and ``layers.json`` into ``tmp``; returns the layout record."""
     spec = index.spec
-    writers = [
-        NpyStreamWriter(tmp / f"rows_layer{layer_id}.npy", spec.row_dtype, (spec.num_columns,))
-        for layer_id in spec.layer_ids
-    ]
-    for shard in index.shards:
-        _copy_checked_rows(shard, writers)
+    writers: list[NpyStreamWriter] = []
+    try:
+        for layer_id in spec.layer_ids:
+            writers.append(
+                NpyStreamWriter(tmp / f"rows_layer{layer_id}.npy", spec.row_dtype, (spec.num_columns,))
+            )
+        for shard in index.shards:
+            _copy_checked_rows(shard, writers)
+        for writer in writers:
+            writer.close()
+    except BaseException:
+        for writer in writers:
+            writer.abort()
+        raise
     layers = []
     for layer_id, rows_in_table, writer in zip(
         spec.layer_ids, spec.rows_per_layer.tolist(), writers, strict=True
     ):
-        writer.close()
         layers.append(
             {
                 "layer_id": layer_id,

@@ -32,6 +32,7 @@ from .hashing import NgramHasher
 from .inputs import input_size
 from .pipeline import hash_chunks
 from .profiling import StageClock, timed
+from .space import OutputSize, index_size, token_file_size
 from .spec import HashSpec
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, load_tokenizer, tokenizer_record
 from .vocab import CompressedVocab, build_vocab, identity_vocab, vocab_record
@@ -75,6 +76,7 @@ class HashJob:
     device: str | None = None
     created: str | None = None  # the manifest's creation time; one value for all shards of a run
     shared_vocab: bool = False  # a shard: its lookup table is stored once in the directory's vocab/
+    expected_tokens: int | None = None  # the estimated token count (messages about a full disk)
 
     def to_payload(self) -> dict[str, Any]:
         """The job as plain JSON values (the spec as its JSON), to send to another process."""
@@ -140,6 +142,16 @@ def save_format(path: str, given: str | None, raw_size: int) -> str:
     return fmt
 
 
+def output_sizes(job: HashJob, raw_size: int) -> list[OutputSize]:
+    """The sizes of the job's outputs as functions of its token count: the index (or stream),
+    then the saved token file if any."""
+    sizes = [index_size(job.dest, job.spec, raw_size, shared_vocab=job.shared_vocab)]
+    if job.save_tokens is not None:
+        fmt = save_format(job.save_tokens, job.save_format, raw_size)
+        sizes.append(token_file_size(job.save_tokens, fmt, raw_size))
+    return sizes
+
+
 def input_bytes(job: HashJob) -> int | None:
     """Bytes the job will read (for progress), or None when reading stdin."""
     if job.tokens_file is not None:
@@ -183,6 +195,16 @@ def _job_chunks(
     )
 
 
+def _size_at(size: OutputSize, tokens: int | None) -> int | None:
+    return None if tokens is None else size.at(tokens)
+
+
+def _expect(sinks: list[Any], sizes: list[OutputSize], tokens: int | None) -> None:
+    """Tell each output writer its estimated size (for the message if a disk fills)."""
+    for sink, size in zip(sinks, sizes, strict=True):
+        sink.expected_bytes = _size_at(size, tokens)
+
+
 def run_hash_job(
     job: HashJob, progress: Progress | None = None, documents: Iterable[str] | None = None
 ) -> dict[str, Any]:
@@ -199,7 +221,9 @@ def run_hash_job(
     clock = StageClock()  # the streaming part of the run, after tokenizer and vocabulary loading
     chunks = _job_chunks(job, tokenizer, vocab, clock, documents)
     hasher = NgramHasher(spec, boundary=job.boundary, backend=job.backend, device=job.device)  # type: ignore[arg-type]
-    hard_cuts = nbytes = skipped = 0
+    sizes = output_sizes(job, vocab.raw_size)
+    total_bytes = input_bytes(job) if documents is None else None
+    hard_cuts = nbytes = skipped = ntokens = 0
     # Each output is entered as soon as it exists, so a failure anywhere removes what was begun.
     with contextlib.ExitStack() as outputs:
         if job.dest == "-":
@@ -209,12 +233,28 @@ def run_hash_job(
             )
         else:
             writer = outputs.enter_context(
-                IndexWriter(Path(job.dest), meta, force=job.force, clock=clock, shared_vocab=job.shared_vocab)
+                IndexWriter(
+                    Path(job.dest),
+                    meta,
+                    force=job.force,
+                    clock=clock,
+                    shared_vocab=job.shared_vocab,
+                    expected_bytes=_size_at(sizes[0], job.expected_tokens),
+                )
             )
         token_sink = None
         if job.save_tokens is not None:
             fmt = save_format(job.save_tokens, job.save_format, vocab.raw_size)
-            token_sink = outputs.enter_context(TokenFileWriter(job.save_tokens, fmt, vocab.raw_size))
+            token_sink = outputs.enter_context(
+                TokenFileWriter(
+                    job.save_tokens,
+                    fmt,
+                    vocab.raw_size,
+                    expected_bytes=_size_at(sizes[1], job.expected_tokens),
+                )
+            )
+        sinks = [writer, *([token_sink] if token_sink is not None else [])]
+        _expect(sinks, sizes, job.expected_tokens)
         behind = outputs.enter_context(WriteBehind())
         write = timed(clock, "write", writer.append)
         save = timed(clock, "write", token_sink.append) if token_sink is not None else None
@@ -225,9 +265,14 @@ def run_hash_job(
             hard_cuts += chunk.hard_cuts
             skipped += chunk.skipped_records
             nbytes += chunk.nbytes
+            ntokens += chunk.tokens.shape[0]
+            if total_bytes and nbytes:  # the tokens per input byte so far, over the whole input
+                _expect(sinks, sizes, max(ntokens, round(ntokens * total_bytes / nbytes)))
             if progress is not None:
                 progress(chunk.nbytes, chunk.tokens.shape[0])
         behind.drain()
+        if token_sink is not None:  # every output finished before any is published
+            token_sink.finish()
         manifest = writer.commit()
         if token_sink is not None:
             token_sink.commit()

@@ -178,13 +178,14 @@ def _load_cached(path: Path, tokenizer: Tokenizer) -> CompressedVocab | None:
 
 
 def _store_cached(path: Path, vocab: CompressedVocab) -> None:
-    """Write atomically; a cache that cannot be written is skipped, not an error."""
+    """Write atomically; a cache that cannot be written (a full disk, a read-only home, another
+    process writing the same entry) is skipped, not an error, and leaves nothing behind."""
     keys = np.frombuffer(json.dumps(list(vocab.keys), ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with staged_file(path) as tmp, tmp.open("wb") as handle:
             np.savez(handle, lut=vocab.lut, keys=keys)
-    except OSError:
+    except (OSError, NgramToolError):
         return
 
 

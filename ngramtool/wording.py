@@ -11,3 +11,19 @@ def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
 def agree(count: int, singular: str, plural_form: str) -> str:
     """The word that agrees with ``count``: ``agree(1, "lies", "lie")`` is ``lies``."""
     return singular if count == 1 else plural_form
+
+
+_UNITS = ("B", "kB", "MB", "GB", "TB", "PB")
+
+
+def byte_size(count: int) -> str:
+    """A number of bytes in decimal units, three significant digits: ``812 B``, ``21.7 MB``.
+
+    >>> from ngramtool.wording import byte_size
+    >>> byte_size(812), byte_size(21_700_000), byte_size(1_234_567_890_123)
+    ('812 B', '21.7 MB', '1.23 TB')
+    """
+    value, rank = float(count), 0
+    while abs(value) >= 999.5 and rank < len(_UNITS) - 1:
+        value, rank = value / 1000, rank + 1
+    return f"{count:,} B" if rank == 0 else f"{value:.3g} {_UNITS[rank]}"

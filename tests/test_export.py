@@ -158,7 +158,7 @@ def test_export_force_replaces_the_old_export_only_once_the_new_one_is_in_place(
         real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", refuse_publishing)
-    with pytest.raises(NgramToolError, match="Permission denied"):
+    with pytest.raises(NgramToolError, match=f"cannot write {out}: permission denied"):
         export_per_layer(open_index(merged), out, force=True)
     assert (out / LAYOUT_FILE).read_text() == layout  # the old export is still whole
     assert sorted(p.name for p in tmp_path.iterdir()) == ["layers", "merged"]

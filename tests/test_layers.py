@@ -17,6 +17,7 @@ PACKAGE = REPO / "ngramtool"
 FORMATS_MAY_IMPORT = {
     "ngramtool.chunks",
     "ngramtool.errors",
+    "ngramtool.interrupts",
     "ngramtool.primes",
     "ngramtool.profiling",
     "ngramtool.spec",
@@ -29,14 +30,25 @@ FORMATS_MAY_IMPORT = {
 # The layers, bottom up (docs/architecture.md): a module imports only from its own layer or below.
 LAYERS = (
     # leaves (jit: the numba backend's helpers)
-    ("errors", "wording", "version", "progress", "profiling", "writeback", "primes", "formats.atomic", "jit"),
+    (
+        "errors",
+        "wording",
+        "version",
+        "progress",
+        "profiling",
+        "writeback",
+        "primes",
+        "interrupts",
+        "formats.atomic",
+        "jit",
+    ),
     ("spec",),
     ("normalize", "textcuts", "tokenizers", "vocab"),
     ("presets", "chunks"),
     ("hashing", "backends", "reference", "inputs"),
     ("encode", "pipeline"),
     ("formats",),
-    ("artifacts", "jobs"),
+    ("artifacts", "jobs", "space"),
     ("verify", "export", "explain", "describe", "tokenization", "benchmarking", "analysis"),
     ("executors",),
     ("api",),

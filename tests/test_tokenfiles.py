@@ -397,7 +397,9 @@ def test_leaving_without_commit_removes_partial_files(tmp_path):
     with TokenFileWriter(tmp_path / "o", "megatron", 1000) as writer:
         writer.append(np.arange(10), np.array([0]))
         names = sorted(p.name for p in tmp_path.iterdir())  # .bin, .idx and the offsets scratch file
-        assert len(names) == 3 and all(name.endswith(".partial") for name in names)
+        partials = [name for name in names if name.endswith(".partial")]
+        locks = [name for name in names if name.endswith(".lock")]  # each one's owner record
+        assert len(partials) == 3 and len(locks) == 3 and len(names) == 6
     assert list(tmp_path.iterdir()) == []
 
 

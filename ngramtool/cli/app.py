@@ -7,6 +7,7 @@ import sys
 import typer
 from rich.text import Text
 
+from .. import interrupts
 from ..errors import NgramToolError
 from . import (
     bench_cmd,
@@ -57,8 +58,11 @@ def main() -> None:
     Typer reports its own usage errors (exit 2); ngramtool's errors are caught here. When the
     reader of standard output goes away (``| head``), the command stops quietly with status 141
     (after the context managers removed what it had begun); a closed standard output (``>&-``)
-    is refused before any work.
+    is refused before any work. SIGINT, SIGTERM and SIGHUP stop the command the same way, with
+    status 130, 143 and 129 and one line saying so; a second signal exits at once
+    (:mod:`ngramtool.interrupts`).
     """
+    interrupts.install()
     if stdout_closed():
         _error(
             "standard output is closed (>&-): ngramtool writes its results there; "
@@ -71,6 +75,9 @@ def main() -> None:
     except (ReaderGone, BrokenPipeError):
         silence_stdout()
         code = READER_GONE_EXIT
+    except interrupts.Interrupted as stop:
+        _error(f"{stop}: stopped, and removed the outputs it had begun")
+        code = stop.exit_code
     sys.exit(code)
 
 

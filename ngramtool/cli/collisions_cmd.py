@@ -14,7 +14,7 @@ from rich.table import Table
 from ..analysis.collisions import CollisionReport, NgramTypes, expected_collision_ratio
 from ..analysis.measurement import CollisionsResult, measure_collisions
 from ..errors import NgramToolError, UsageError
-from ..formats.atomic import check_output_file
+from ..formats.atomic import check_output_file, staged_file
 from ..progress import Progress
 from ..wording import plural
 from .common import (
@@ -349,7 +349,8 @@ def _plot(figure: Any, path: Path, types: dict[int, NgramTypes], reports: list[C
     axes.set_title("n-gram hash collisions: measured vs uniform-random expectation")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize="small")
-    try:
-        figure.savefig(path, dpi=120)
+    try:  # written beside the path and renamed into place, as every output
+        with staged_file(path) as tmp, tmp.open("wb") as handle:
+            figure.savefig(handle, dpi=120, format=path.suffix.lstrip(".").lower())
     except OSError as exc:
         raise NgramToolError(f"cannot write the plot {path}: {exc.strerror}") from None

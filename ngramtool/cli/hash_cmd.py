@@ -153,6 +153,13 @@ def hash_command(
             help="With --engine ray: a running cluster ('auto', ray://...); default: start one.",
         ),
     ] = None,
+    no_space_check: Annotated[
+        bool,
+        typer.Option(
+            "--no-space-check",
+            help="Start even when the outputs' estimated size exceeds the free disk space.",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -188,6 +195,7 @@ def hash_command(
         resume=resume,
         engine=engine,
         ray_address=ray_address,
+        no_space_check=no_space_check,
     )
     with byte_progress(show_progress(quiet), None) as bar:
         outcome = run_hash(request, _Progress(bar, quiet, verbose, tokens_file))

@@ -30,7 +30,7 @@ from ..errors import NgramToolError, UsageError
 from ..spec import HashSpec
 from ..version import __version__
 from ..wording import plural
-from .atomic import unfinished_destination, write_json_durably
+from .atomic import owner_of, unfinished_destination, write_json_durably
 from .index import MANIFEST, VOCAB_STORE, Index, timestamp
 from .schema import DATASET as DATASET_SCHEMA
 from .schema import load_json_document, spec_from_record
@@ -79,6 +79,9 @@ def _leftover_reason(entry: Path) -> str | None:
     final, how = leftover
     if (entry.parent / final).exists():
         return None
+    owner = owner_of(entry.parent / final)
+    if owner is not None:
+        return f"unfinished: {final} is being written by {owner.describe()}"
     if how == "partial":
         return f"unfinished: {final} does not exist; a hash run was killed while writing it, or still is"
     return f"set aside while being replaced: {final} does not exist; the replacement never finished"

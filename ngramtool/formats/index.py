@@ -10,6 +10,7 @@ the arrays' structure against the manifest.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import os
 import re
@@ -25,8 +26,8 @@ from ..errors import NgramToolError, UsageError
 from ..profiling import StageClock
 from ..spec import HashSpec
 from ..version import __version__
-from .atomic import Staged, fsync_dir, write_json_durably
-from .npy import NpyStreamWriter, array_sha256, atomic_npy, map_npy
+from .atomic import Staged, attributed, fsync_dir, is_output_failure, write_json_durably
+from .npy import HEADER_BYTES, NpyStreamWriter, array_sha256, atomic_npy, map_npy
 from .schema import INDEX_MANIFEST, load_json_document, spec_from_record
 
 FORMAT_NAME = "ngramtool-index"
@@ -96,9 +97,12 @@ class IndexWriter:
     """Stream tokens, rows and document starts into an index directory; :meth:`commit` publishes it.
 
     Use as a context manager: leaving the block without ``commit`` (an error, Ctrl-C) removes the
-    temporary directory and leaves the destination untouched. ``clock`` times the rows' sha256.
-    With ``shared_vocab`` (the shards of a sharded run) the lookup table is not written into the
-    index but stored once in its parent directory (:func:`store_shared_lut`).
+    temporary directory and leaves the destination untouched; a full disk (or a quota, a read-only
+    file system) becomes an :class:`~ngramtool.formats.atomic.OutputError` that says how much was
+    written and how much more was needed (``expected_bytes``, the estimated size of the whole
+    index, may be set while writing). ``clock`` times the rows' sha256. With ``shared_vocab`` (the
+    shards of a sharded run) the lookup table is not written into the index but stored once in its
+    parent directory (:func:`store_shared_lut`).
     """
 
     def __init__(
@@ -109,57 +113,119 @@ class IndexWriter:
         force: bool = False,
         clock: StageClock | None = None,
         shared_vocab: bool = False,
+        expected_bytes: int | None = None,
     ) -> None:
         self.dest = Path(dest)
         self.meta = meta
         self.shared_vocab = shared_vocab
+        self._refuse_to_replace(force)
+        try:
+            self.dest.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise NgramToolError(f"cannot write {self.dest}: {exc.strerror}") from None
+        self.staged = Staged(self.dest, directory=True, expected_bytes=expected_bytes)
+        self.writers: list[NpyStreamWriter] = []
+        self.committed = False
+        self._manifest: dict[str, Any] | None = None
+        with self._discarded_on_error():
+            self._refuse_to_replace(force)  # again, holding the lock: a run may have finished meanwhile
+            self.tmp = self.staged.path
+            spec = meta.spec
+            self.tokens = self._writer("tokens.npy", np.dtype(np.uint32))
+            self.rows = self._writer(
+                "rows.npy",
+                spec.row_dtype,
+                (spec.num_layers, spec.num_columns),
+                digest_behind=True,
+                clock=clock,
+            )
+            # Document starts stream to disk as they come (a list would grow with the corpus).
+            self.doc_offsets = self._writer("doc_offsets.npy", np.dtype(np.int64))
+
+    def _refuse_to_replace(self, force: bool) -> None:
         if self.dest.exists() and not force:
             raise UsageError(f"{self.dest} already exists; pass `force=True` to replace it")
         if self.dest.exists() and not (self.dest / MANIFEST).is_file():
             raise UsageError(f"{self.dest} exists and is not an ngramtool index; refusing to replace it")
-        parent = self.dest.parent
+
+    def _writer(
+        self, name: str, dtype: np.dtype, inner: tuple[int, ...] = (), **options: Any
+    ) -> NpyStreamWriter:
+        """A writer of one array file in the temporary directory (aborted with the index)."""
+        writer = NpyStreamWriter(self.tmp / name, dtype, inner, **options)
+        self.writers.append(writer)
+        return writer
+
+    @property
+    def expected_bytes(self) -> int | None:
+        """The estimated size of the whole index (for messages about a full disk)."""
+        return self.staged.expected_bytes
+
+    @expected_bytes.setter
+    def expected_bytes(self, value: int | None) -> None:
+        self.staged.expected_bytes = value
+
+    @property
+    def bytes_written(self) -> int:
+        """Bytes handed to the index's files so far."""
+        return sum(writer.bytes_written for writer in self.writers)
+
+    @contextlib.contextmanager
+    def _discarded_on_error(self) -> Iterator[None]:
         try:
-            parent.mkdir(parents=True, exist_ok=True)
-            self.staged = Staged(self.dest, directory=True)
-        except OSError as exc:
-            raise NgramToolError(f"cannot create the output next to {self.dest}: {exc.strerror}") from None
-        self.tmp = self.staged.path
-        spec = meta.spec
-        self.tokens = NpyStreamWriter(self.tmp / "tokens.npy", np.dtype(np.uint32))
-        self.rows = NpyStreamWriter(
-            self.tmp / "rows.npy",
-            spec.row_dtype,
-            (spec.num_layers, spec.num_columns),
-            digest_behind=True,
-            clock=clock,
-        )
-        # Document starts stream to disk as they come (a list would grow with the corpus).
-        self.doc_offsets = NpyStreamWriter(self.tmp / "doc_offsets.npy", np.dtype(np.int64))
-        self.committed = False
+            yield
+        except BaseException as exc:
+            self._abort(exc)
+            raise
 
     def __enter__(self) -> IndexWriter:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         if not self.committed:
-            for writer in (self.tokens, self.rows, self.doc_offsets):
-                writer.abort()
-            self.staged.discard()
+            self._abort(exc)
+
+    def _abort(self, exc: BaseException | None) -> None:
+        """Close every file and remove the temporary directory; a file system error about the
+        output is raised as one line with the sizes."""
+        written = self.bytes_written
+        for writer in self.writers:
+            writer.abort()
+        if isinstance(exc, OSError) and is_output_failure(exc, self.dest):
+            raise self.staged.failure(exc, written) from None
+        self.staged.discard()
 
     def append(self, tokens: np.ndarray, rows: np.ndarray, doc_starts: np.ndarray) -> None:
         """Append a chunk: raw ids [n], rows [n, L, C], document starts as positions in the chunk."""
-        self.doc_offsets.append(np.asarray(doc_starts, dtype=np.int64).reshape(-1) + self.tokens.rows)
-        self.tokens.append(tokens)
-        self.rows.append(rows)
+        with attributed(self.dest):
+            self.doc_offsets.append(np.asarray(doc_starts, dtype=np.int64).reshape(-1) + self.tokens.rows)
+            self.tokens.append(tokens)
+            self.rows.append(rows)
 
     def commit(self) -> dict[str, Any]:
-        """Finish every file, write the manifest, and rename the directory into place."""
+        """Finish every file, write the manifest (:meth:`finish`), and rename the directory into
+        place; returns the manifest."""
+        manifest = self.finish()
+        with attributed(self.dest):
+            self.staged.publish()
+        self.committed = True
+        return manifest
+
+    def finish(self) -> dict[str, Any]:
+        """Finish every file and write the manifest, all but publishing (a run that writes several
+        outputs finishes them all before it publishes any); returns the manifest."""
+        if self._manifest is None:
+            with attributed(self.dest):
+                self._manifest = self._finish()
+        return self._manifest
+
+    def _finish(self) -> dict[str, Any]:
         num_tokens = self.tokens.rows
         num_documents = self.doc_offsets.rows
         self.doc_offsets.append(np.asarray([num_tokens], dtype=np.int64))
         writers = [("tokens", self.tokens), ("rows", self.rows), ("doc_offsets", self.doc_offsets)]
         if not self.shared_vocab:
-            lut_writer = NpyStreamWriter(self.tmp / "lut.npy", np.dtype(np.int64))
+            lut_writer = self._writer("lut.npy", np.dtype(np.int64))
             lut_writer.append(self.meta.lut)
             writers.append(("lut", lut_writer))
         arrays = {}
@@ -176,8 +242,6 @@ class IndexWriter:
         manifest = self.meta.manifest()
         manifest.update(num_tokens=num_tokens, num_documents=num_documents, arrays=arrays)
         write_json_durably(self.tmp / MANIFEST, manifest)
-        self.staged.publish()
-        self.committed = True
         return manifest
 
 
@@ -219,7 +283,9 @@ def store_shared_lut(directory: Path, lut: np.ndarray) -> dict[str, Any]:
             if not store.is_dir():
                 store.mkdir(exist_ok=True)
                 fsync_dir(store.parent)
-            with atomic_npy(path, table.dtype) as writer:
+            with atomic_npy(
+                path, table.dtype, wait=True, expected_bytes=HEADER_BYTES + table.nbytes
+            ) as writer:
                 writer.append(table)
             fsync_dir(store)
         except OSError as exc:

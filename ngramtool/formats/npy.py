@@ -22,10 +22,9 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ..errors import NgramToolError
 from ..profiling import StageClock, timed
 from ..writeback import WriteBehind
-from .atomic import Staged
+from .atomic import Staged, close_quietly
 
 # A fixed header size (a multiple of 64) leaves room for any shape the file can reach.
 HEADER_BYTES = 128
@@ -180,8 +179,9 @@ class NpyStreamWriter:
         self.sha256 = self._digest.hexdigest()
 
     def abort(self) -> None:
-        """Close without finishing (the caller removes the file)."""
-        self._handle.close()
+        """Close without finishing (the caller removes the file); what is still buffered is
+        dropped, and an error in writing it (a full disk, again) too."""
+        close_quietly(self._handle)
         if self._digester is not None:
             self._digester.stop()
 
@@ -190,15 +190,24 @@ class NpyStreamWriter:
         """The shape written so far."""
         return (self.rows, *self.inner_shape)
 
+    @property
+    def bytes_written(self) -> int:
+        """Bytes handed to the file so far, header included."""
+        return self._written
+
 
 @contextmanager
-def atomic_npy(path: Path, dtype: np.dtype, inner_shape: tuple[int, ...] = ()) -> Iterator[NpyStreamWriter]:
-    """A :class:`NpyStreamWriter` on a temporary file that replaces ``path`` only on success."""
-    try:
-        staged = Staged(path)
-    except OSError as exc:
-        raise NgramToolError(f"cannot write {path}: {exc.strerror}") from None
-    with staged:
+def atomic_npy(
+    path: Path,
+    dtype: np.dtype,
+    inner_shape: tuple[int, ...] = (),
+    *,
+    wait: bool = False,
+    expected_bytes: int | None = None,
+) -> Iterator[NpyStreamWriter]:
+    """A :class:`NpyStreamWriter` on a temporary file that replaces ``path`` only on success
+    (``wait`` and ``expected_bytes``: see :class:`~ngramtool.formats.atomic.Staged`)."""
+    with Staged(path, wait=wait, expected_bytes=expected_bytes) as staged:
         writer = NpyStreamWriter(staged.path, dtype, inner_shape)
         try:
             yield writer

@@ -21,7 +21,9 @@ claims more than a writer ever sends (``MAX_FRAME_BYTES`` per chunk or manifest,
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import os
 import struct
 import zlib
 from collections.abc import Iterator
@@ -34,6 +36,7 @@ import numpy as np
 from ..chunks import starts_within
 from ..errors import NgramToolError
 from ..spec import HashSpec
+from .atomic import OUTPUT_ERRNOS, attributed, output_error
 from .schema import STREAM_MANIFEST, check_document, spec_from_record
 
 FORMAT_NAME = "ngramtool-stream"
@@ -47,6 +50,7 @@ _TRAILER = struct.Struct("<4sQQQ32s")
 _U64 = struct.Struct("<Q")
 MAX_FRAME_BYTES = 1 << 30  # writers split larger chunks; a bigger claim is a corrupted length field
 MAX_TABLE_BYTES = 1 << 34  # the lookup table of 2^31 raw ids
+STDOUT = "-"  # the file name that a stream's write errors carry
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,13 @@ class StreamChunk:
 
 
 class StreamWriter:
-    """Write a stream to a binary file object; :meth:`commit` writes the trailer."""
+    """Write a stream to a binary file object; :meth:`commit` writes the trailer.
+
+    Used as a context manager: a full disk under the file (or a quota, a read-only file system)
+    becomes one :class:`~ngramtool.formats.atomic.OutputError` line with the bytes written, the
+    bytes still needed (``expected_bytes``, the estimated size of the whole stream, may be set
+    while writing) and the free space.
+    """
 
     def __init__(self, out: BinaryIO, manifest: dict[str, Any], lut: np.ndarray, spec: HashSpec) -> None:
         self.out = out
@@ -67,19 +77,47 @@ class StreamWriter:
         self.num_tokens = 0
         self.num_documents = 0
         self.chunks = 0
+        self.bytes_written = 0
+        self.expected_bytes: int | None = None
+        self._start = _position(out)
         self._digest = hashlib.sha256()
         body = json.dumps(manifest, ensure_ascii=False).encode("utf-8")
         table = np.ascontiguousarray(lut, dtype="<i8").tobytes()
         crc = zlib.crc32(table, zlib.crc32(body))
-        out.write(_HEADER.pack(MAGIC, STREAM_MAJOR, STREAM_MINOR, crc, len(body)) + body)
-        out.write(_U64.pack(len(table)) + table)
+        self._write(_HEADER.pack(MAGIC, STREAM_MAJOR, STREAM_MINOR, crc, len(body)) + body)
+        self._write(_U64.pack(len(table)) + table)
+
+    def _write(self, data: bytes) -> None:
+        with attributed(STDOUT):  # not another output's error (a --save-tokens file's)
+            self.out.write(data)
+        self.bytes_written += len(data)
 
     def __enter__(self) -> StreamWriter:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         # Without commit() no trailer is written, so a reader reports the stream as truncated.
-        self.out.flush()
+        failure = exc
+        try:
+            with attributed(STDOUT):
+                self.out.flush()
+        except OSError as error:  # a full disk fails again: the first error is the one to report
+            failure = failure or error
+        if isinstance(failure, OSError) and failure.errno in OUTPUT_ERRNOS:
+            fd = _descriptor(self.out)
+            where = f"the stream to {_file_name(fd)}"
+            end = _position(self.out)  # a file: what reached it (a failed write may leave part)
+            written = end - self._start if end is not None and self._start is not None else None
+            raise output_error(
+                where,
+                failure,
+                self.bytes_written if written is None else written,
+                self.expected_bytes,
+                fd,
+                outcome="it ends without its trailer, so readers reject it",
+            ) from None
+        if failure is not exc and failure is not None:
+            raise failure
 
     def append(self, tokens: np.ndarray, rows: np.ndarray, doc_starts: np.ndarray) -> None:
         """Write a chunk: one frame, or several when its payload would pass ``MAX_FRAME_BYTES``."""
@@ -104,22 +142,48 @@ class StreamWriter:
         for part in parts:
             crc = zlib.crc32(part, crc)
             self._digest.update(part)
-        self.out.write(_CHUNK.pack(CHUNK_TAG, crc, tokens.shape[0], len(doc_starts)))
+        self._write(_CHUNK.pack(CHUNK_TAG, crc, tokens.shape[0], len(doc_starts)))
         for part in parts:
-            self.out.write(part)
+            self._write(part)
         self.num_tokens += tokens.shape[0]
         self.num_documents += len(doc_starts)
         self.chunks += 1
 
     def commit(self) -> dict[str, int]:
         """Write the trailer and flush; returns the counts."""
-        self.out.write(
+        self._write(
             _TRAILER.pack(
                 TRAILER_TAG, self.num_tokens, self.num_documents, self.chunks, self._digest.digest()
             )
         )
         self.out.flush()
         return {"num_tokens": self.num_tokens, "num_documents": self.num_documents, "chunks": self.chunks}
+
+
+def _descriptor(out: BinaryIO) -> int | None:
+    """The file descriptor under ``out``, if it has one."""
+    try:
+        return out.fileno()
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None
+
+
+def _position(out: BinaryIO) -> int | None:
+    """Where the file under ``out`` stands (None for a pipe or a terminal)."""
+    fd = _descriptor(out)
+    try:
+        return None if fd is None else os.lseek(fd, 0, os.SEEK_CUR)
+    except OSError:
+        return None
+
+
+def _file_name(fd: int | None) -> str:
+    """``standard output`` (with the file it is, when it is a file), or the file of ``fd``."""
+    what = "standard output" if fd == 1 else "its file"
+    try:
+        return f"{what} ({os.readlink(f'/proc/self/fd/{fd}')})"
+    except (OSError, TypeError):
+        return what
 
 
 def _read_exact(src: BinaryIO, size: int, what: str, position: int) -> bytes:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..chunks import CHUNK_TOKENS, TokenChunk, starts_within
 from ..errors import NgramToolError, UsageError
-from .atomic import Staged
+from .atomic import Staged, attributed, close_quietly, is_output_failure
 from .npy import npy_header
 
 TOKEN_FORMATS = ("npy", "nanogpt", "llmc", "megatron", "datatrove")
@@ -248,7 +248,9 @@ class TokenFileWriter:
         num_tokens: tokens appended so far.
     """
 
-    def __init__(self, path: str | Path, fmt: str, vocab_size: int) -> None:
+    def __init__(
+        self, path: str | Path, fmt: str, vocab_size: int, *, expected_bytes: int | None = None
+    ) -> None:
         self.format = _check_format(fmt)
         if vocab_size < 1:
             raise UsageError(f"the vocabulary size must be positive (got {vocab_size})")
@@ -256,30 +258,41 @@ class TokenFileWriter:
         self.dtype = _write_dtype(self.format, vocab_size)
         self.files = _files_of(Path(path), self.format)
         self.num_tokens = 0
-        self.committed = False
+        self.committed = self._finished = False
         self._staged: list[Staged] = []
+        self._handle: BinaryIO | None = None
         # Document offsets stream to a scratch file (int64), not into memory, as they come.
         self._offsets: BinaryIO | None = None
         self._offsets_scratch: Staged | None = None
+        self._index: BinaryIO | None = None  # the Megatron or datatrove index, written on commit
         self._offset_count = 0
         try:
             for dest in self.files:
-                self._staged.append(Staged(dest))
-            self._handle: BinaryIO = self._staged[0].path.open("r+b")
+                self._staged.append(Staged(dest, expected_bytes=expected_bytes if not self._staged else None))
+            self._handle = self._staged[0].path.open("r+b")
             self._handle.write(self._header())
             if self.format in FORMATS_WITH_DOCUMENTS:
                 self._offsets_scratch = Staged(self.files[0].with_name(self.files[0].name + ".offsets"))
                 self._offsets = self._offsets_scratch.path.open("wb")
-        except OSError as exc:
-            self.abort()
-            raise NgramToolError(f"cannot write {self.files[0]}: {exc.strerror}") from None
+        except BaseException as exc:
+            self.abort(exc)
+            raise
+
+    @property
+    def expected_bytes(self) -> int | None:
+        """The estimated size of the token file (for messages about a full disk)."""
+        return self._staged[0].expected_bytes
+
+    @expected_bytes.setter
+    def expected_bytes(self, value: int | None) -> None:
+        self._staged[0].expected_bytes = value
 
     def __enter__(self) -> TokenFileWriter:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         if not self.committed:
-            self.abort()
+            self.abort(exc)
 
     def append(self, tokens: np.ndarray, doc_starts: np.ndarray) -> None:
         """Append token ids [n] and the positions in them (0..n, non-decreasing) where documents start.
@@ -301,18 +314,39 @@ class TokenFileWriter:
                 f"{self.files[0]}: an llm.c .bin holds at most {LLMC_MAX_TOKENS:,} tokens (its count is an "
                 "int32); split the output into shards or use `save_format=megatron` or datatrove"
             )
-        if self._offsets is not None:
-            first_tokens = ids.shape[0] > 0 and not (self.num_tokens or self._offset_count)
-            if first_tokens and not (starts.size and starts[0] == 0):
-                self._add_offsets(np.zeros(1, dtype=np.int64))  # tokens before any start: a document
-            self._add_offsets(starts + self.num_tokens)
-        _write_array(self._handle, ids, self.dtype)
+        with attributed(self.files[0]):
+            if self._offsets is not None:
+                first_tokens = ids.shape[0] > 0 and not (self.num_tokens or self._offset_count)
+                if first_tokens and not (starts.size and starts[0] == 0):
+                    self._add_offsets(np.zeros(1, dtype=np.int64))  # tokens before any start: a document
+                self._add_offsets(starts + self.num_tokens)
+            assert self._handle is not None
+            _write_array(self._handle, ids, self.dtype)
         self.num_tokens += ids.shape[0]
 
     def commit(self) -> TokenFile:
-        """Finish the header and index, rename every file into place; returns the file reopened."""
+        """Finish the header and index (:meth:`finish`), rename every file into place; returns
+        the file reopened."""
         if self.committed:
             raise ValueError("commit called twice")
+        self.finish()
+        with attributed(self.files[0]):
+            for staged in self._staged:
+                staged.publish()
+        self.committed = True
+        return open_token_file(self.files[0], self.format)
+
+    def finish(self) -> None:
+        """Write the header and the index, all but publishing (a run that writes several outputs
+        finishes them all before it publishes any)."""
+        if self._finished:
+            return
+        with attributed(self.files[0]):
+            self._finish()
+        self._finished = True
+
+    def _finish(self) -> None:
+        assert self._handle is not None
         self._handle.seek(0)
         self._handle.write(self._header())
         _close_durably(self._handle)
@@ -320,27 +354,30 @@ class TokenFileWriter:
             self._add_offsets(np.asarray([self.num_tokens], dtype=np.int64))
             self._offsets.close()
             offsets = np.memmap(self._offsets_scratch.path, dtype=INT64, mode="r")
-            with self._staged[1].path.open("wb") as handle:
-                if self.format == "megatron":
-                    _write_megatron_index(handle, offsets, self.dtype)
-                else:
-                    for lo in range(1, offsets.shape[0], OFFSET_BLOCK):
-                        _write_array(handle, offsets[lo : lo + OFFSET_BLOCK], DATATROVE_END)
-                _close_durably(handle)
+            self._index = self._staged[1].path.open("wb")
+            if self.format == "megatron":
+                _write_megatron_index(self._index, offsets, self.dtype)
+            else:
+                for lo in range(1, offsets.shape[0], OFFSET_BLOCK):
+                    _write_array(self._index, offsets[lo : lo + OFFSET_BLOCK], DATATROVE_END)
+            _close_durably(self._index)
             del offsets
             self._offsets_scratch.discard()
-        for staged in self._staged:
-            staged.publish()
-        self.committed = True
-        return open_token_file(self.files[0], self.format)
 
-    def abort(self) -> None:
-        """Close and remove the temporary files (the destination is untouched)."""
-        for handle in (getattr(self, "_handle", None), self._offsets):
-            if handle is not None:
-                handle.close()
-        for staged in [*self._staged, *([self._offsets_scratch] if self._offsets_scratch else [])]:
-            staged.discard()
+    def abort(self, exc: BaseException | None = None) -> None:
+        """Close and remove the temporary files (the destination is untouched). ``exc``, the
+        error that stopped the writer, is raised as one line with the sizes when it is the file
+        system's about the output (a full disk, a quota, a read-only file system)."""
+        for handle in (self._handle, self._offsets, self._index):
+            close_quietly(handle)
+        staged = [*self._staged, *([self._offsets_scratch] if self._offsets_scratch else [])]
+        if staged and isinstance(exc, OSError) and is_output_failure(exc, self.files[0]):
+            written = sum(part.written_bytes() for part in staged)
+            for part in staged[1:]:
+                part.discard()
+            raise staged[0].failure(exc, written) from None
+        for part in staged:
+            part.discard()
 
     def _header(self) -> bytes:
         """The header for the tokens written so far (the same size whatever the count)."""
@@ -389,6 +426,12 @@ def _check_format(fmt: str) -> str:
     if fmt not in TOKEN_FORMATS:
         raise UsageError(f"unknown token format {fmt!r}; choose one of {', '.join(TOKEN_FORMATS)}")
     return fmt
+
+
+def token_itemsize(fmt: str, vocab_size: int) -> int:
+    """Bytes per token of a token file written in ``fmt`` for ``vocab_size`` ids (the writer's
+    dtype, see :class:`TokenFileWriter`)."""
+    return _write_dtype(_check_format(fmt), vocab_size).itemsize
 
 
 def _write_dtype(fmt: str, vocab_size: int) -> np.dtype:
