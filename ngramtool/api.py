@@ -14,6 +14,7 @@ from typing import Any
 
 from .artifacts import IndexLike, open_index
 from .executors import HashEvents, HashOutcome, HashRequest, run_hash
+from .formats.checksum import DEFAULT_CHECKSUM
 from .presets import PRESETS
 from .spec import HashSpec
 
@@ -54,6 +55,7 @@ def hash_files(
     resume: bool = False,
     engine: str = "local",
     ray_address: str | None = None,
+    checksum: str = DEFAULT_CHECKSUM,
     events: HashEvents | None = None,
 ) -> IndexLike | list[IndexLike] | None:
     """Hash text files (or ``-`` for stdin, or glob patterns), or the ids of ``tokens_file``,
@@ -77,8 +79,10 @@ def hash_files(
         save_tokens, save_format: also write the raw ids as a token file.
         workers: tokenizer threads (default: all cores); the ids never depend on it.
         force: replace existing outputs.
-        backend, device: where to hash (``auto``, ``numpy``, ``torch``, ``triton``); every
-            backend gives the same rows.
+        backend, device: where to hash (``auto``, ``numba``, ``numpy``, ``torch``, ``triton``);
+            every backend gives the same rows.
+        checksum: the outputs' data checksum, ``"xxh3-128"`` (fast, for integrity) or
+            ``"sha256"`` (cryptographic); see docs/formats.md.
         events: receives progress (see :class:`ngramtool.executors.HashEvents`).
 
     Returns:
@@ -126,6 +130,7 @@ def hash_files(
         resume=resume,
         engine=engine,
         ray_address=ray_address,
+        checksum=checksum,
     )
     return _opened(run_hash(request, events))
 
@@ -151,6 +156,7 @@ def hash_texts(
     force: bool = False,
     backend: str = "auto",
     device: str | None = None,
+    checksum: str = DEFAULT_CHECKSUM,
     events: HashEvents | None = None,
 ) -> IndexLike | None:
     """Hash documents given as Python strings into one index directory (``-``: a pipe stream on
@@ -185,6 +191,7 @@ def hash_texts(
         force=force,
         backend=backend,
         device=device,
+        checksum=checksum,
     )
     opened = _opened(run_hash(request, events, documents=texts))
     assert not isinstance(opened, list)  # strings make one output

@@ -31,6 +31,7 @@ from .backends import BackendChoice, choose_backend
 from .encode import worker_count
 from .errors import NgramToolError, UsageError
 from .formats.atomic import check_output_file, partial_pattern
+from .formats.checksum import DEFAULT_CHECKSUM, check_algorithm
 from .formats.dataset import DATASET
 from .formats.index import MANIFEST, VOCAB_STORE, read_manifest, timestamp
 from .formats.settings import settings_difference
@@ -92,6 +93,7 @@ class HashRequest:
     resume: bool = False
     engine: str = "local"
     ray_address: str | None = None
+    checksum: str = DEFAULT_CHECKSUM
 
 
 @dataclass(frozen=True)
@@ -170,6 +172,7 @@ def run_hash(
             "`shard_index`, `num_shards`, `resume` and `engine` apply to sharded runs: `output=DIR/`"
         )
     choice = choose_backend(request.backend, request.device)
+    check_algorithm(request.checksum)
     tokenizer = request.tokenizer
     assumed = request.tokens_file is not None and tokenizer is None and request.vocab_size is None
     if request.tokens_file is None or assumed:

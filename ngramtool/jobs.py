@@ -24,6 +24,7 @@ from typing import Any
 from .chunks import TokenChunk
 from .encode import iter_text_chunks, iter_token_chunks, tokenization_record
 from .errors import UsageError
+from .formats.checksum import DEFAULT_CHECKSUM
 from .formats.index import IndexMeta, IndexWriter
 from .formats.stream import FORMAT_NAME as STREAM_FORMAT
 from .formats.stream import STREAM_MAJOR, STREAM_MINOR, StreamWriter
@@ -75,6 +76,7 @@ class HashJob:
     device: str | None = None
     created: str | None = None  # the manifest's creation time; one value for all shards of a run
     shared_vocab: bool = False  # a shard: its lookup table is stored once in the directory's vocab/
+    checksum: str = DEFAULT_CHECKSUM  # of the outputs' data: "xxh3-128" or "sha256"
 
     def to_payload(self) -> dict[str, Any]:
         """The job as plain JSON values (the spec as its JSON), to send to another process."""
@@ -205,11 +207,19 @@ def run_hash_job(
         if job.dest == "-":
             stream_manifest = meta.manifest(STREAM_FORMAT, f"{STREAM_MAJOR}.{STREAM_MINOR}")
             writer: IndexWriter | StreamWriter = outputs.enter_context(
-                StreamWriter(sys.stdout.buffer, stream_manifest, vocab.lut, spec)
+                StreamWriter(sys.stdout.buffer, stream_manifest, vocab.lut, spec, checksum=job.checksum)
             )
+            destination = None
         else:
-            writer = outputs.enter_context(
-                IndexWriter(Path(job.dest), meta, force=job.force, clock=clock, shared_vocab=job.shared_vocab)
+            writer = destination = outputs.enter_context(
+                IndexWriter(
+                    Path(job.dest),
+                    meta,
+                    force=job.force,
+                    clock=clock,
+                    shared_vocab=job.shared_vocab,
+                    checksum=job.checksum,
+                )
             )
         token_sink = None
         if job.save_tokens is not None:
@@ -218,7 +228,8 @@ def run_hash_job(
         behind = outputs.enter_context(WriteBehind())
         write = timed(clock, "write", writer.append)
         save = timed(clock, "write", token_sink.append) if token_sink is not None else None
-        for chunk, _, rows in hash_chunks(chunks, vocab, hasher, min(job.workers, MAX_HASH_THREADS), clock):
+        threads = min(job.workers, MAX_HASH_THREADS)
+        for chunk, _, rows in hash_chunks(chunks, vocab, hasher, threads, clock, destination):
             behind.submit(write, chunk.tokens, rows, chunk.doc_starts)
             if save is not None:
                 behind.submit(save, chunk.tokens, chunk.doc_starts)

@@ -55,6 +55,8 @@ class RowsKernel(Protocol):
     tensors: bool
     """True: :meth:`rows` takes and returns torch tensors on ``device``; False: numpy arrays."""
     device: str
+    # Optional ``fills = True``: ``rows`` takes ``out=``, a numpy array [T, L, C] of the row dtype,
+    # computes into it and returns it (numba, numpy); the hasher copies other kernels' rows.
 
     def rows(self, ids: Any, context: np.ndarray, resets: np.ndarray) -> Any:
         """Rows ``[T, L, C]`` of ``spec.row_dtype`` for one chunk.

@@ -168,6 +168,13 @@ BackendOpt = Annotated[
         help="Hash backend: auto, numba, numpy, torch or triton (identical rows; auto = fastest).",
     ),
 ]
+ChecksumOpt = Annotated[
+    str,
+    typer.Option(
+        "--checksum",
+        help="Checksum of the data written: xxh3-128 (fast, detects corruption) or sha256 (cryptographic).",
+    ),
+]
 DeviceOpt = Annotated[
     str | None, typer.Option("--device", help="Where to hash: cpu, cuda or cuda:N (default: cpu for auto).")
 ]

@@ -26,13 +26,16 @@ from ..profiling import StageClock
 from ..spec import HashSpec
 from ..version import __version__
 from .atomic import Staged, fsync_dir, write_json_durably
-from .npy import NpyStreamWriter, array_sha256, atomic_npy, map_npy
+from .checksum import DEFAULT_CHECKSUM, SHA256, array_checksum, checksum_record
+from .npy import NpyStreamWriter, SlabNpyWriter, atomic_npy, map_npy
 from .schema import INDEX_MANIFEST, load_json_document, spec_from_record
 
 FORMAT_NAME = "ngramtool-index"
 FORMAT_MAJOR = 1
 # 1.1: the "tokenization" record; the lookup table may be the one a dataset directory shares
-FORMAT_VERSION = "1.1"
+# 1.2: array checksums named by algorithm: "data_xxh3_128" (the default) or "data_sha256"; the
+#      rows' .npy header is padded to 4096 bytes (the data starts block-aligned)
+FORMAT_VERSION = "1.2"
 MANIFEST = "manifest.json"
 VOCAB_STORE = "vocab"  # a dataset directory's shared lookup tables, one file per fingerprint
 SHARED_LUT_PATTERN = rf"\.\./{VOCAB_STORE}/[0-9a-f]{{64}}\.npy"
@@ -96,9 +99,12 @@ class IndexWriter:
     """Stream tokens, rows and document starts into an index directory; :meth:`commit` publishes it.
 
     Use as a context manager: leaving the block without ``commit`` (an error, Ctrl-C) removes the
-    temporary directory and leaves the destination untouched. ``clock`` times the rows' sha256.
-    With ``shared_vocab`` (the shards of a sharded run) the lookup table is not written into the
-    index but stored once in its parent directory (:func:`store_shared_lut`).
+    temporary directory and leaves the destination untouched. Each array's data is checksummed
+    with ``checksum`` (:mod:`ngramtool.formats.checksum`); ``clock`` times the rows' checksum,
+    under the algorithm's name. With ``shared_vocab`` (the shards of a sharded run) the lookup
+    table is not written into the index but stored once in its parent directory
+    (:func:`store_shared_lut`). The rows are written from aligned slabs that the hashing can fill
+    in place (:meth:`rows_out`).
     """
 
     def __init__(
@@ -109,8 +115,10 @@ class IndexWriter:
         force: bool = False,
         clock: StageClock | None = None,
         shared_vocab: bool = False,
+        checksum: str = DEFAULT_CHECKSUM,
     ) -> None:
         self.dest = Path(dest)
+        self.checksum = checksum
         self.meta = meta
         self.shared_vocab = shared_vocab
         if self.dest.exists() and not force:
@@ -125,16 +133,19 @@ class IndexWriter:
             raise NgramToolError(f"cannot create the output next to {self.dest}: {exc.strerror}") from None
         self.tmp = self.staged.path
         spec = meta.spec
-        self.tokens = NpyStreamWriter(self.tmp / "tokens.npy", np.dtype(np.uint32))
-        self.rows = NpyStreamWriter(
+        self.tokens = NpyStreamWriter(self.tmp / "tokens.npy", np.dtype(np.uint32), checksum=checksum)
+        self.rows = SlabNpyWriter(
             self.tmp / "rows.npy",
             spec.row_dtype,
             (spec.num_layers, spec.num_columns),
+            checksum=checksum,
             digest_behind=True,
             clock=clock,
         )
         # Document starts stream to disk as they come (a list would grow with the corpus).
-        self.doc_offsets = NpyStreamWriter(self.tmp / "doc_offsets.npy", np.dtype(np.int64))
+        self.doc_offsets = NpyStreamWriter(
+            self.tmp / "doc_offsets.npy", np.dtype(np.int64), checksum=checksum
+        )
         self.committed = False
 
     def __enter__(self) -> IndexWriter:
@@ -145,6 +156,16 @@ class IndexWriter:
             for writer in (self.tokens, self.rows, self.doc_offsets):
                 writer.abort()
             self.staged.discard()
+
+    @property
+    def rows_block(self) -> int:
+        """Rows the writer writes at a time: :meth:`rows_out` ranges must not cross a multiple of it."""
+        return self.rows.slab_rows
+
+    def rows_out(self, position: int, count: int) -> np.ndarray:
+        """Where the rows of tokens ``[position, position + count)`` will be written from: an
+        array to compute them into, which :meth:`append` then writes without a copy."""
+        return self.rows.out(position, count)
 
     def append(self, tokens: np.ndarray, rows: np.ndarray, doc_starts: np.ndarray) -> None:
         """Append a chunk: raw ids [n], rows [n, L, C], document starts as positions in the chunk."""
@@ -159,7 +180,7 @@ class IndexWriter:
         self.doc_offsets.append(np.asarray([num_tokens], dtype=np.int64))
         writers = [("tokens", self.tokens), ("rows", self.rows), ("doc_offsets", self.doc_offsets)]
         if not self.shared_vocab:
-            lut_writer = NpyStreamWriter(self.tmp / "lut.npy", np.dtype(np.int64))
+            lut_writer = NpyStreamWriter(self.tmp / "lut.npy", np.dtype(np.int64), checksum=self.checksum)
             lut_writer.append(self.meta.lut)
             writers.append(("lut", lut_writer))
         arrays = {}
@@ -169,7 +190,7 @@ class IndexWriter:
                 "file": writer.path.name,
                 "dtype": writer.dtype.str,
                 "shape": list(writer.shape),
-                "data_sha256": writer.sha256,
+                **checksum_record("data", writer.algorithm, writer.checksum),
             }
         if self.shared_vocab:  # stored before the index is published: it never points at nothing
             arrays["lut"] = store_shared_lut(self.dest.parent, self.meta.lut)
@@ -196,7 +217,7 @@ def _holds_table(path: Path, fingerprint: str) -> bool:
         table = np.load(path)
     except (OSError, ValueError, EOFError):
         return False
-    if table.dtype.str == "<i8" and table.ndim == 1 and array_sha256(table) == fingerprint:
+    if table.dtype.str == "<i8" and table.ndim == 1 and array_checksum(table, SHA256) == fingerprint:
         _TABLES_FOUND.add(seen)
         return True
     return False
@@ -209,9 +230,10 @@ def store_shared_lut(directory: Path, lut: np.ndarray) -> dict[str, Any]:
     The file is named by the sha256 of its data (the vocabulary fingerprint), so the shards of a
     sharded run share one file per vocabulary, and writers running at once (Ray tasks) write the
     same bytes: a missing or damaged file is written under a temporary name and renamed into place.
+    Its record's checksum is that sha256, whatever the index's checksum is.
     """
     table = np.ascontiguousarray(lut, dtype="<i8")
-    fingerprint = array_sha256(table)
+    fingerprint = array_checksum(table, SHA256)
     store = Path(directory) / VOCAB_STORE
     path = store / f"{fingerprint}.npy"
     if not _holds_table(path, fingerprint):
@@ -219,7 +241,7 @@ def store_shared_lut(directory: Path, lut: np.ndarray) -> dict[str, Any]:
             if not store.is_dir():
                 store.mkdir(exist_ok=True)
                 fsync_dir(store.parent)
-            with atomic_npy(path, table.dtype) as writer:
+            with atomic_npy(path, table.dtype, checksum=SHA256) as writer:
                 writer.append(table)
             fsync_dir(store)
         except OSError as exc:
@@ -228,7 +250,7 @@ def store_shared_lut(directory: Path, lut: np.ndarray) -> dict[str, Any]:
         "file": f"../{VOCAB_STORE}/{path.name}",
         "dtype": table.dtype.str,
         "shape": [int(table.shape[0])],
-        "data_sha256": fingerprint,
+        **checksum_record("data", SHA256, fingerprint),
     }
 
 
