@@ -40,7 +40,9 @@ from .writeback import WriteBehind
 
 SUFFIX_FORMATS = {".npy": "npy", ".ds": "datatrove", ".bin": "nanogpt"}
 UINT16_IDS = 1 << 16
-# Hash threads: each hashes 10-15M tokens/s, so a few keep up with many tokenizer threads.
+# Tokenizer threads one hash thread keeps up with: a numba thread hashes 20-40M tokens/s, a numpy
+# thread 6-14M, a tiktoken thread encodes 1-2.5M (docs/performance.md).
+WORKERS_PER_HASH_THREAD = {"numba": 8, "numpy": 4}
 MAX_HASH_THREADS = 4
 Progress = Callable[[int, int], None]  # (bytes consumed, tokens written) since the last call
 
@@ -142,6 +144,14 @@ def save_format(path: str, given: str | None, raw_size: int) -> str:
     return fmt
 
 
+def hash_threads(workers: int, backend: str) -> int:
+    """Threads that hash for ``workers`` tokenizer threads: as few as keep up with them (every
+    other core tokenizes), at most MAX_HASH_THREADS. Backends other than numba and numpy
+    parallelize inside their kernels (:func:`ngramtool.pipeline.hash_chunks` gives them one)."""
+    per_thread = WORKERS_PER_HASH_THREAD.get(backend, 1)
+    return max(1, min(MAX_HASH_THREADS, -(-workers // per_thread)))
+
+
 def input_bytes(job: HashJob) -> int | None:
     """Bytes the job will read (for progress), or None when reading stdin."""
     if job.tokens_file is not None:
@@ -228,7 +238,7 @@ def run_hash_job(
         behind = outputs.enter_context(WriteBehind())
         write = timed(clock, "write", writer.append)
         save = timed(clock, "write", token_sink.append) if token_sink is not None else None
-        threads = min(job.workers, MAX_HASH_THREADS)
+        threads = hash_threads(job.workers, job.backend)
         for chunk, _, rows in hash_chunks(chunks, vocab, hasher, threads, clock, destination):
             behind.submit(write, chunk.tokens, rows, chunk.doc_starts)
             if save is not None:

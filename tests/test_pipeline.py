@@ -184,3 +184,11 @@ def test_a_job_that_fails_while_setting_up_leaves_no_threads_or_files(tmp_path):
         run_hash_job(job)
     assert not [t for t in set(threading.enumerate()) - before if t.name.startswith("ngramtool-")]
     assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_hash_threads_follow_the_tokenizer_threads():
+    from ngramtool.jobs import MAX_HASH_THREADS, hash_threads
+
+    assert [hash_threads(w, "numba") for w in (1, 2, 8, 9, 16, 64)] == [1, 1, 1, 2, 2, MAX_HASH_THREADS]
+    assert [hash_threads(w, "numpy") for w in (1, 4, 5, 12)] == [1, 1, 2, 3]
+    assert hash_threads(16, "torch") == MAX_HASH_THREADS  # one in hash_chunks: torch has its own threads

@@ -157,7 +157,8 @@ WorkersOpt = Annotated[
     typer.Option(
         "--workers",
         "-j",
-        help="Tokenizer threads (default: all cores; hash also hashes on up to 4); ids never depend on it.",
+        help="Tokenizer threads (default: all cores; hash adds a hash thread per 8, at most 4); "
+        "ids never depend on it.",
         min=1,
     ),
 ]
