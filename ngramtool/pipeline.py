@@ -62,7 +62,8 @@ def hash_chunks(
     numba backends hash consecutive pieces on several threads at once (each piece carries its own
     context, see :meth:`NgramHasher.deferred`); other backends parallelize inside their kernels
     and get one thread. At most ``threads + 1`` pieces are in flight, which bounds memory.
-    ``clock`` counts the hashing's CPU time as ``hash``. With a ``destination`` the pieces are
+    ``clock`` counts the hashing's CPU time as ``hash``, the vocabulary mapping's as
+    ``canonicalize``. With a ``destination`` the pieces are
     cut at its blocks and hashed straight into the memory it will write from (no copy).
     """
     spec = hasher.spec
@@ -76,7 +77,7 @@ def hash_chunks(
         pieces = (chunk for whole in chunks for chunk in split_chunk(whole, max_tokens))
     pending: deque[tuple[TokenChunk, np.ndarray, Future[np.ndarray]]] = deque()
     with ThreadPoolExecutor(max(1, threads), thread_name_prefix="ngramtool-hash") as pool:
-        for position, chunk, canonical in canonical_chunks(pieces, vocab):
+        for position, chunk, canonical in canonical_chunks(pieces, vocab, clock):
             out = None if destination is None else destination.rows_out(position, chunk.tokens.shape[0])
             compute = timed(clock, "hash", hasher.deferred(canonical, chunk.doc_starts, out=out))
             pending.append((chunk, canonical, pool.submit(compute)))

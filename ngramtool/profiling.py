@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 R = TypeVar("R")
 # How reports list the stages; the checksum stage is named by its algorithm.
-STAGE_ORDER = ("tokenize", "hash", "write", "xxh3-128", "sha256")
+STAGE_ORDER = ("tokenize", "canonicalize", "hash", "write", "xxh3-128", "sha256")
 
 
 def process_cpu_seconds() -> float:
@@ -57,7 +57,7 @@ class StageClock:
     def report(self) -> dict[str, Any]:
         """Wall and process CPU seconds since the clock started, each stage's CPU seconds (in
         ``STAGE_ORDER``), and the CPU seconds no stage accounts for (``other_cpu_seconds``: the
-        main thread's reading and chunking, and threads that no stage wraps, such as a
+        main thread's reading, cutting and chunking, and threads that no stage wraps, such as a
         tokenizer library's own pool)."""
         wall = time.perf_counter() - self._wall_start
         cpu = process_cpu_seconds() - self._cpu_start

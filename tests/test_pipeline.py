@@ -159,7 +159,7 @@ def test_a_hash_run_reports_where_its_cpu_time_went(tmp_path):
     spec = HashSpec(vocab_size=vocab.size)
     job = HashJob((str(CORPUS),), str(tmp_path / "x.ngidx"), spec, workers=2)
     profile = run_hash_job(job)["profile"]
-    assert list(profile["stage_cpu_seconds"]) == ["tokenize", "hash", "write", "xxh3-128"]
+    assert list(profile["stage_cpu_seconds"]) == ["tokenize", "canonicalize", "hash", "write", "xxh3-128"]
     assert all(seconds > 0 for seconds in profile["stage_cpu_seconds"].values())
     accounted = sum(profile["stage_cpu_seconds"].values()) + profile["other_cpu_seconds"]
     assert profile["cpu_seconds"] == pytest.approx(accounted, abs=0.01) or profile["other_cpu_seconds"] == 0
