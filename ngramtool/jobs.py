@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from .backends import choose_backend
 from .chunks import TokenChunk
 from .encode import iter_text_chunks, iter_token_chunks, tokenization_record
 from .errors import UsageError
@@ -144,11 +145,12 @@ def save_format(path: str, given: str | None, raw_size: int) -> str:
     return fmt
 
 
-def hash_threads(workers: int, backend: str) -> int:
+def hash_threads(workers: int, backend: str, device: str | None = None) -> int:
     """Threads that hash for ``workers`` tokenizer threads: as few as keep up with them (every
-    other core tokenizes), at most MAX_HASH_THREADS. Backends other than numba and numpy
-    parallelize inside their kernels (:func:`ngramtool.pipeline.hash_chunks` gives them one)."""
-    per_thread = WORKERS_PER_HASH_THREAD.get(backend, 1)
+    other core tokenizes), at most MAX_HASH_THREADS. ``backend`` (``auto`` or a name) is resolved
+    as the hasher resolves it. Backends other than numba and numpy parallelize inside their
+    kernels (:func:`ngramtool.pipeline.hash_chunks` gives them one)."""
+    per_thread = WORKERS_PER_HASH_THREAD.get(choose_backend(backend, device).name, 1)
     return max(1, min(MAX_HASH_THREADS, -(-workers // per_thread)))
 
 
@@ -238,7 +240,7 @@ def run_hash_job(
         behind = outputs.enter_context(WriteBehind())
         write = timed(clock, "write", writer.append)
         save = timed(clock, "write", token_sink.append) if token_sink is not None else None
-        threads = hash_threads(job.workers, job.backend)
+        threads = hash_threads(job.workers, job.backend, job.device)
         for chunk, _, rows in hash_chunks(chunks, vocab, hasher, threads, clock, destination):
             behind.submit(write, chunk.tokens, rows, chunk.doc_starts)
             if save is not None:

@@ -192,3 +192,13 @@ def test_hash_threads_follow_the_tokenizer_threads():
     assert [hash_threads(w, "numba") for w in (1, 2, 8, 9, 16, 64)] == [1, 1, 1, 2, 2, MAX_HASH_THREADS]
     assert [hash_threads(w, "numpy") for w in (1, 4, 5, 12)] == [1, 1, 2, 3]
     assert hash_threads(16, "torch") == MAX_HASH_THREADS  # one in hash_chunks: torch has its own threads
+
+
+def test_hash_threads_resolve_auto_to_the_backend_it_picks():
+    from ngramtool.backends import choose_backend
+    from ngramtool.jobs import hash_threads
+
+    picked = choose_backend("auto").name
+    assert picked in ("numba", "numpy")
+    assert [hash_threads(w, "auto") for w in (2, 9, 16)] == [hash_threads(w, picked) for w in (2, 9, 16)]
+    assert hash_threads(2, "auto") == 1  # two tokenizer threads need one hash thread, not two
