@@ -14,6 +14,7 @@ from typing import Any
 
 from .artifacts import IndexLike, open_index
 from .executors import HashEvents, HashOutcome, HashRequest, run_hash
+from .formats.checksum import DEFAULT_CHECKSUM
 from .presets import PRESETS
 from .spec import HashSpec
 
@@ -55,6 +56,7 @@ def hash_files(
     engine: str = "local",
     ray_address: str | None = None,
     no_space_check: bool = False,
+    checksum: str = DEFAULT_CHECKSUM,
     events: HashEvents | None = None,
 ) -> IndexLike | list[IndexLike] | None:
     """Hash text files (or ``-`` for stdin, or glob patterns), or the ids of ``tokens_file``,
@@ -81,8 +83,10 @@ def hash_files(
         no_space_check: start even when the outputs' estimated size (from the input size and the
             spec) exceeds the free space of their file systems; by default such a run is
             refused before it starts.
-        backend, device: where to hash (``auto``, ``numpy``, ``torch``, ``triton``); every
-            backend gives the same rows.
+        backend, device: where to hash (``auto``, ``numba``, ``numpy``, ``torch``, ``triton``);
+            every backend gives the same rows.
+        checksum: the outputs' data checksum, ``"xxh3-128"`` (fast, for integrity) or
+            ``"sha256"`` (cryptographic); see docs/formats.md.
         events: receives progress (see :class:`ngramtool.executors.HashEvents`).
 
     Returns:
@@ -131,6 +135,7 @@ def hash_files(
         engine=engine,
         ray_address=ray_address,
         no_space_check=no_space_check,
+        checksum=checksum,
     )
     return _opened(run_hash(request, events))
 
@@ -156,6 +161,7 @@ def hash_texts(
     force: bool = False,
     backend: str = "auto",
     device: str | None = None,
+    checksum: str = DEFAULT_CHECKSUM,
     events: HashEvents | None = None,
 ) -> IndexLike | None:
     """Hash documents given as Python strings into one index directory (``-``: a pipe stream on
@@ -190,6 +196,7 @@ def hash_texts(
         force=force,
         backend=backend,
         device=device,
+        checksum=checksum,
     )
     opened = _opened(run_hash(request, events, documents=texts))
     assert not isinstance(opened, list)  # strings make one output

@@ -8,11 +8,14 @@ of each chunk along.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 import numpy as np
+
+from .profiling import StageClock, timed
 
 CHUNK_TOKENS = 1 << 20
 
@@ -43,26 +46,28 @@ def starts_within(starts: np.ndarray, lo: int, hi: int, total: int) -> np.ndarra
     return starts[(starts >= lo) & ((starts < hi) | (hi == total))] - lo
 
 
-def split_chunk(chunk: TokenChunk, max_tokens: int) -> Iterator[TokenChunk]:
-    """``chunk`` in pieces of at most ``max_tokens`` tokens, document starts kept in place.
+def split_chunk(chunk: TokenChunk, max_tokens: int, first: int | None = None) -> Iterator[TokenChunk]:
+    """``chunk`` in pieces of at most ``max_tokens`` tokens (the first of at most ``first``, by
+    default ``max_tokens``), document starts kept in place.
 
     The first piece carries the chunk's byte, cut and skipped-record counts; starts at the very end
     of the chunk (empty trailing documents) go with the last piece.
     """
     total = chunk.tokens.shape[0]
-    if total <= max_tokens:
+    first = max_tokens if first is None else first
+    if total <= first:
         yield chunk
         return
     starts = chunk.doc_starts
-    for lo in range(0, total, max_tokens):
-        hi = min(lo + max_tokens, total)
-        first = lo == 0
+    cuts = [0, *range(first, total, max_tokens), total]
+    for lo, hi in itertools.pairwise(cuts):
+        opening = lo == 0
         yield TokenChunk(
             chunk.tokens[lo:hi],
             starts_within(starts, lo, hi, total),
-            chunk.nbytes if first else 0,
-            chunk.hard_cuts if first else 0,
-            chunk.skipped_records if first else 0,
+            chunk.nbytes if opening else 0,
+            chunk.hard_cuts if opening else 0,
+            chunk.skipped_records if opening else 0,
         )
 
 
@@ -87,13 +92,15 @@ Chunk = TypeVar("Chunk", bound=HasTokens)
 
 
 def canonical_chunks(
-    chunks: Iterable[Chunk], vocab: Canonicalizer
+    chunks: Iterable[Chunk], vocab: Canonicalizer, clock: StageClock | None = None
 ) -> Iterator[tuple[int, Chunk, np.ndarray]]:
     """(first position, chunk, canonical ids) for each chunk of one stream, in order.
 
     An id that the vocabulary cannot map raises an error naming its position in the stream.
+    ``clock`` counts the mapping's CPU time as the ``canonicalize`` stage.
     """
+    canonicalize = timed(clock, "canonicalize", vocab.canonicalize)
     position = 0
     for chunk in chunks:
-        yield position, chunk, vocab.canonicalize(chunk.tokens, first_position=position)
+        yield position, chunk, canonicalize(chunk.tokens, first_position=position)
         position += chunk.tokens.shape[0]

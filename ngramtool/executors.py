@@ -36,6 +36,7 @@ from .formats.atomic import (
     refuse_busy,
     unfinished_destination,
 )
+from .formats.checksum import DEFAULT_CHECKSUM, check_algorithm
 from .formats.dataset import DATASET
 from .formats.index import MANIFEST, VOCAB_STORE, read_manifest, timestamp
 from .formats.settings import settings_difference
@@ -100,6 +101,7 @@ class HashRequest:
     engine: str = "local"
     ray_address: str | None = None
     no_space_check: bool = False
+    checksum: str = DEFAULT_CHECKSUM
 
 
 @dataclass(frozen=True)
@@ -178,6 +180,7 @@ def run_hash(
             "`shard_index`, `num_shards`, `resume` and `engine` apply to sharded runs: `output=DIR/`"
         )
     choice = choose_backend(request.backend, request.device)
+    check_algorithm(request.checksum)
     tokenizer = request.tokenizer
     assumed = request.tokens_file is not None and tokenizer is None and request.vocab_size is None
     if request.tokens_file is None or assumed:

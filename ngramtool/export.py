@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
 from .artifacts import IndexLike, Kind, expect_kind, open_index
 from .errors import NgramToolError, UsageError
 from .formats.atomic import Staged, write_json_durably
+from .formats.checksum import DEFAULT_CHECKSUM, check_algorithm, checksum_record, new_digest, recorded
 from .formats.index import Index
 from .formats.npy import HEADER_BYTES, NpyStreamWriter
 
@@ -21,10 +21,16 @@ LAYOUTS = ("per-layer",)
 
 
 def export_path(
-    path: str | Path, output: str | Path | None = None, *, layout: str = "per-layer", force: bool = False
+    path: str | Path,
+    output: str | Path | None = None,
+    *,
+    layout: str = "per-layer",
+    force: bool = False,
+    checksum: str = DEFAULT_CHECKSUM,
 ) -> tuple[Path, dict[str, Any]]:
     """Export the index or merged dataset at ``path`` in ``layout`` (:func:`export_per_layer`) to
-    ``output`` (default: ``path`` + ``.layers``); returns (the output, its layout record).
+    ``output`` (default: ``path`` + ``.layers``); returns (the output, its layout record). Each
+    file's data is recorded with its ``checksum`` (``"xxh3-128"`` or ``"sha256"``).
 
     >>> from ngramtool.export import export_path
     >>> dest, record = export_path("corpus.ngidx", "corpus.layers", force=True)
@@ -35,19 +41,23 @@ def export_path(
         raise UsageError(f"`layout` must be 'per-layer' (got {layout!r})")
     if output is not None and str(output) == "-":
         raise UsageError("export writes a directory of .npy files, not stdout: give `output=DIR`, not -")
+    check_algorithm(checksum)
     expect_kind(path, [Kind.INDEX, Kind.DATASET])
     index = open_index(path)
     source = Path(path)
     named = source.resolve() if source.name in ("", "..") else source  # '.' and '..' have no name
     dest = Path(output) if output is not None else named.with_name(named.name + ".layers")
-    return dest, export_per_layer(index, dest, force=force)
+    return dest, export_per_layer(index, dest, force=force, checksum=checksum)
 
 
-def export_per_layer(index: IndexLike, dest: Path, *, force: bool = False) -> dict[str, Any]:
-    """Write one ``[T, C]`` .npy per Engram layer (``rows_layer{ID}.npy``) and ``layers.json``.
+def export_per_layer(
+    index: IndexLike, dest: Path, *, force: bool = False, checksum: str = DEFAULT_CHECKSUM
+) -> dict[str, Any]:
+    """Write one ``[T, C]`` .npy per Engram layer (``rows_layer{ID}.npy``) and ``layers.json``,
+    each file's data recorded with its ``checksum``.
 
-    Every row read is checked against the sha256 its index's manifest records (each shard's, for
-    a merged dataset): a damaged index raises NgramToolError and leaves no output. The directory
+    Every row read is checked against the checksum its index's manifest records (each shard's,
+    for a merged dataset): a damaged index raises NgramToolError and leaves no output. The directory
     is built under a temporary name and renamed into place; an existing export (``force``) is
     replaced only once the new one is complete. Returns the layout record written to
     ``layers.json``.
@@ -69,19 +79,24 @@ def export_per_layer(index: IndexLike, dest: Path, *, force: bool = False) -> di
     size = (HEADER_BYTES + len(index) * spec.num_columns * spec.row_dtype.itemsize) * spec.num_layers
     size += LAYOUT_BYTES
     with Staged(dest, directory=True, expected_bytes=size) as staged:
-        record = _write_layers(index, staged.path)
+        record = _write_layers(index, staged.path, checksum)
         staged.publish()
     return record
 
 
-def _write_layers(index: IndexLike, tmp: Path) -> dict[str, Any]:
+def _write_layers(index: IndexLike, tmp: Path, checksum: str) -> dict[str, Any]:
     """Write the per-layer files and ``layers.json`` into ``tmp``; returns the layout record."""
     spec = index.spec
     writers: list[NpyStreamWriter] = []
     try:
         for layer_id in spec.layer_ids:
             writers.append(
-                NpyStreamWriter(tmp / f"rows_layer{layer_id}.npy", spec.row_dtype, (spec.num_columns,))
+                NpyStreamWriter(
+                    tmp / f"rows_layer{layer_id}.npy",
+                    spec.row_dtype,
+                    (spec.num_columns,),
+                    checksum=checksum,
+                )
             )
         for shard in index.shards:
             _copy_checked_rows(shard, writers)
@@ -102,7 +117,7 @@ def _write_layers(index: IndexLike, tmp: Path) -> dict[str, Any]:
                 "shape": list(writer.shape),
                 "dtype": writer.dtype.str,
                 "table_rows": rows_in_table,
-                "data_sha256": writer.sha256,
+                **checksum_record("data", writer.algorithm, writer.checksum),
             }
         )
     record = {
@@ -117,16 +132,17 @@ def _write_layers(index: IndexLike, tmp: Path) -> dict[str, Any]:
 
 
 def _copy_checked_rows(index: Index, writers: list[NpyStreamWriter]) -> None:
-    """Append each layer's rows of ``index`` to its writer, checking the manifest's rows sha256."""
-    digest = hashlib.sha256()
+    """Append each layer's rows of ``index`` to its writer, checking the manifest's rows checksum."""
+    record = index.manifest["arrays"]["rows"]
+    algorithm, expected = recorded(record, "data")
+    digest = new_digest(algorithm)
     for lo in range(0, len(index), CHUNK_TOKENS):
         block = index.rows[lo : lo + CHUNK_TOKENS]
         digest.update(block.reshape(-1).view("u1"))
         for li, writer in enumerate(writers):
             writer.append(block[:, li, :])
-    record = index.manifest["arrays"]["rows"]
-    if digest.hexdigest() != record["data_sha256"]:
+    if digest.hexdigest() != expected:
         raise NgramToolError(
-            f"{index.path / record['file']}: the rows do not match the sha256 in its manifest; "
+            f"{index.path / record['file']}: the rows do not match the {algorithm} in its manifest; "
             "the index is damaged (ngramtool verify checks it): nothing was exported"
         )

@@ -132,6 +132,7 @@ class NumpyRows:
 
     tensors = False
     device = "cpu"
+    fills = True  # rows() computes into a given ``out``
 
     def __init__(self, spec: HashSpec, *, offsets: bool, negative_ids: NegativeIds) -> None:
         self.spec = spec
@@ -146,11 +147,15 @@ class NumpyRows:
             kernel = self._per_thread.kernel = _FastKernel(self.spec, self.offsets)
         return kernel
 
-    def rows(self, ids: np.ndarray, context: np.ndarray, resets: np.ndarray) -> np.ndarray:
-        """Rows [T, L, C] of the chunk ``ids`` after ``context``; documents start at ``resets``."""
+    def rows(
+        self, ids: np.ndarray, context: np.ndarray, resets: np.ndarray, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Rows [T, L, C] of the chunk ``ids`` after ``context`` (into ``out`` when given);
+        documents start at ``resets``."""
         spec, n = self.spec, self.spec.max_ngram
         ext = np.concatenate([context, ids.astype(np.int64)])
-        out = np.empty((ids.shape[0], spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
+        if out is None:
+            out = np.empty((ids.shape[0], spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
         if self.mask:
             ext[ext < 0] = spec.pad_id
             ext_u = ext.astype(np.uint64)
@@ -249,12 +254,14 @@ class NgramHasher:
             self._context, self._position = state
             raise
 
-    def deferred(self, ids: Any, doc_starts: Any = None) -> Callable[[], Any]:
+    def deferred(self, ids: Any, doc_starts: Any = None, out: np.ndarray | None = None) -> Callable[[], Any]:
         """Take the next chunk now; return a function that computes its rows (as :meth:`__call__`).
 
         The ids are checked and the stream advances at once, and the returned function carries
         this chunk's own context, so functions of consecutive chunks may run later, in any order
         and on several threads at once. ``ids`` must stay unchanged until its function has run.
+        ``out`` (a numpy array [T, L, C] of the spec's row dtype) receives the rows, and the
+        function returns it: the numba and numpy kernels compute into it, others are copied.
         """
         ids = _as_id_vector(ids)
         t_total = ids.shape[0]
@@ -265,10 +272,21 @@ class NgramHasher:
             resets = np.unique(starts[starts < t_total])
         kernel = self._kernel(device_of(ids))
         chunk = to_tensor(ids, kernel.device) if kernel.tensors else to_numpy(ids)
+        spec = self.spec
+        if out is not None and (
+            out.shape != (t_total, spec.num_layers, spec.num_columns) or out.dtype != spec.row_dtype
+        ):
+            raise ValueError(
+                f"`out` must be {spec.row_dtype} [{t_total}, {spec.num_layers}, {spec.num_columns}]"
+            )
         context = self._context
         self._context = self._next_context(ids, starts)
         self._position += t_total
-        return lambda: like(kernel.rows(chunk, context, resets), ids)
+        if out is None:
+            return lambda: like(kernel.rows(chunk, context, resets), ids)
+        if getattr(kernel, "fills", False):
+            return lambda: kernel.rows(chunk, context, resets, out=out)
+        return lambda: _fill(out, to_numpy(kernel.rows(chunk, context, resets)))
 
     def _kernel(self, input_device: str) -> RowsKernel:
         """The backend evaluator for chunks that live on ``input_device`` (made once per device)."""
@@ -301,6 +319,12 @@ class NgramHasher:
             # The carried context must not reach back before the last document start.
             context[: max(int(starts[-1]) + n - 1 - t_total, 0)] = self.spec.pad_id
         return context
+
+
+def _fill(out: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``rows`` copied into ``out``; returns ``out``."""
+    np.copyto(out, rows)
+    return out
 
 
 def lag_windows(ext: np.ndarray, n: int) -> np.ndarray:

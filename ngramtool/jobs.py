@@ -21,9 +21,11 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from .backends import choose_backend
 from .chunks import TokenChunk
 from .encode import iter_text_chunks, iter_token_chunks, tokenization_record
 from .errors import UsageError
+from .formats.checksum import DEFAULT_CHECKSUM
 from .formats.index import IndexMeta, IndexWriter
 from .formats.stream import FORMAT_NAME as STREAM_FORMAT
 from .formats.stream import STREAM_MAJOR, STREAM_MINOR, StreamWriter
@@ -40,7 +42,9 @@ from .writeback import WriteBehind
 
 SUFFIX_FORMATS = {".npy": "npy", ".ds": "datatrove", ".bin": "nanogpt"}
 UINT16_IDS = 1 << 16
-# Hash threads: each hashes 10-15M tokens/s, so a few keep up with many tokenizer threads.
+# Tokenizer threads one hash thread keeps up with: a numba thread hashes 20-40M tokens/s, a numpy
+# thread 6-14M, a tiktoken thread encodes 1-2.5M (docs/performance.md).
+WORKERS_PER_HASH_THREAD = {"numba": 8, "numpy": 4}
 MAX_HASH_THREADS = 4
 Progress = Callable[[int, int], None]  # (bytes consumed, tokens written) since the last call
 
@@ -77,6 +81,7 @@ class HashJob:
     created: str | None = None  # the manifest's creation time; one value for all shards of a run
     shared_vocab: bool = False  # a shard: its lookup table is stored once in the directory's vocab/
     expected_tokens: int | None = None  # the estimated token count (messages about a full disk)
+    checksum: str = DEFAULT_CHECKSUM  # of the outputs' data: "xxh3-128" or "sha256"
 
     def to_payload(self) -> dict[str, Any]:
         """The job as plain JSON values (the spec as its JSON), to send to another process."""
@@ -150,6 +155,15 @@ def output_sizes(job: HashJob, raw_size: int) -> list[OutputSize]:
         fmt = save_format(job.save_tokens, job.save_format, raw_size)
         sizes.append(token_file_size(job.save_tokens, fmt, raw_size))
     return sizes
+
+
+def hash_threads(workers: int, backend: str, device: str | None = None) -> int:
+    """Threads that hash for ``workers`` tokenizer threads: as few as keep up with them (every
+    other core tokenizes), at most MAX_HASH_THREADS. ``backend`` (``auto`` or a name) is resolved
+    as the hasher resolves it. Backends other than numba and numpy parallelize inside their
+    kernels (:func:`ngramtool.pipeline.hash_chunks` gives them one)."""
+    per_thread = WORKERS_PER_HASH_THREAD.get(choose_backend(backend, device).name, 1)
+    return max(1, min(MAX_HASH_THREADS, -(-workers // per_thread)))
 
 
 def input_bytes(job: HashJob) -> int | None:
@@ -229,10 +243,11 @@ def run_hash_job(
         if job.dest == "-":
             stream_manifest = meta.manifest(STREAM_FORMAT, f"{STREAM_MAJOR}.{STREAM_MINOR}")
             writer: IndexWriter | StreamWriter = outputs.enter_context(
-                StreamWriter(sys.stdout.buffer, stream_manifest, vocab.lut, spec)
+                StreamWriter(sys.stdout.buffer, stream_manifest, vocab.lut, spec, checksum=job.checksum)
             )
+            destination = None
         else:
-            writer = outputs.enter_context(
+            writer = destination = outputs.enter_context(
                 IndexWriter(
                     Path(job.dest),
                     meta,
@@ -240,6 +255,7 @@ def run_hash_job(
                     clock=clock,
                     shared_vocab=job.shared_vocab,
                     expected_bytes=_size_at(sizes[0], job.expected_tokens),
+                    checksum=job.checksum,
                 )
             )
         token_sink = None
@@ -258,7 +274,8 @@ def run_hash_job(
         behind = outputs.enter_context(WriteBehind())
         write = timed(clock, "write", writer.append)
         save = timed(clock, "write", token_sink.append) if token_sink is not None else None
-        for chunk, _, rows in hash_chunks(chunks, vocab, hasher, min(job.workers, MAX_HASH_THREADS), clock):
+        threads = hash_threads(job.workers, job.backend, job.device)
+        for chunk, _, rows in hash_chunks(chunks, vocab, hasher, threads, clock, destination):
             behind.submit(write, chunk.tokens, rows, chunk.doc_starts)
             if save is not None:
                 behind.submit(save, chunk.tokens, chunk.doc_starts)

@@ -1,11 +1,12 @@
 """Where a run's CPU time goes: per-stage thread CPU seconds, to find the bottleneck.
 
 A pipeline stage runs on one or more threads (tokenizer threads, hash threads, the writer, the
-sha256 thread). :class:`StageClock` wraps each stage's unit of work and adds the CPU time of the
-thread that ran it (``time.thread_time``), so a stage's total is the core-seconds it used. With
-the wall time and the process's CPU time next to them, a run says how many cores it kept busy
-and which stage would cap it on a machine with more cores: a stage confined to one thread
-cannot go faster than its core-seconds allow.
+checksum thread, whose stage is named by its algorithm: ``xxh3-128`` or ``sha256``).
+:class:`StageClock` wraps each stage's unit of work and adds the CPU time of the thread that ran
+it (``time.thread_time``), so a stage's total is the core-seconds it used. With the wall time and
+the process's CPU time next to them, a run says how many cores it kept busy and which stage would
+cap it on a machine with more cores: a stage confined to one thread cannot go faster than its
+core-seconds allow.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 R = TypeVar("R")
-STAGE_ORDER = ("tokenize", "hash", "write", "sha256")  # how reports list the stages
+# How reports list the stages; the checksum stage is named by its algorithm.
+STAGE_ORDER = ("tokenize", "canonicalize", "hash", "write", "xxh3-128", "sha256")
 
 
 def process_cpu_seconds() -> float:
@@ -55,7 +57,7 @@ class StageClock:
     def report(self) -> dict[str, Any]:
         """Wall and process CPU seconds since the clock started, each stage's CPU seconds (in
         ``STAGE_ORDER``), and the CPU seconds no stage accounts for (``other_cpu_seconds``: the
-        main thread's reading and chunking, and threads that no stage wraps, such as a
+        main thread's reading, cutting and chunking, and threads that no stage wraps, such as a
         tokenizer library's own pool)."""
         wall = time.perf_counter() - self._wall_start
         cpu = process_cpu_seconds() - self._cpu_start

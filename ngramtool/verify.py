@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,8 +19,8 @@ import numpy as np
 from .artifacts import IndexLike, Kind, expect_kind, open_index
 from .chunks import canonical_chunks
 from .errors import NgramToolError
+from .formats.checksum import array_checksum, recorded
 from .formats.index import Index, iter_index_chunks, spec_record
-from .formats.npy import array_sha256
 from .formats.stream import StreamReader, read_stream
 from .hashing import NgramHasher
 from .spec import HashSpec
@@ -50,22 +51,22 @@ class _Seen:
     """Work the shards of a dataset share: lookup table files hashed, tables examined, derived
     constants computed."""
 
-    lut_sha256: dict[str, str] = field(default_factory=dict)  # real path -> data sha256
-    tables: dict[str, _Table] = field(default_factory=dict)  # data sha256 -> the table examined
+    lut_digests: dict[tuple[str, str], str] = field(default_factory=dict)  # (real path, algorithm) -> digest
+    tables: dict[tuple[str, str], _Table] = field(default_factory=dict)  # (algorithm, digest) -> table
     derived: dict[str, dict[str, Any]] = field(default_factory=dict)  # spec fingerprint -> constants
 
-    def lut_digest(self, index: Index) -> str:
-        """The sha256 of the index's lookup table (a table shared by shards is hashed once)."""
-        path = os.path.realpath(index.array_path("lut"))
-        if path not in self.lut_sha256:
-            self.lut_sha256[path] = array_sha256(index.lut)
-        return self.lut_sha256[path]
+    def lut_digest(self, index: Index, algorithm: str) -> str:
+        """The checksum of the index's lookup table (a table shared by shards is hashed once)."""
+        key = (os.path.realpath(index.array_path("lut")), algorithm)
+        if key not in self.lut_digests:
+            self.lut_digests[key] = array_checksum(index.lut, algorithm)
+        return self.lut_digests[key]
 
-    def table(self, index: Index, digest: str) -> _Table:
-        """The index's lookup table, whose sha256 is ``digest``, examined (once per content)."""
-        if digest not in self.tables:
-            self.tables[digest] = _examine_lut(index.lut)
-        return self.tables[digest]
+    def table(self, index: Index, algorithm: str, digest: str) -> _Table:
+        """The index's lookup table, whose checksum is ``digest``, examined (once per content)."""
+        if (algorithm, digest) not in self.tables:
+            self.tables[algorithm, digest] = _examine_lut(index.lut)
+        return self.tables[algorithm, digest]
 
     def derived_constants(self, spec: HashSpec) -> dict[str, Any]:
         """The manifest record of the spec's derived constants (computed once per spec)."""
@@ -157,15 +158,22 @@ def verify_index(index: Index, seen: _Seen | None = None) -> VerifyReport:
     seen = seen if seen is not None else _Seen()
     report = VerifyReport(num_tokens=len(index), num_documents=int(index.manifest["num_documents"]))
     manifest = index.manifest
-    lut_digest = seen.lut_digest(index)
+    algorithms: Counter[str] = Counter()
     for name, record in manifest["arrays"].items():
-        actual = lut_digest if name == "lut" else array_sha256(getattr(index, name))
-        if actual != record["data_sha256"]:
+        algorithm, expected = recorded(record, "data")
+        if name == "lut":
+            actual = seen.lut_digest(index, algorithm)
+            table = seen.table(index, algorithm, actual)
+        else:
+            actual = array_checksum(getattr(index, name), algorithm)
+        if actual != expected:
             raise NgramToolError(
-                f"{record['file']}: data sha256 {actual[:16]}... does not match the manifest"
+                f"{record['file']}: data {algorithm} {actual[:16]}... does not match the manifest"
             )
-    report.checks.append(f"sha256 of {len(manifest['arrays'])} arrays")
-    table = seen.table(index, lut_digest)
+        algorithms[algorithm] += 1
+    report.checks.append(
+        ", ".join(f"{algorithm} of {plural(count, 'array')}" for algorithm, count in algorithms.items())
+    )
     _check_descriptions(manifest, index.spec, table, seen)
     report.checks.append("counts, vocabulary, spec fingerprint and derived constants")
     hasher = NgramHasher(index.spec, boundary=manifest["boundary"])
@@ -187,7 +195,7 @@ def verify_stream(reader: StreamReader) -> VerifyReport:
         num_tokens=reader.num_tokens,
         num_documents=reader.num_documents,
         checks=[
-            "chunk CRCs, trailer counts and stream sha256",
+            f"chunk CRCs, trailer counts and stream {reader.checksum}",
             "vocabulary, spec fingerprint and derived constants",
             f"all {reader.num_tokens:,} rows re-derived",
         ],

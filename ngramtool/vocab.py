@@ -86,6 +86,11 @@ class CompressedVocab:
         raw = np.asarray(raw_ids)
         if raw.size == 0:
             return np.zeros(0, dtype=np.int64)
+        if raw.dtype.kind == "u" and int(raw.max()) < self.raw_size:  # ids of a tokenizer: 3 passes
+            out = self.lut.take(raw)
+            if int(out.min()) >= 0:  # every id has a token
+                return out
+        # Any ids (negative ones are masked tokens), and the position of the first bad id.
         raw64 = raw.astype(np.int64, copy=False)
         too_big = raw64 >= self.raw_size
         if too_big.any():

@@ -24,6 +24,7 @@ _REAL_STATVFS = os.statvfs
 _REAL_FSTATVFS = os.fstatvfs
 _REAL_OS_OPEN = os.open
 _REAL_MKDIR = os.mkdir
+_REAL_PWRITE = os.pwrite
 _WRITING = os.O_WRONLY | os.O_RDWR | os.O_CREAT
 
 
@@ -61,7 +62,7 @@ class FakeDisk:
         return max((self.capacity or 0) - self.used(), 0)
 
     def install(self) -> None:
-        """Route opens, creations and ``statvfs`` under ROOT through this file system."""
+        """Route opens, creations, ``pwrite`` and ``statvfs`` under ROOT through this file system."""
         disk = self
 
         def opened(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
@@ -76,6 +77,13 @@ class FakeDisk:
                 disk.refuse_read_only(path)
             return _REAL_OS_OPEN(path, flags, *args, **kwargs)
 
+        def pwrite(fd: int, data: Any, offset: int) -> int:  # the O_DIRECT writers' way
+            if disk.capacity is not None and disk.holds(fd):
+                growth = offset + memoryview(data).nbytes - os.fstat(fd).st_size
+                if growth > disk.room():
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return _REAL_PWRITE(fd, data, offset)
+
         def mkdir(path: Any, *args: Any, **kwargs: Any) -> None:
             disk.refuse_read_only(path)
             _REAL_MKDIR(path, *args, **kwargs)
@@ -89,7 +97,7 @@ class FakeDisk:
             return os.statvfs_result(fields)
 
         io.open = builtins.open = opened  # type: ignore[assignment]
-        os.open, os.mkdir = os_open, mkdir  # type: ignore[assignment]
+        os.open, os.mkdir, os.pwrite = os_open, mkdir, pwrite  # type: ignore[assignment]
         os.statvfs = os.fstatvfs = statvfs  # type: ignore[assignment]
         if self.holds(1):
             sys.stdout = _Stdout(_Filling(sys.stdout.buffer, disk), sys.stdout)  # type: ignore[assignment]

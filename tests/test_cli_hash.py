@@ -20,8 +20,8 @@ def test_hash_verbose_says_backend_and_where_the_cpu_time_went(sample, tmp_path)
 
     assert lines[0].startswith(f"backend: {choose_backend('auto').name} on cpu (auto)")
     assert re.fullmatch(
-        r"cpu [\d.]+ s, [\d.]+ cores busy: tokenize [\d.]+ s, hash [\d.]+ s, write [\d.]+ s, "
-        r"sha256 [\d.]+ s, other [\d.]+ s",
+        r"cpu [\d.]+ s, [\d.]+ cores busy: tokenize [\d.]+ s, canonicalize [\d.]+ s, hash [\d.]+ s, "
+        r"write [\d.]+ s, xxh3-128 [\d.]+ s, other [\d.]+ s",
         lines[-1],
     )
 

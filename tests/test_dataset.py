@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import xxhash
 from conftest import CORPUS, assert_one_line_error, run
 from test_export import SPEC, hash_corpus_shards
 
@@ -73,10 +74,12 @@ def _replace_array(index_dir: Path, name: str, array: np.ndarray) -> None:
     np.save(index_dir / f"{name}.npy", array)
 
     def describe(manifest: dict) -> None:
-        manifest["arrays"][name].update(
+        record = manifest["arrays"][name]
+        record.pop("data_sha256", None)
+        record.update(
             shape=list(array.shape),
             dtype=array.dtype.str,
-            data_sha256=hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest(),
+            data_xxh3_128=xxhash.xxh3_128(np.ascontiguousarray(array).tobytes()).hexdigest(),
         )
 
     _edit_json(index_dir / "manifest.json", describe)
@@ -300,7 +303,7 @@ def test_a_sharded_run_stores_its_vocabulary_table_once(sharded: Path) -> None:
     for shard in sorted(sharded.glob("*.ngidx")):
         manifest = json.loads((shard / "manifest.json").read_text())
         assert not (shard / "lut.npy").exists()
-        assert manifest["format_version"] == "1.1" and manifest["vocab"]["fingerprint"] == fingerprint
+        assert manifest["format_version"] == "1.2" and manifest["vocab"]["fingerprint"] == fingerprint
         assert manifest["arrays"]["lut"]["file"] == f"../{VOCAB_STORE}/{fingerprint}.npy"
         assert np.array_equal(open_index(shard).lut, np.load(tables[0]))
 

@@ -44,8 +44,8 @@ from ngramtool.formats.atomic import (
     reclaim_leftovers,
     this_owner,
 )
+from ngramtool.formats.checksum import SHA256, array_checksum
 from ngramtool.formats.dataset import merge_shards, survey_shards
-from ngramtool.formats.npy import array_sha256
 from ngramtool.formats.stream import read_stream
 from ngramtool.formats.tokenfiles import open_token_file
 from ngramtool.presets import save_spec_file
@@ -60,9 +60,10 @@ SMALL = {"tokenizer": "bytes", "heads": 1, "table_sizes": 1009}
 
 # ----------------------------------------------------------------------------- a patched disk
 class FaultyDisk:
-    """Every file opened for writing through ``Path.open`` counts its write calls (all files
-    together); from the ``fail_at``-th on, a call writes half of its bytes and fails with ``error``,
-    as a filling disk does. ``fail_at`` None only counts."""
+    """Every file opened for writing through ``Path.open`` counts its write calls, and so does
+    every ``os.pwrite`` (all files together); from the ``fail_at``-th on, a call writes half of its
+    bytes (a ``pwrite``: none) and fails with ``error``, as a filling disk does. ``fail_at`` None
+    only counts."""
 
     def __init__(self, fail_at: int | None = None, error: int = errno.ENOSPC) -> None:
         self.fail_at, self.error, self.writes = fail_at, error, 0
@@ -76,6 +77,15 @@ class FaultyDisk:
             return _FaultyFile(handle, disk) if set(mode) & set("wa+") else handle
 
         monkeypatch.setattr(Path, "open", opened)
+        real_pwrite = os.pwrite
+
+        def pwrite(fd: int, data: Any, offset: int) -> int:  # the O_DIRECT writers' way
+            disk.writes += 1
+            if disk.fail_at is not None and disk.writes >= disk.fail_at:
+                raise OSError(disk.error, os.strerror(disk.error))
+            return real_pwrite(fd, data, offset)
+
+        monkeypatch.setattr(os, "pwrite", pwrite)
 
 
 class _FaultyFile:
@@ -202,7 +212,7 @@ def _entries(folder: Path) -> list[str]:
 
 def _a_whole_shared_table(path: Path) -> bool:
     """A sharded run's shared lookup table, whole (shards finished later use it): not a leftover."""
-    return path.parent.name == "vocab" and array_sha256(np.load(path)) == path.stem
+    return path.parent.name == "vocab" and array_checksum(np.load(path), SHA256) == path.stem
 
 
 @pytest.mark.parametrize("site", SITES)

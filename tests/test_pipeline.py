@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+import xxhash
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -111,19 +112,27 @@ def test_deferred_chunks_may_run_in_any_order(small_spec):
     assert np.array_equal(np.concatenate(rows), expected)
 
 
-def test_background_digest_equals_inline_digest_and_the_file(tmp_path):
+@pytest.mark.parametrize(
+    ("algorithm", "reference"),
+    [
+        ("xxh3-128", lambda data: xxhash.xxh3_128(data).hexdigest()),
+        ("sha256", lambda data: hashlib.sha256(data).hexdigest()),
+    ],
+)
+def test_background_digest_equals_inline_digest_and_the_file(tmp_path, algorithm, reference):
     rng = np.random.default_rng(5)
     parts = [rng.integers(-(2**31), 2**31, (n, 2, 3)).astype(np.int32) for n in (0, 7, 4000, 1, 900)]
     digests = []
     for behind in (False, True):
-        writer = NpyStreamWriter(tmp_path / f"{behind}.npy", np.dtype(np.int32), (2, 3), digest_behind=behind)
+        path = tmp_path / f"{behind}.npy"
+        writer = NpyStreamWriter(path, np.dtype(np.int32), (2, 3), checksum=algorithm, digest_behind=behind)
         for part in parts:
             writer.append(part)
         writer.close()
         assert np.array_equal(np.load(writer.path), np.concatenate(parts))
-        digests.append(writer.sha256)
+        digests.append(writer.checksum)
     data = (tmp_path / "True.npy").read_bytes()[128:]
-    assert digests[0] == digests[1] == hashlib.sha256(data).hexdigest()
+    assert digests[0] == digests[1] == reference(data)
 
 
 def test_stage_clock_sums_thread_cpu_time_per_stage():
@@ -150,7 +159,7 @@ def test_a_hash_run_reports_where_its_cpu_time_went(tmp_path):
     spec = HashSpec(vocab_size=vocab.size)
     job = HashJob((str(CORPUS),), str(tmp_path / "x.ngidx"), spec, workers=2)
     profile = run_hash_job(job)["profile"]
-    assert list(profile["stage_cpu_seconds"]) == ["tokenize", "hash", "write", "sha256"]
+    assert list(profile["stage_cpu_seconds"]) == ["tokenize", "canonicalize", "hash", "write", "xxh3-128"]
     assert all(seconds > 0 for seconds in profile["stage_cpu_seconds"].values())
     accounted = sum(profile["stage_cpu_seconds"].values()) + profile["other_cpu_seconds"]
     assert profile["cpu_seconds"] == pytest.approx(accounted, abs=0.01) or profile["other_cpu_seconds"] == 0
@@ -174,4 +183,22 @@ def test_a_job_that_fails_while_setting_up_leaves_no_threads_or_files(tmp_path):
     with pytest.raises(UsageError, match="`save_format`"):
         run_hash_job(job)
     assert not [t for t in set(threading.enumerate()) - before if t.name.startswith("ngramtool-")]
-    assert list((tmp_path / "out").iterdir()) == []
+    assert not any((tmp_path / "out").glob("*"))  # nothing begun, not even the directory
+
+
+def test_hash_threads_follow_the_tokenizer_threads():
+    from ngramtool.jobs import MAX_HASH_THREADS, hash_threads
+
+    assert [hash_threads(w, "numba") for w in (1, 2, 8, 9, 16, 64)] == [1, 1, 1, 2, 2, MAX_HASH_THREADS]
+    assert [hash_threads(w, "numpy") for w in (1, 4, 5, 12)] == [1, 1, 2, 3]
+    assert hash_threads(16, "torch") == MAX_HASH_THREADS  # one in hash_chunks: torch has its own threads
+
+
+def test_hash_threads_resolve_auto_to_the_backend_it_picks():
+    from ngramtool.backends import choose_backend
+    from ngramtool.jobs import hash_threads
+
+    picked = choose_backend("auto").name
+    assert picked in ("numba", "numpy")
+    assert [hash_threads(w, "auto") for w in (2, 9, 16)] == [hash_threads(w, picked) for w in (2, 9, 16)]
+    assert hash_threads(2, "auto") == 1  # two tokenizer threads need one hash thread, not two

@@ -36,7 +36,7 @@ def test_index_and_stream_manifests_record_the_tokenization(tmp_path):
     out = tmp_path / "chats.ngidx"
     options = {"json_key": "text", "tokenizer": QWEN, "add_eot": True, "heads": 2}
     manifest = hash_files(docs, out, **options).manifest
-    assert manifest["format_version"] == "1.1"
+    assert manifest["format_version"] == "1.2"
     im_end = json.loads(Path(QWEN).read_text())["added_tokens"][2]["id"]
     assert manifest["tokenization"] == {
         "input": "text",
@@ -60,7 +60,7 @@ def test_index_and_stream_manifests_record_the_tokenization(tmp_path):
     assert stream.returncode == 0, stream.stderr.decode()
     reader = read_stream(io.BytesIO(stream.stdout))
     assert reader.manifest["tokenization"] == manifest["tokenization"]
-    assert reader.manifest["format_version"] == "1.1"
+    assert reader.manifest["format_version"] == "1.2"
     ids = tmp_path / "ids.npy"
     Tokenized([docs], json_key="text").save(ids)
     from_ids = hash_files([], tmp_path / "ids.ngidx", tokens_file=ids)
@@ -155,7 +155,7 @@ def test_merged_dataset_records_the_shared_tokenization(texts, tmp_path):
     out = tmp_path / "ds"
     hash_files(str(texts / "*.txt"), f"{out}/", **BYTES, add_eot=True, eot_token="|")
     dataset = merge_shards(out)
-    assert dataset["format_version"] == "1.1"
+    assert dataset["format_version"] == "1.2"
     assert dataset["tokenization"]["eot"] == {"id": ord("|"), "token": "|", "source": "--eot-token"}
     _strip_tokenization(out / "t2.txt.ngidx")
     with pytest.raises(NgramToolError, match=r"t2\.txt\.ngidx has another tokenization"):

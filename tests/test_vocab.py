@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from conftest import load_json
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ngramtool.errors import NgramToolError
 from ngramtool.normalize import normalize, token_key
 from ngramtool.tokenizers import load_tokenizer
-from ngramtool.vocab import build_vocab, identity_vocab
+from ngramtool.vocab import CompressedVocab, build_vocab, identity_vocab
 
 
 @pytest.fixture(scope="module")
@@ -114,3 +118,27 @@ def test_largest_merge_group_is_whitespace(deepseek_vocab):
     canonical, members = deepseek_vocab.merge_groups(1)[0]
     assert deepseek_vocab.keys[canonical] == " "
     assert canonical == 174 and len(members) == 163
+
+
+@given(
+    st.lists(st.integers(0, 100_290) | st.integers(100_250, 100_290), max_size=60),
+    st.sampled_from([np.uint32, np.uint16]),
+)
+@settings(max_examples=80, deadline=None)
+def test_unsigned_ids_map_as_signed_ones_do(ids: list[int], dtype: type) -> None:
+    """Token ids (unsigned) take a shorter path: same canonical ids, same error, same position."""
+    vocab = _cl100k_vocab()
+    ids = [i for i in ids if i <= np.iinfo(dtype).max]
+    outcomes = []
+    for raw in (np.asarray(ids, dtype=dtype), np.asarray(ids, dtype=np.int64)):
+        try:
+            outcomes.append(vocab.canonicalize(raw, first_position=7).tolist())
+        except NgramToolError as exc:
+            outcomes.append(str(exc))
+    assert outcomes[0] == outcomes[1]
+
+
+@functools.cache
+def _cl100k_vocab() -> CompressedVocab:
+    """cl100k_base's compressed vocabulary: 100,277 raw ids, 16 of them without a token."""
+    return build_vocab(load_tokenizer("cl100k_base"))

@@ -55,6 +55,8 @@ class RowsKernel(Protocol):
     tensors: bool
     """True: :meth:`rows` takes and returns torch tensors on ``device``; False: numpy arrays."""
     device: str
+    # Optional ``fills = True``: ``rows`` takes ``out=``, a numpy array [T, L, C] of the row dtype,
+    # computes into it and returns it (numba, numpy); the hasher copies other kernels' rows.
 
     def rows(self, ids: Any, context: np.ndarray, resets: np.ndarray) -> Any:
         """Rows ``[T, L, C]`` of ``spec.row_dtype`` for one chunk.
@@ -81,6 +83,9 @@ class Backend:
     threadsafe: bool = False
     """Its kernels release the GIL and keep no state between chunks: chunks may hash on several
     threads at once (``ngramtool.pipeline.hash_chunks``). Others parallelize inside a chunk."""
+    cpu_only: bool = False
+    """It runs on the CPU whenever its packages are installed: choosing it imports nothing (numba
+    takes 0.4-0.9 s to import, which a hash run then spends while the tokenizer threads start)."""
 
     def _impl(self) -> ModuleType:
         return importlib.import_module(f"{__name__}.{self.module}")
@@ -91,7 +96,9 @@ class Backend:
 
     def devices(self) -> tuple[str, ...]:
         """Device types (``cpu``, ``cuda``) it can run on in this process, usable first."""
-        return () if self.missing_packages() else self._impl().devices()
+        if self.missing_packages():
+            return ()
+        return ("cpu",) if self.cpu_only else self._impl().devices()
 
     def available(self, device: str | None = None) -> bool:
         """Whether it can run at all (``device=None``) or on ``device``."""
@@ -114,8 +121,8 @@ class Backend:
 
 
 BACKENDS: dict[str, Backend] = {
-    "numpy": Backend("numpy", "numpy_backend", (), "", threadsafe=True),
-    "numba": Backend("numba", "numba_backend", ("numba",), "numba", threadsafe=True),
+    "numpy": Backend("numpy", "numpy_backend", (), "", threadsafe=True, cpu_only=True),
+    "numba": Backend("numba", "numba_backend", ("numba",), "numba", threadsafe=True, cpu_only=True),
     "torch": Backend("torch", "torch_backend", ("torch",), "torch"),
     "triton": Backend("triton", "triton_backend", ("torch", "triton"), "gpu"),
 }

@@ -148,6 +148,7 @@ class NumbaRows:
 
     tensors = False
     device = "cpu"
+    fills = True  # rows() computes into a given ``out``
 
     def __init__(self, spec: HashSpec, *, offsets: bool, negative_ids: str) -> None:
         self.spec = spec
@@ -164,12 +165,16 @@ class NumbaRows:
         self.generic = (layers, n, k, int(self.fast), int(self.mask))
         self.specialized = tuple((0,) * size for size in self.generic)
 
-    def rows(self, ids: np.ndarray, context: np.ndarray, resets: np.ndarray) -> np.ndarray:
-        """Rows [T, L, C] of the chunk ``ids`` after ``context``; documents start at ``resets``."""
+    def rows(
+        self, ids: np.ndarray, context: np.ndarray, resets: np.ndarray, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Rows [T, L, C] of the chunk ``ids`` after ``context`` (into ``out`` when given, a
+        C-contiguous array); documents start at ``resets``."""
         spec, t_total = self.spec, ids.shape[0]
         if ids.dtype not in NATIVE_ID_DTYPES:
             ids = ids.astype(np.int64)
-        out = np.empty((t_total, spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
+        if out is None:
+            out = np.empty((t_total, spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
         shape = self.specialized if t_total >= SPECIALIZE_TOKENS else self.generic
         engram_rows(
             np.ascontiguousarray(ids),

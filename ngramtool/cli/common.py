@@ -157,7 +157,8 @@ WorkersOpt = Annotated[
     typer.Option(
         "--workers",
         "-j",
-        help="Tokenizer threads (default: all cores; hash also hashes on up to 4); ids never depend on it.",
+        help="Tokenizer threads (default: all cores; hash adds a hash thread per 8, at most 4); "
+        "ids never depend on it.",
         min=1,
     ),
 ]
@@ -166,6 +167,13 @@ BackendOpt = Annotated[
     typer.Option(
         "--backend",
         help="Hash backend: auto, numba, numpy, torch or triton (identical rows; auto = fastest).",
+    ),
+]
+ChecksumOpt = Annotated[
+    str,
+    typer.Option(
+        "--checksum",
+        help="Checksum of the data written: xxh3-128 (fast, detects corruption) or sha256 (cryptographic).",
     ),
 ]
 DeviceOpt = Annotated[

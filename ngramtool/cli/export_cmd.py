@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ..export import export_path
-from .common import JsonOpt, QuietOpt, print_json, stderr
+from .common import ChecksumOpt, JsonOpt, QuietOpt, print_json, stderr
 
 HELP = """Export an index's rows in another layout.
 
@@ -19,6 +19,7 @@ layers.json, for trainers that load one layer's rows.
 
   ngramtool export corpus.ngidx --layout per-layer              # -> corpus.ngidx.layers/
   ngramtool export corpus.ngidx --layout per-layer -o rows/ --force --json
+  ngramtool export corpus.ngidx --checksum sha256               # sha256 of each file in layers.json
 """
 
 
@@ -34,11 +35,12 @@ def export_command(
     layout: Annotated[str, typer.Option("--layout", help="Only 'per-layer' for now.")] = "per-layer",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Output directory.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing output directory.")] = False,
+    checksum: ChecksumOpt = "xxh3-128",
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Export INDEX."""
-    dest, record = export_path(index_path, output, layout=layout, force=force)
+    dest, record = export_path(index_path, output, layout=layout, force=force, checksum=checksum)
     if as_json:
         print_json({"output": str(dest), **record})
     elif not quiet:

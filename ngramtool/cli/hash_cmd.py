@@ -14,6 +14,7 @@ from .common import (
     TEXT_READING_OPTIONS,
     AddEotOpt,
     BackendOpt,
+    ChecksumOpt,
     DeviceOpt,
     DocSepOpt,
     EotTokenOpt,
@@ -72,6 +73,7 @@ and doc_offsets.npy; see docs/formats.md.
   ngramtool hash 'shards/*.txt' -o out/ --shard-index 3 --num-shards 8   # this worker's subset
   ngramtool hash corpus.txt --tokenizer tokenizer.json --heads 4 --table 262144 --layers 2,15
   ngramtool hash corpus.txt --preset tutorial
+  ngramtool hash corpus.txt --checksum sha256                 # a cryptographic digest of every array
 
 In Python: ngramtool.hash_files(["corpus.txt"], "corpus.ngidx") does the same.
 """
@@ -132,6 +134,7 @@ def hash_command(
     workers: WorkersOpt = None,
     backend: BackendOpt = "auto",
     device: DeviceOpt = None,
+    checksum: ChecksumOpt = "xxh3-128",
     verbose: VerboseOpt = False,
     shard_index: Annotated[
         int | None, typer.Option("--shard-index", help="Sharded run: this worker's number (0-based).", min=0)
@@ -190,6 +193,7 @@ def hash_command(
         force=force,
         backend=backend,
         device=device,
+        checksum=checksum,
         shard_index=shard_index,
         num_shards=num_shards,
         resume=resume,

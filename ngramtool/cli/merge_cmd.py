@@ -9,7 +9,7 @@ import typer
 
 from ..formats.dataset import DATASET, merge_shards
 from ..wording import agree, plural
-from .common import JsonOpt, QuietOpt, print_json, stderr
+from .common import ChecksumOpt, JsonOpt, QuietOpt, print_json, stderr
 
 HELP = """Merge a directory of index shards into one dataset (writes DIR/dataset.json).
 
@@ -25,6 +25,7 @@ without them and records what was left out in dataset.json.
   ngramtool hash 'shards/*.txt' -o out/ && ngramtool merge out/
   ngramtool merge out/ --json
   ngramtool merge out/ --allow-missing      # merge what is finished, record the rest
+  ngramtool merge out/ --checksum sha256    # sha256 of each shard's manifest
 """
 
 
@@ -42,11 +43,12 @@ def merge_command(
             help="Merge the finished shards; leave out unfinished or damaged ones (listed in dataset.json).",
         ),
     ] = False,
+    checksum: ChecksumOpt = "xxh3-128",
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Merge the shards in DIR."""
-    dataset = merge_shards(directory, allow_missing=allow_missing)
+    dataset = merge_shards(directory, allow_missing=allow_missing, checksum=checksum)
     left_out = dataset.get("left_out", [])
     if left_out:  # shown even with --quiet and --json: the dataset is smaller than the directory
         stderr.print(

@@ -1,7 +1,8 @@
 """A merged dataset: ``dataset.json`` over a directory of index shards, read as one index.
 
 ``ngramtool merge DIR`` writes ``DIR/dataset.json``: the shards in order with their counts and
-the sha256 of each shard's manifest (which holds the sha256 of every array), the totals, and the
+the checksum of each shard's manifest (which holds the checksum of every array; XXH3-128 or
+sha256, :mod:`ngramtool.formats.checksum`), the totals, and the
 one tokenizer, HashSpec, vocabulary, boundary policy and tokenization they share (mixing them is
 refused, see :mod:`ngramtool.formats.settings`). What is not a finished shard (a writer's
 ``.NAME.XXXX.partial`` directory, a directory without a valid manifest) is reported and refused,
@@ -13,7 +14,6 @@ number of shards can be read.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import operator
 import resource
@@ -31,6 +31,7 @@ from ..spec import HashSpec
 from ..version import __version__
 from ..wording import plural
 from .atomic import owner_of, unfinished_destination, write_json_durably
+from .checksum import DEFAULT_CHECKSUM, bytes_checksum, check_algorithm, checksum_record, recorded
 from .index import MANIFEST, VOCAB_STORE, Index, timestamp
 from .schema import DATASET as DATASET_SCHEMA
 from .schema import load_json_document, spec_from_record
@@ -39,7 +40,9 @@ from .settings import settings_difference
 DATASET = "dataset.json"
 FORMAT_NAME = "ngramtool-dataset"
 FORMAT_MAJOR = 1
-FORMAT_VERSION = "1.1"  # 1.1: "tokenization" shared by the shards; "left_out" (merge --allow-missing)
+# 1.1: "tokenization" shared by the shards; "left_out" (merge --allow-missing)
+# 1.2: each shard's manifest checksum named by algorithm, "manifest_xxh3_128" or "manifest_sha256"
+FORMAT_VERSION = "1.2"
 _SHARED = ("tokenizer", "spec", "vocab", "boundary", "rows")
 MAX_OPEN_SHARDS = 64  # shards a MergedIndex keeps open at most (each holds up to 4 memory maps)
 FILES_PER_SHARD = 4  # descriptors an open shard may hold: one per mapped array (Python < 3.13)
@@ -57,8 +60,8 @@ def default_open_shards() -> int:
     return max(2, min(MAX_OPEN_SHARDS, soft // 8 // FILES_PER_SHARD))
 
 
-def _manifest_sha256(shard: Path) -> str:
-    return hashlib.sha256((shard / MANIFEST).read_bytes()).hexdigest()
+def _manifest_checksum(shard: Path, algorithm: str) -> str:
+    return bytes_checksum((shard / MANIFEST).read_bytes(), algorithm)
 
 
 def _shard_paths(directory: Path) -> list[Path]:
@@ -123,12 +126,15 @@ def _left_out_line(left_out: list[dict[str, str]]) -> str:
     return named + (f"; and {len(left_out) - _SHOWN} more" if len(left_out) > _SHOWN else "")
 
 
-def merge_shards(directory: Path, *, allow_missing: bool = False) -> dict[str, Any]:
+def merge_shards(
+    directory: Path, *, allow_missing: bool = False, checksum: str = DEFAULT_CHECKSUM
+) -> dict[str, Any]:
     """Write ``directory/dataset.json`` over the index shards inside it (sorted by name).
 
     Entries that are not finished shards (see :func:`survey_shards`) are refused with an error
     naming them; with ``allow_missing`` the finished shards are merged without them and the
-    dataset records them under ``left_out``.
+    dataset records them under ``left_out``. Each shard's manifest is recorded with its
+    ``checksum`` (``"xxh3-128"`` or ``"sha256"``).
 
     >>> import ngramtool
     >>> from pathlib import Path
@@ -140,6 +146,7 @@ def merge_shards(directory: Path, *, allow_missing: bool = False) -> dict[str, A
     (2, 1520, 1520)
     """
     directory = Path(directory)
+    check_algorithm(checksum)
     if not directory.is_dir():
         raise UsageError(f"{directory} is not a directory of index shards")
     shards, left_out = survey_shards(directory)
@@ -167,7 +174,7 @@ def merge_shards(directory: Path, *, allow_missing: bool = False) -> dict[str, A
                 "path": path.name,
                 "num_tokens": manifest["num_tokens"],
                 "num_documents": manifest["num_documents"],
-                "manifest_sha256": _manifest_sha256(path),
+                **checksum_record("manifest", checksum, _manifest_checksum(path, checksum)),
             }
         )
     assert first is not None
@@ -341,7 +348,8 @@ class MergedIndex:
         record = self.manifest["shards"][i]
         shard_path = self.path / record["path"]
         try:
-            unchanged = _manifest_sha256(shard_path) == record["manifest_sha256"]
+            algorithm, digest = recorded(record, "manifest")
+            unchanged = _manifest_checksum(shard_path, algorithm) == digest
         except OSError:
             raise NgramToolError(f"{shard_path}, listed in {DATASET}, is missing; {_MERGE_AGAIN}") from None
         if not unchanged:

@@ -27,13 +27,16 @@ from ..profiling import StageClock
 from ..spec import HashSpec
 from ..version import __version__
 from .atomic import Staged, attributed, fsync_dir, is_output_failure, write_json_durably
-from .npy import HEADER_BYTES, NpyStreamWriter, array_sha256, atomic_npy, map_npy
+from .checksum import DEFAULT_CHECKSUM, SHA256, array_checksum, checksum_record
+from .npy import HEADER_BYTES, NpyStreamWriter, SlabNpyWriter, atomic_npy, map_npy
 from .schema import INDEX_MANIFEST, load_json_document, spec_from_record
 
 FORMAT_NAME = "ngramtool-index"
 FORMAT_MAJOR = 1
 # 1.1: the "tokenization" record; the lookup table may be the one a dataset directory shares
-FORMAT_VERSION = "1.1"
+# 1.2: array checksums named by algorithm: "data_xxh3_128" (the default) or "data_sha256"; the
+#      rows' .npy header is padded to 4096 bytes (the data starts block-aligned)
+FORMAT_VERSION = "1.2"
 MANIFEST = "manifest.json"
 VOCAB_STORE = "vocab"  # a dataset directory's shared lookup tables, one file per fingerprint
 SHARED_LUT_PATTERN = rf"\.\./{VOCAB_STORE}/[0-9a-f]{{64}}\.npy"
@@ -100,9 +103,11 @@ class IndexWriter:
     temporary directory and leaves the destination untouched; a full disk (or a quota, a read-only
     file system) becomes an :class:`~ngramtool.formats.atomic.OutputError` that says how much was
     written and how much more was needed (``expected_bytes``, the estimated size of the whole
-    index, may be set while writing). ``clock`` times the rows' sha256. With ``shared_vocab`` (the
-    shards of a sharded run) the lookup table is not written into the index but stored once in its
-    parent directory (:func:`store_shared_lut`).
+    index, may be set while writing). Each array's data is checksummed with ``checksum``
+    (:mod:`ngramtool.formats.checksum`); ``clock`` times the rows' checksum, under the algorithm's
+    name. With ``shared_vocab`` (the shards of a sharded run) the lookup table is not written into
+    the index but stored once in its parent directory (:func:`store_shared_lut`). The rows are
+    written from aligned slabs that the hashing can fill in place (:meth:`rows_out`).
     """
 
     def __init__(
@@ -114,8 +119,10 @@ class IndexWriter:
         clock: StageClock | None = None,
         shared_vocab: bool = False,
         expected_bytes: int | None = None,
+        checksum: str = DEFAULT_CHECKSUM,
     ) -> None:
         self.dest = Path(dest)
+        self.checksum = checksum
         self.meta = meta
         self.shared_vocab = shared_vocab
         self._refuse_to_replace(force)
@@ -136,6 +143,7 @@ class IndexWriter:
                 "rows.npy",
                 spec.row_dtype,
                 (spec.num_layers, spec.num_columns),
+                kind=SlabNpyWriter,
                 digest_behind=True,
                 clock=clock,
             )
@@ -149,10 +157,17 @@ class IndexWriter:
             raise UsageError(f"{self.dest} exists and is not an ngramtool index; refusing to replace it")
 
     def _writer(
-        self, name: str, dtype: np.dtype, inner: tuple[int, ...] = (), **options: Any
+        self,
+        name: str,
+        dtype: np.dtype,
+        inner: tuple[int, ...] = (),
+        *,
+        kind: type[NpyStreamWriter] = NpyStreamWriter,
+        **options: Any,
     ) -> NpyStreamWriter:
-        """A writer of one array file in the temporary directory (aborted with the index)."""
-        writer = NpyStreamWriter(self.tmp / name, dtype, inner, **options)
+        """A writer of one array file in the temporary directory (aborted with the index), its
+        data checksummed with the index's algorithm."""
+        writer = kind(self.tmp / name, dtype, inner, checksum=self.checksum, **options)
         self.writers.append(writer)
         return writer
 
@@ -195,6 +210,16 @@ class IndexWriter:
             raise self.staged.failure(exc, written) from None
         self.staged.discard()
 
+    @property
+    def rows_block(self) -> int:
+        """Rows the writer writes at a time: :meth:`rows_out` ranges must not cross a multiple of it."""
+        return self.rows.slab_rows
+
+    def rows_out(self, position: int, count: int) -> np.ndarray:
+        """Where the rows of tokens ``[position, position + count)`` will be written from: an
+        array to compute them into, which :meth:`append` then writes without a copy."""
+        return self.rows.out(position, count)
+
     def append(self, tokens: np.ndarray, rows: np.ndarray, doc_starts: np.ndarray) -> None:
         """Append a chunk: raw ids [n], rows [n, L, C], document starts as positions in the chunk."""
         with attributed(self.dest):
@@ -235,7 +260,7 @@ class IndexWriter:
                 "file": writer.path.name,
                 "dtype": writer.dtype.str,
                 "shape": list(writer.shape),
-                "data_sha256": writer.sha256,
+                **checksum_record("data", writer.algorithm, writer.checksum),
             }
         if self.shared_vocab:  # stored before the index is published: it never points at nothing
             arrays["lut"] = store_shared_lut(self.dest.parent, self.meta.lut)
@@ -260,7 +285,7 @@ def _holds_table(path: Path, fingerprint: str) -> bool:
         table = np.load(path)
     except (OSError, ValueError, EOFError):
         return False
-    if table.dtype.str == "<i8" and table.ndim == 1 and array_sha256(table) == fingerprint:
+    if table.dtype.str == "<i8" and table.ndim == 1 and array_checksum(table, SHA256) == fingerprint:
         _TABLES_FOUND.add(seen)
         return True
     return False
@@ -273,9 +298,10 @@ def store_shared_lut(directory: Path, lut: np.ndarray) -> dict[str, Any]:
     The file is named by the sha256 of its data (the vocabulary fingerprint), so the shards of a
     sharded run share one file per vocabulary, and writers running at once (Ray tasks) write the
     same bytes: a missing or damaged file is written under a temporary name and renamed into place.
+    Its record's checksum is that sha256, whatever the index's checksum is.
     """
     table = np.ascontiguousarray(lut, dtype="<i8")
-    fingerprint = array_sha256(table)
+    fingerprint = array_checksum(table, SHA256)
     store = Path(directory) / VOCAB_STORE
     path = store / f"{fingerprint}.npy"
     if not _holds_table(path, fingerprint):
@@ -284,7 +310,7 @@ def store_shared_lut(directory: Path, lut: np.ndarray) -> dict[str, Any]:
                 store.mkdir(exist_ok=True)
                 fsync_dir(store.parent)
             with atomic_npy(
-                path, table.dtype, wait=True, expected_bytes=HEADER_BYTES + table.nbytes
+                path, table.dtype, wait=True, expected_bytes=HEADER_BYTES + table.nbytes, checksum=SHA256
             ) as writer:
                 writer.append(table)
             fsync_dir(store)
@@ -294,7 +320,7 @@ def store_shared_lut(directory: Path, lut: np.ndarray) -> dict[str, Any]:
         "file": f"../{VOCAB_STORE}/{path.name}",
         "dtype": table.dtype.str,
         "shape": [int(table.shape[0])],
-        "data_sha256": fingerprint,
+        **checksum_record("data", SHA256, fingerprint),
     }
 
 

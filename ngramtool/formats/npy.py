@@ -1,20 +1,23 @@
 """Write a .npy file whose first axis grows while it streams, in bounded memory; map one cheaply.
 
 The header is written first with room to spare and rewritten with the final shape on close, so
-the file is a plain .npy (version 1.0) that ``numpy.load(mmap_mode="r")`` maps. The sha256 of the
-data bytes (everything after the header) is computed as the data streams by. :func:`map_npy`
-maps any .npy file read-only, reading the fixed header written here without numpy's general
-header parser (a dataset of thousands of shards opens thousands of files).
+the file is a plain .npy (version 1.0) that ``numpy.load(mmap_mode="r")`` maps. The checksum of
+the data bytes (everything after the header; :mod:`ngramtool.formats.checksum`) is computed as
+the data streams by. :class:`SlabNpyWriter` writes the rows of an index from aligned buffers the
+hashing fills in place, with ``O_DIRECT`` where the filesystem takes it
+(:mod:`ngramtool.formats.directio`). :func:`map_npy` maps any .npy file read-only, reading the
+headers written here without numpy's general header parser (a dataset of thousands of shards
+opens thousands of files).
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 import mmap
 import os
 import re
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,40 +27,45 @@ import numpy as np
 
 from ..profiling import StageClock, timed
 from ..writeback import WriteBehind
-from .atomic import Staged, close_quietly
+from .atomic import Staged
+from .checksum import DEFAULT_CHECKSUM, check_algorithm, new_digest
+from .directio import ALIGN, OutputFile, aligned_bytes
 
 # A fixed header size (a multiple of 64) leaves room for any shape the file can reach.
 HEADER_BYTES = 128
-SETTLE_BYTES = 256 << 20  # written data flushed to disk and dropped from the page cache at a time
-READ_BYTES = 16 << 20  # hashed at a time by array_sha256
+SLAB_BYTES = 16 << 20  # rows written at a time by SlabNpyWriter (one direct write each)
 MAGIC = b"\x93NUMPY\x01\x00"
 # The header npy_header writes (C order), with the dtype and the shape to capture.
 _OWN_HEADER = re.compile(
     rb"\{'descr': '([<>|=][a-zA-Z][0-9]*)', 'fortran_order': False, 'shape': \(([0-9, ]*)\), \} *\n"
 )
-_OWN_PREFIX = MAGIC + (HEADER_BYTES - len(MAGIC) - 2).to_bytes(2, "little")
 # Python 3.13 can map without keeping a descriptor open; older versions keep one per map.
 _MMAP_OPTIONS = {"trackfd": False} if sys.version_info >= (3, 13) else {}
 
 
-def npy_header(dtype: np.dtype, shape: tuple[int, ...]) -> bytes:
-    """A .npy v1.0 header of exactly HEADER_BYTES bytes for a C-order array."""
+def npy_header(dtype: np.dtype, shape: tuple[int, ...], size: int = HEADER_BYTES) -> bytes:
+    """A .npy v1.0 header of exactly ``size`` bytes (a multiple of 64, below 64 KiB) for a
+    C-order array."""
     descr = np.lib.format.dtype_to_descr(np.dtype(dtype))
     text = f"{{'descr': {descr!r}, 'fortran_order': False, 'shape': {shape!r}, }}"
-    body_len = HEADER_BYTES - len(MAGIC) - 2
+    body_len = size - len(MAGIC) - 2
     body = text.ljust(body_len - 1) + "\n"
     if len(body) != body_len:
-        raise ValueError(f"npy header for shape {shape} does not fit in {HEADER_BYTES} bytes")
+        raise ValueError(f"npy header for shape {shape} does not fit in {size} bytes")
     return MAGIC + body_len.to_bytes(2, "little") + body.encode("latin1")
 
 
 def _read_header(handle: BinaryIO) -> tuple[np.dtype, tuple[int, ...], int]:
     """(dtype, shape, data offset) of the .npy file open in ``handle``; raises ValueError."""
-    head = handle.read(HEADER_BYTES)
-    own = _OWN_HEADER.fullmatch(head, len(MAGIC) + 2) if head.startswith(_OWN_PREFIX) else None
+    head = handle.read(len(MAGIC) + 2)
+    own = None
+    if len(head) == len(MAGIC) + 2 and head.startswith(MAGIC):
+        offset = len(head) + int.from_bytes(head[len(MAGIC) :], "little")
+        if offset % 64 == 0:  # the headers written here (numpy's own parser reads any other)
+            own = _OWN_HEADER.fullmatch(handle.read(offset - len(head)))
     if own is not None:
         shape = tuple(int(n) for n in own.group(2).split(b",") if n.strip())
-        return np.dtype(own.group(1).decode("ascii")), shape, HEADER_BYTES
+        return np.dtype(own.group(1).decode("ascii")), shape, offset
     handle.seek(0)
     version = np.lib.format.read_magic(handle)
     readers = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
@@ -91,29 +99,21 @@ def map_npy(path: Path) -> np.ndarray:
     return np.frombuffer(mapped, dtype, math.prod(shape), offset).reshape(shape)
 
 
-def array_sha256(array: np.ndarray) -> str:
-    """sha256 of a C-order array's bytes, as the data of its .npy file (a memory map is read in
-    blocks of READ_BYTES, never whole)."""
-    flat = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
-    digest = hashlib.sha256()
-    for lo in range(0, flat.shape[0], READ_BYTES):
-        digest.update(flat[lo : lo + READ_BYTES])
-    return digest.hexdigest()
-
-
 class NpyStreamWriter:
     """Append arrays of shape [n, *inner] to a .npy file; :meth:`close` fixes the header.
 
-    With ``digest_behind`` the sha256 runs on a thread of its own, overlapped with the writes
-    (both release the GIL): for the rows, the bulk of an index, that halves the work of the
-    thread that writes, which caps a run's throughput on machines with many tokenizer threads.
-    Appended arrays must then stay unchanged until :meth:`close`. ``clock`` counts that thread's
-    CPU time as ``sha256``.
+    The data's checksum (``checksum``: ``"xxh3-128"`` or ``"sha256"``) is computed as it is
+    written. With ``digest_behind`` it runs on a thread of its own, overlapped with the writes
+    (both release the GIL), and ``clock`` counts that thread's CPU time under the algorithm's
+    name; appended arrays must then stay unchanged until :meth:`close`.
 
     Attributes:
         rows: items written along the first axis so far.
-        sha256: hex digest of the data bytes (valid after close).
+        algorithm: the checksum's algorithm.
+        checksum: hex digest of the data bytes (valid after close).
     """
+
+    header_bytes = HEADER_BYTES
 
     def __init__(
         self,
@@ -121,67 +121,70 @@ class NpyStreamWriter:
         dtype: np.dtype,
         inner_shape: tuple[int, ...] = (),
         *,
+        checksum: str = DEFAULT_CHECKSUM,
         digest_behind: bool = False,
         clock: StageClock | None = None,
+        direct: bool = False,
     ) -> None:
         self.path = path
         self.dtype = np.dtype(dtype).newbyteorder("<")
         self.inner_shape = tuple(inner_shape)
         self.rows = 0
-        self._digest = hashlib.sha256()
-        self._digester = WriteBehind(name="ngramtool-sha256") if digest_behind else None
-        self._update = timed(clock, "sha256", self._digest.update)
-        self._handle: BinaryIO = path.open("wb")
-        self._handle.write(npy_header(self.dtype, (0, *self.inner_shape)))
-        self.sha256 = ""
-        self._written = self._settled = HEADER_BYTES
+        self.algorithm = check_algorithm(checksum)
+        self.checksum = ""
+        self._digest = new_digest(self.algorithm)
+        self._digester = WriteBehind(name="ngramtool-checksum") if digest_behind else None
+        self._update = (
+            timed(clock, self.algorithm, self._digest.update) if digest_behind else self._digest.update
+        )
+        self._file = OutputFile(path, direct=direct)
+        self._write_header()
+
+    @property
+    def direct(self) -> bool:
+        """Whether the data goes to disk with ``O_DIRECT`` (else through the page cache)."""
+        return self._file.direct
+
+    def _write_header(self) -> None:
+        header = aligned_bytes(self.header_bytes)[: self.header_bytes]
+        header[:] = np.frombuffer(npy_header(self.dtype, self.shape, self.header_bytes), np.uint8)
+        self._file.write(header, 0)
+
+    def _digest_data(self, data: np.ndarray) -> None:
+        """Add bytes to the checksum (on the digest thread, if there is one)."""
+        if self._digester is None:
+            self._update(data)
+        else:
+            self._digester.submit(self._update, data)
+
+    def _check_shape(self, array: np.ndarray) -> None:
+        if tuple(array.shape[1:]) != self.inner_shape:
+            raise ValueError(f"shape {array.shape} does not continue [n, {self.inner_shape}]")
 
     def append(self, array: np.ndarray) -> None:
         """Append ``array`` (its shape must be [n, *inner_shape]); it is converted to the file dtype."""
-        if tuple(array.shape[1:]) != self.inner_shape:
-            raise ValueError(f"shape {array.shape} does not continue [n, {self.inner_shape}]")
-        data = np.ascontiguousarray(array, dtype=self.dtype)
-        view = memoryview(data.reshape(-1).view(np.uint8))
-        if self._digester is None:
-            self._digest.update(view)
-        else:
-            self._digester.submit(self._update, view)
-        self._handle.write(view)
+        self._check_shape(array)
+        data = np.ascontiguousarray(array, dtype=self.dtype).reshape(-1).view(np.uint8)
+        self._digest_data(data)
+        self._file.write(data, self.header_bytes + self.rows * self._row_bytes)
         self.rows += array.shape[0]
-        self._written += view.nbytes
-        if self._written - self._settled >= SETTLE_BYTES:
-            self._settle()
 
-    def _settle(self) -> None:
-        """Write what is buffered to disk and drop it from the page cache.
-
-        A streaming writer's output is not read back soon, and letting gigabytes of it pile up
-        in the page cache costs more than the disk writes (fresh pages are slow to come by,
-        in virtual machines above all): writing 1.6 GB measured 0.36 GB/s into a growing page
-        cache and 1.8 GB/s when each 256 MB was settled like this.
-        """
-        self._handle.flush()
-        fd = self._handle.fileno()
-        os.fdatasync(fd)
-        if hasattr(os, "posix_fadvise"):
-            os.posix_fadvise(fd, self._settled, self._written - self._settled, os.POSIX_FADV_DONTNEED)
-        self._settled = self._written
+    @property
+    def _row_bytes(self) -> int:
+        return self.dtype.itemsize * math.prod(self.inner_shape)
 
     def close(self) -> None:
-        """Write the final shape into the header, flush and fsync."""
-        self._handle.seek(0)
-        self._handle.write(npy_header(self.dtype, (self.rows, *self.inner_shape)))
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
-        self._handle.close()
+        """Write the final shape into the header, fsync, and finish the checksum."""
+        self._write_header()
+        self._file.close()
         if self._digester is not None:
             self._digester.drain()
-        self.sha256 = self._digest.hexdigest()
+        self.checksum = self._digest.hexdigest()
 
     def abort(self) -> None:
-        """Close without finishing (the caller removes the file); what is still buffered is
-        dropped, and an error in writing it (a full disk, again) too."""
-        close_quietly(self._handle)
+        """Close without finishing (the caller removes the file); nothing is buffered, and
+        the file is closed without a sync."""
+        self._file.close(sync=False)
         if self._digester is not None:
             self._digester.stop()
 
@@ -192,8 +195,95 @@ class NpyStreamWriter:
 
     @property
     def bytes_written(self) -> int:
-        """Bytes handed to the file so far, header included."""
-        return self._written
+        """Bytes written to the file so far, header included (not those still in memory)."""
+        return self._file.written
+
+
+class SlabNpyWriter(NpyStreamWriter):
+    """A :class:`NpyStreamWriter` that writes from aligned slabs of ``SLAB_BYTES``, with
+    ``O_DIRECT`` where the filesystem takes it, for the rows of an index.
+
+    :meth:`out` gives the slab memory that rows at a position will be written from, so a producer
+    (the hashing) computes them in place and nothing is copied; :meth:`append` copies only arrays
+    that are elsewhere. A full slab is checksummed and written whole, then reused (its pages stay
+    faulted in). The data starts at ``ALIGN`` bytes (the header is padded to it), so every slab
+    lands at an aligned offset. Appends come from one thread; :meth:`out` may be called from
+    another.
+    """
+
+    header_bytes = ALIGN
+
+    def __init__(self, path: Path, dtype: np.dtype, inner_shape: tuple[int, ...], **options: object) -> None:
+        super().__init__(path, dtype, inner_shape, direct=True, **options)  # type: ignore[arg-type]
+        per_align = ALIGN // math.gcd(ALIGN, self._row_bytes)  # rows whose bytes fill whole blocks
+        self.slab_rows = max(per_align, SLAB_BYTES // self._row_bytes // per_align * per_align)
+        self._slab_bytes = self.slab_rows * self._row_bytes
+        self._slabs: dict[int, np.ndarray] = {}  # slab number -> its aligned bytes
+        self._free: list[np.ndarray] = []
+        self._lock = threading.Lock()
+
+    def _slab(self, number: int) -> np.ndarray:
+        with self._lock:
+            if number not in self._slabs:
+                self._slabs[number] = self._free.pop() if self._free else aligned_bytes(self._slab_bytes)
+            return self._slabs[number]
+
+    def _rows_of(self, slab: np.ndarray) -> np.ndarray:
+        return slab[: self._slab_bytes].view(self.dtype).reshape(self.slab_rows, *self.inner_shape)
+
+    def out(self, position: int, count: int) -> np.ndarray:
+        """The memory rows ``[position, position + count)`` will be written from (within one slab:
+        ``position // slab_rows == (position + count - 1) // slab_rows``)."""
+        number, lo = divmod(position, self.slab_rows)
+        if lo + count > self.slab_rows:
+            raise ValueError(f"rows [{position}, {position + count}) cross a slab boundary")
+        return self._rows_of(self._slab(number))[lo : lo + count]
+
+    def append(self, array: np.ndarray) -> None:
+        """Append ``array`` [n, *inner_shape]: rows computed in :meth:`out`'s memory stay where they
+        are, others are copied into the slab; full slabs are written."""
+        self._check_shape(array)
+        done, total = 0, array.shape[0]
+        while done < total:
+            number, lo = divmod(self.rows, self.slab_rows)
+            take = min(total - done, self.slab_rows - lo)
+            target = self._rows_of(self._slab(number))[lo : lo + take]
+            part = array[done : done + take]
+            if part.__array_interface__["data"][0] != target.__array_interface__["data"][0]:
+                np.copyto(target, part)
+            done += take
+            self.rows += take
+            if lo + take == self.slab_rows:
+                self._write_slab(number, self._slab_bytes)
+
+    def _write_slab(self, number: int, nbytes: int) -> None:
+        """Checksum and write the first ``nbytes`` of slab ``number``, then free it for reuse."""
+        with self._lock:
+            slab = self._slabs.pop(number)
+        self._digest_data(slab[:nbytes])
+        offset = self.header_bytes + number * self._slab_bytes
+        if nbytes == self._slab_bytes:
+            self._file.write(slab, offset)
+        else:
+            self._file.write_end(slab, offset, nbytes)
+        if self._digester is None:
+            self._reuse(slab)
+        else:  # after the digest: the digest thread runs calls in order
+            self._digester.submit(self._reuse, slab)
+
+    def _reuse(self, slab: np.ndarray) -> None:
+        with self._lock:
+            self._free.append(slab)
+
+    def close(self) -> None:
+        """Write the last, partial slab, then finish as :meth:`NpyStreamWriter.close`."""
+        number, rest = divmod(self.rows, self.slab_rows)
+        if rest:
+            self._write_slab(number, rest * self._row_bytes)
+        with self._lock:
+            self._slabs.clear()
+            self._free.clear()
+        super().close()
 
 
 @contextmanager
@@ -204,11 +294,12 @@ def atomic_npy(
     *,
     wait: bool = False,
     expected_bytes: int | None = None,
+    checksum: str = DEFAULT_CHECKSUM,
 ) -> Iterator[NpyStreamWriter]:
     """A :class:`NpyStreamWriter` on a temporary file that replaces ``path`` only on success
     (``wait`` and ``expected_bytes``: see :class:`~ngramtool.formats.atomic.Staged`)."""
     with Staged(path, wait=wait, expected_bytes=expected_bytes) as staged:
-        writer = NpyStreamWriter(staged.path, dtype, inner_shape)
+        writer = NpyStreamWriter(staged.path, dtype, inner_shape, checksum=checksum)
         try:
             yield writer
             writer.close()

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import NgramToolError, UsageError
 from ..spec import HashSpec
+from .checksum import ALGORITHMS, HEX_DIGITS, field_names
 
 
 class SchemaError(Exception):
@@ -159,7 +160,29 @@ TOKENIZER = record(
 )
 VOCAB = record({"compressed": boolean(), "size": integer(1), "raw_size": integer(1), "fingerprint": SHA256})
 ROWS = record({"dtype": text("<i4", "<i8"), "layout": text()})
-ARRAY = record({"file": text(), "dtype": text(), "shape": list_of(integer(0)), "data_sha256": SHA256})
+
+
+def with_checksum(prefix: str, fields: Mapping[str, Check]) -> Check:
+    """A record of ``fields`` and exactly one checksum field named by its algorithm,
+    ``PREFIX_xxh3_128`` or ``PREFIX_sha256`` (:mod:`ngramtool.formats.checksum`)."""
+    names = field_names(prefix)
+    digests = {
+        name: text(pattern=f"[0-9a-f]{{{HEX_DIGITS[algorithm]}}}") for algorithm, name in names.items()
+    }
+    fields_and_digests = record(fields, digests)
+
+    def check(value: Any, field: str) -> None:
+        fields_and_digests(value, field)
+        present = [name for name in names.values() if name in value]
+        if len(present) != 1:
+            where = f"{field}." if field else ""
+            problem = "is missing" if not present else f"is given {len(present)} times ({', '.join(present)})"
+            raise SchemaError(f"{where}{prefix}_*", f"{problem}: one checksum, {' or '.join(names.values())}")
+
+    return check
+
+
+ARRAY = with_checksum("data", {"file": text(), "dtype": text(), "shape": list_of(integer(0))})
 ARRAY_NAMES = ("tokens", "rows", "doc_offsets", "lut")
 
 # What every description of hashed rows carries: index manifests, stream manifests, datasets.
@@ -178,7 +201,10 @@ _DESCRIPTION = {
 _ROW_POLICY = {"negative_ids": text("mask"), "offsets_added": boolean(True)}
 _OPTIONAL = {"tokenization": ANY_OBJECT}
 
-STREAM_MANIFEST = record({**_DESCRIPTION, **_ROW_POLICY, "sources": list_of(text())}, _OPTIONAL)
+STREAM_MANIFEST = record(
+    {**_DESCRIPTION, **_ROW_POLICY, "sources": list_of(text())},
+    {**_OPTIONAL, "checksum": text(*ALGORITHMS)},  # the trailer's algorithm; absent: sha256 (before 1.2)
+)
 INDEX_MANIFEST = record(
     {
         **_DESCRIPTION,
@@ -190,8 +216,8 @@ INDEX_MANIFEST = record(
     },
     _OPTIONAL,
 )
-SHARD_RECORD = record(
-    {"path": text(), "num_tokens": integer(0), "num_documents": integer(0), "manifest_sha256": SHA256}
+SHARD_RECORD = with_checksum(
+    "manifest", {"path": text(), "num_tokens": integer(0), "num_documents": integer(0)}
 )
 LEFT_OUT = record({"path": text(), "reason": text()})
 DATASET = record(

@@ -9,8 +9,10 @@ Layout (all integers little-endian; see docs/formats.md):
              payload = tokens (uint32 [tokens]) | rows ([tokens, L, C] of the row dtype)
                        | doc_starts (int64 [doc_starts], positions within the chunk)
              crc32 = zlib.crc32 of the payload
-    trailer  b"TRLR" | u64 total tokens | u64 total documents | u64 chunks | 32-byte sha256 of
-             every chunk payload in order
+    trailer  b"TRLR" | u64 total tokens | u64 total documents | u64 chunks | 32 bytes: the
+             checksum of every chunk payload in order, of the manifest's "checksum" algorithm
+             (XXH3-128: 16 bytes, then 16 zero bytes; sha256, the default of streams before 1.2:
+             32 bytes)
 
 A reader yields a chunk only after its CRC matched, and raises when the stream ends before the
 trailer or the trailer disagrees, when anything follows the trailer, or when a length field
@@ -20,7 +22,6 @@ claims more than a writer ever sends (``MAX_FRAME_BYTES`` per chunk or manifest,
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -37,16 +38,19 @@ from ..chunks import starts_within
 from ..errors import NgramToolError
 from ..spec import HashSpec
 from .atomic import OUTPUT_ERRNOS, attributed, output_error
+from .checksum import DEFAULT_CHECKSUM, SHA256, check_algorithm, new_digest
 from .schema import STREAM_MANIFEST, check_document, spec_from_record
 
 FORMAT_NAME = "ngramtool-stream"
 MAGIC = b"NGRMSTRM"
 CHUNK_TAG = b"CHNK"
 TRAILER_TAG = b"TRLR"
-STREAM_MAJOR, STREAM_MINOR = 1, 1
+# 1.2: the manifest's "checksum" names the trailer's algorithm (absent: sha256)
+STREAM_MAJOR, STREAM_MINOR = 1, 2
 _HEADER = struct.Struct("<8sHHIQ")
 _CHUNK = struct.Struct("<4sIQQ")
-_TRAILER = struct.Struct("<4sQQQ32s")
+_DIGEST_FIELD = 32  # trailer bytes for the checksum (a sha256; shorter digests are zero-padded)
+_TRAILER = struct.Struct(f"<4sQQQ{_DIGEST_FIELD}s")
 _U64 = struct.Struct("<Q")
 MAX_FRAME_BYTES = 1 << 30  # writers split larger chunks; a bigger claim is a corrupted length field
 MAX_TABLE_BYTES = 1 << 34  # the lookup table of 2^31 raw ids
@@ -68,10 +72,19 @@ class StreamWriter:
     Used as a context manager: a full disk under the file (or a quota, a read-only file system)
     becomes one :class:`~ngramtool.formats.atomic.OutputError` line with the bytes written, the
     bytes still needed (``expected_bytes``, the estimated size of the whole stream, may be set
-    while writing) and the free space.
+    while writing) and the free space. The trailer's checksum is of the ``checksum`` algorithm,
+    which the header's manifest records.
     """
 
-    def __init__(self, out: BinaryIO, manifest: dict[str, Any], lut: np.ndarray, spec: HashSpec) -> None:
+    def __init__(
+        self,
+        out: BinaryIO,
+        manifest: dict[str, Any],
+        lut: np.ndarray,
+        spec: HashSpec,
+        *,
+        checksum: str = DEFAULT_CHECKSUM,
+    ) -> None:
         self.out = out
         self.spec = spec
         self.num_tokens = 0
@@ -80,8 +93,8 @@ class StreamWriter:
         self.bytes_written = 0
         self.expected_bytes: int | None = None
         self._start = _position(out)
-        self._digest = hashlib.sha256()
-        body = json.dumps(manifest, ensure_ascii=False).encode("utf-8")
+        self._digest = new_digest(check_algorithm(checksum))
+        body = json.dumps({**manifest, "checksum": checksum}, ensure_ascii=False).encode("utf-8")
         table = np.ascontiguousarray(lut, dtype="<i8").tobytes()
         crc = zlib.crc32(table, zlib.crc32(body))
         self._write(_HEADER.pack(MAGIC, STREAM_MAJOR, STREAM_MINOR, crc, len(body)) + body)
@@ -133,11 +146,12 @@ class StreamWriter:
 
     def _frame(self, tokens: np.ndarray, rows: np.ndarray, doc_starts: np.ndarray) -> None:
         """Write one chunk frame."""
-        parts = [
-            np.ascontiguousarray(tokens, dtype="<u4").tobytes(),
-            np.ascontiguousarray(rows, dtype=self.spec.row_dtype.newbyteorder("<")).tobytes(),
-            np.ascontiguousarray(doc_starts, dtype="<i8").tobytes(),
+        arrays = [
+            np.ascontiguousarray(tokens, dtype="<u4"),
+            np.ascontiguousarray(rows, dtype=self.spec.row_dtype.newbyteorder("<")),
+            np.ascontiguousarray(doc_starts, dtype="<i8"),
         ]
+        parts = [memoryview(array.reshape(-1).view(np.uint8)) for array in arrays]
         crc = 0
         for part in parts:
             crc = zlib.crc32(part, crc)
@@ -153,7 +167,7 @@ class StreamWriter:
         """Write the trailer and flush; returns the counts."""
         self._write(
             _TRAILER.pack(
-                TRAILER_TAG, self.num_tokens, self.num_documents, self.chunks, self._digest.digest()
+                TRAILER_TAG, self.num_tokens, self.num_documents, self.chunks, _trailer_digest(self._digest)
             )
         )
         self.out.flush()
@@ -184,6 +198,11 @@ def _file_name(fd: int | None) -> str:
         return f"{what} ({os.readlink(f'/proc/self/fd/{fd}')})"
     except (OSError, TypeError):
         return what
+
+
+def _trailer_digest(digest: Any) -> bytes:
+    """The trailer's 32 bytes: the digest, zero-padded (XXH3-128's is 16 bytes)."""
+    return digest.digest().ljust(_DIGEST_FIELD, b"\0")
 
 
 def _read_exact(src: BinaryIO, size: int, what: str, position: int) -> bytes:
@@ -241,6 +260,7 @@ class StreamReader:
             major=STREAM_MAJOR,
             fix="the writer is not ngramtool's, or is broken",
         )
+        self.checksum: str = self.manifest.get("checksum", SHA256)
         self.lut = np.frombuffer(table, dtype="<i8")
         self.spec = spec_from_record(self.manifest["spec"])
         if self.lut.shape[0] != self.manifest["vocab"]["raw_size"]:
@@ -253,7 +273,7 @@ class StreamReader:
 
     def __iter__(self) -> Iterator[StreamChunk]:
         spec = self.spec
-        digest = hashlib.sha256()
+        digest = new_digest(self.checksum)
         chunks = 0
         row_dtype = spec.row_dtype.newbyteorder("<")
         row_bytes = spec.num_layers * spec.num_columns * row_dtype.itemsize
@@ -267,8 +287,10 @@ class StreamReader:
                         f"stream trailer says {total} tokens, {docs} documents, {count} chunks but "
                         f"{self.num_tokens}, {self.num_documents}, {chunks} arrived"
                     )
-                if checksum != digest.digest():
-                    raise NgramToolError("stream checksum mismatch: the data was corrupted in transit")
+                if checksum != _trailer_digest(digest):
+                    raise NgramToolError(
+                        f"stream checksum ({self.checksum}) mismatch: the data was corrupted in transit"
+                    )
                 if self.src.read(1):
                     raise NgramToolError(
                         "data follows the stream's end: streams cannot be concatenated; hash all "
