@@ -46,7 +46,8 @@ def export_per_layer(index: IndexLike, dest: Path, *, force: bool = False) -> di
     """Write one ``[T, C]`` .npy per Engram layer (``rows_layer{ID}.npy``) and ``layers.json``.
 
     Every row read is checked against the sha256 its index's manifest records (each shard's, for
-    a merged dataset): a damaged index raises NgramToolError and leaves no output. The directory
+    a merged dataset; a tokens-only index's rows are computed from its tokens, which are checked
+    against their block checksums): a damaged index raises NgramToolError and leaves no output. The directory
     is built under a temporary name and renamed into place; an existing export (``force``) is
     replaced only once the new one is complete. Returns the layout record written to
     ``layers.json``.
@@ -106,13 +107,16 @@ def _write_layers(index: IndexLike, tmp: Path) -> dict[str, Any]:
 
 
 def _copy_checked_rows(index: Index, writers: list[NpyStreamWriter]) -> None:
-    """Append each layer's rows of ``index`` to its writer, checking the manifest's rows sha256."""
+    """Append each layer's rows of ``index`` to its writer, checking the manifest's rows sha256
+    (a tokens-only index's rows are computed from tokens checked against their block checksums)."""
     digest = hashlib.sha256()
     for lo in range(0, len(index), CHUNK_TOKENS):
         block = index.rows[lo : lo + CHUNK_TOKENS]
         digest.update(block.reshape(-1).view("u1"))
         for li, writer in enumerate(writers):
             writer.append(block[:, li, :])
+    if not index.stores_rows:
+        return
     record = index.manifest["arrays"]["rows"]
     if digest.hexdigest() != record["data_sha256"]:
         raise NgramToolError(

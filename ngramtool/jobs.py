@@ -21,7 +21,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from .chunks import TokenChunk
+from .chunks import TokenChunk, canonical_chunks
 from .encode import iter_text_chunks, iter_token_chunks, tokenization_record
 from .errors import UsageError
 from .formats.index import IndexMeta, IndexWriter
@@ -75,6 +75,7 @@ class HashJob:
     device: str | None = None
     created: str | None = None  # the manifest's creation time; one value for all shards of a run
     shared_vocab: bool = False  # a shard: its lookup table is stored once in the directory's vocab/
+    rows: str = "stored"  # "lazy": a tokens-only index, whose rows are computed when read
 
     def to_payload(self) -> dict[str, Any]:
         """The job as plain JSON values (the spec as its JSON), to send to another process."""
@@ -121,6 +122,7 @@ def job_meta(job: HashJob, tokenizer: Tokenizer | None, vocab: CompressedVocab, 
         lut=vocab.lut,
         sources=(job.tokens_file,) if job.tokens_file is not None else job.inputs,
         created=job.created,
+        storage=job.rows,
     )
 
 
@@ -218,7 +220,11 @@ def run_hash_job(
         behind = outputs.enter_context(WriteBehind())
         write = timed(clock, "write", writer.append)
         save = timed(clock, "write", token_sink.append) if token_sink is not None else None
-        for chunk, _, rows in hash_chunks(chunks, vocab, hasher, min(job.workers, MAX_HASH_THREADS), clock):
+        if job.rows == "lazy":  # a tokens-only index: every id is checked, nothing is hashed
+            hashed = ((chunk, ids, None) for _, chunk, ids in canonical_chunks(chunks, vocab))
+        else:
+            hashed = hash_chunks(chunks, vocab, hasher, min(job.workers, MAX_HASH_THREADS), clock)
+        for chunk, _, rows in hashed:
             behind.submit(write, chunk.tokens, rows, chunk.doc_starts)
             if save is not None:
                 behind.submit(save, chunk.tokens, chunk.doc_starts)
@@ -242,6 +248,7 @@ def run_hash_job(
         "tokens_per_second": round(manifest["num_tokens"] / seconds) if seconds > 0 else None,
         "rows_shape": [manifest["num_tokens"], spec.num_layers, spec.num_columns],
         "rows_dtype": spec.row_dtype.name,
+        "rows": job.rows,
         "tokenizer": meta.tokenizer["name"],
         "vocab_size": vocab.size,
         "spec_fingerprint": spec.fingerprint,

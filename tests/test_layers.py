@@ -30,11 +30,12 @@ FORMATS_MAY_IMPORT = {
 LAYERS = (
     # leaves (jit: the numba backend's helpers)
     ("errors", "wording", "version", "progress", "profiling", "writeback", "primes", "formats.atomic", "jit"),
+    ("lookup",),
     ("spec",),
     ("normalize", "textcuts", "tokenizers", "vocab"),
     ("presets", "chunks"),
     ("hashing", "backends", "reference", "inputs"),
-    ("encode", "pipeline"),
+    ("encode", "pipeline", "rawrows"),
     ("formats",),
     ("artifacts", "jobs"),
     ("verify", "export", "explain", "describe", "tokenization", "benchmarking", "analysis"),
