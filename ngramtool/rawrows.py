@@ -53,7 +53,9 @@ class RawRows:
         self.lut = np.asarray(lut, dtype=np.int64)
         size = int(self.lut.max(initial=-1)) + 1
         if size > spec.vocab_size:
-            raise NgramToolError(f"the spec was made for V'={spec.vocab_size} but the vocabulary has V'={size}")
+            raise NgramToolError(
+                f"the spec was made for V'={spec.vocab_size} but the lookup table has V'={size}"
+            )
         self.spec = spec
         self.source = source
         self.hasher = SequenceHasher(spec, backend=backend, device=device, check_ids=False)

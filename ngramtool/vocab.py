@@ -30,7 +30,6 @@ from .normalize import NORMALIZATION_VERSION, token_key
 from .tokenizers import Tokenizer
 
 
-
 @dataclass(frozen=True)
 class CompressedVocab:
     """A raw -> canonical id map (made by :func:`build_vocab`).

@@ -91,7 +91,8 @@ def _render(report: dict[str, Any]) -> None:
             for lid, n in zip(spec["layer_ids"], spec["rows_per_layer"], strict=True)
         ),
     )
-    computed = ", computed from the tokens when read (tokens-only)" if report["rows_storage"] == "lazy" else ""
+    lazy = report["rows_storage"] == "lazy"
+    computed = ", computed from the tokens when read (tokens-only)" if lazy else ""
     info.add_row(
         "rows",
         f"{spec['row_dtype']} [{report['num_tokens']}, {len(spec['layer_ids'])}, "

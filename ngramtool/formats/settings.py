@@ -3,9 +3,10 @@
 A finished shard is skipped by a resumed sharded run only when the run would make it again the
 same way, and ``merge`` joins only shards made the same way: one tokenizer, vocabulary, hash spec,
 boundary policy, row storage (stored, or computed from the tokens) and tokenization
-(``special``, ``add_eot`` and its token, ``json_key``, ``doc_sep``, ``errors``). Both ask :func:`settings_difference`, so they can never disagree on
-what "the same way" means. A manifest written before ``tokenization`` was recorded (format 1.0)
-differs from every manifest that records it: what it did with special tokens is unknown.
+(``special``, ``add_eot`` and its token, ``json_key``, ``doc_sep``, ``errors``). Both ask
+:func:`settings_difference`, so they can never disagree on what "the same way" means. A manifest
+written before ``tokenization`` was recorded (format 1.0) differs from every manifest that
+records it: what it did with special tokens is unknown.
 """
 
 from __future__ import annotations
