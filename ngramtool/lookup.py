@@ -51,3 +51,21 @@ def canonical_ids(lut: np.ndarray, raw_ids: Any, *, first_position: int = 0) -> 
             "this tokenizer (an unassigned id)"
         )
     return out
+
+
+def check_table(lut: Any, vocab_size: int) -> np.ndarray:
+    """``lut`` as a 1-D int64 table whose canonical ids are all below ``vocab_size`` (V' of the
+    spec that hashes them); anything else raises NgramToolError.
+
+    >>> check_table([0, 1, -1, 1], vocab_size=2).tolist()
+    [0, 1, -1, 1]
+    """
+    table = np.asarray(lut)
+    if table.ndim != 1 or not np.issubdtype(table.dtype, np.integer) or table.size == 0:
+        raise NgramToolError(
+            f"a lookup table is a 1-D integer array of canonical ids, got {table.dtype} {table.shape}"
+        )
+    size = int(table.max()) + 1
+    if size > vocab_size:
+        raise NgramToolError(f"the spec was made for V'={vocab_size} but the lookup table has V'={size}")
+    return table.astype(np.int64, copy=False)

@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import NgramToolError
 from .hashing import SequenceHasher
-from .lookup import canonical_ids
+from .lookup import canonical_ids, check_table
 from .spec import HashSpec
 
 
@@ -50,12 +50,7 @@ class RawRows:
         backend: str = "auto",
         device: str | None = None,
     ) -> None:
-        self.lut = np.asarray(lut, dtype=np.int64)
-        size = int(self.lut.max(initial=-1)) + 1
-        if size > spec.vocab_size:
-            raise NgramToolError(
-                f"the spec was made for V'={spec.vocab_size} but the lookup table has V'={size}"
-            )
+        self.lut = check_table(lut, spec.vocab_size)
         self.spec = spec
         self.source = source
         self.hasher = SequenceHasher(spec, backend=backend, device=device, check_ids=False)

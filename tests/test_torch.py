@@ -108,7 +108,7 @@ def test_random_windows_are_seeded_per_epoch(index_dir: Path) -> None:
 def test_pickled_dataset_reopens_its_memory_maps(index_dir: Path) -> None:
     dataset = IndexDataset(index_dir, SEQ_LEN, random=True, seed=1)
     copy = pickle.loads(pickle.dumps(dataset))
-    assert copy._index is None  # no memory map travels to a worker
+    assert copy._source is None  # no memory map travels to a worker
     assert_same_items([copy[5]], [dataset[5]])
 
 
