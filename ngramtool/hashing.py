@@ -414,9 +414,9 @@ class SequenceHasher:
         if before is not None:
             ids = self._prepend(ids, as_array(before))
         width = ids.shape[1]
-        starts = np.arange(0, batch * width, width, dtype=np.int64)
+        starts = np.arange(batch, dtype=np.int64) * width if width else np.zeros(0, dtype=np.int64)
         context = np.full(spec.max_ngram - 1, spec.pad_id, dtype=np.int64)
-        rows = self._rows(ids.reshape(-1), context, starts if width else starts[:0])
+        rows = self._rows(ids.reshape(-1), context, starts)
         rows = rows.reshape(batch, width, spec.num_layers, spec.num_columns)
         if width == length:
             return rows

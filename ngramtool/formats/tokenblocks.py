@@ -33,10 +33,11 @@ def block_count(num_tokens: int, block_tokens: int = BLOCK_TOKENS) -> int:
 
 class BlockChecksumWriter:
     """Stream the CRC-32 of each block of the tokens appended into ``token_crc32.npy`` in
-    ``directory``; :meth:`close` adds the last, shorter block."""
+    ``directory`` (blocks of ``block_tokens``, default :data:`BLOCK_TOKENS`); :meth:`close` adds
+    the last, shorter block."""
 
-    def __init__(self, directory: Path, block_tokens: int = BLOCK_TOKENS) -> None:
-        self.block_tokens = block_tokens
+    def __init__(self, directory: Path, block_tokens: int | None = None) -> None:
+        self.block_tokens = block_tokens or BLOCK_TOKENS
         self.out = NpyStreamWriter(Path(directory) / FILE, CRC_DTYPE)
         self._crc = 0  # of the tokens of the unfinished block
         self._filled = 0  # tokens in the unfinished block
