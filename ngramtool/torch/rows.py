@@ -21,6 +21,7 @@ from ..lookup import UNASSIGNED, check_table
 from ..spec import HashSpec
 from ..tokenizers import load_tokenizer
 from ..vocab import CompressedVocab, build_vocab
+from ..wording import plural
 
 
 class NgramRows(nn.Module):
@@ -111,8 +112,8 @@ class NgramRows(nn.Module):
             before = self._canonical(preceding, "preceding")
             if before.shape[0] != ids.shape[0]:
                 raise UsageError(
-                    f"`preceding` holds {before.shape[0]} sequences but `input_ids` {ids.shape[0]}: "
-                    "give the ids before each sequence, [B, k]"
+                    f"`preceding` holds the ids before {plural(before.shape[0], 'sequence')} but "
+                    f"`input_ids` holds {ids.shape[0]}: give the ids before each sequence, [B, k]"
                 )
         return self.hasher(ids, before)
 
