@@ -95,7 +95,7 @@ def hash_files(
     >>> small.spec.heads, small.rows.shape
     (2, (158122, 2, 4))
     >>> lazy = ngramtool.hash_files("corpus.txt", "lazy.ngidx", rows="lazy", force=True)  # no rows.npy
-    >>> lazy.stores_rows, (lazy.rows[1000:1512] == index.rows[1000:1512]).all()
+    >>> lazy.stores_rows, bool((lazy.rows[1000:1512] == index.rows[1000:1512]).all())
     (False, True)
     """
     names = [inputs] if isinstance(inputs, str | Path) else list(inputs)
