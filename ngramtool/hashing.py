@@ -390,7 +390,8 @@ class SequenceHasher:
             given = to_numpy(self._checked(_as_id_vector(as_array(before)), "before"))
             given = given[max(given.shape[0] - context.shape[0], 0) :]
             context[context.shape[0] - given.shape[0] :] = given
-        return self._rows(self._checked(array), context, np.unique(starts[starts < array.shape[0]]))
+        resets = np.unique(starts[starts < array.shape[0]]) if starts.size else starts
+        return self._rows(self._checked(array), context, resets)
 
     def _rows(self, ids: Any, context: np.ndarray, resets: np.ndarray) -> Any:
         """The backend's rows of one checked sequence, as the kind of ``ids``."""

@@ -72,13 +72,13 @@ class RawRows:
             NgramToolError: an id outside the vocabulary's raw ids, or one without a token,
                 naming the source and the position.
         """
-        context = None
+        lead = 0 if before is None else len(before)
+        if lead:  # one lookup for both
+            tokens = np.concatenate([np.asarray(before), np.asarray(tokens)])
         try:
-            ids = canonical_ids(self.lut, tokens, first_position=first_position)
-            if before is not None and len(before):
-                context = canonical_ids(self.lut, before, first_position=first_position - len(before))
+            ids = canonical_ids(self.lut, tokens, first_position=first_position - lead)
         except NgramToolError as exc:
             if not self.source:
                 raise
             raise NgramToolError(f"{self.source}: {exc}") from None
-        return self.hasher(ids, context, doc_starts)
+        return self.hasher(ids[lead:], ids[:lead] if lead else None, doc_starts)

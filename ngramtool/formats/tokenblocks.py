@@ -98,15 +98,17 @@ class TokenBlocks:
         NgramToolError naming the first block whose tokens do not match its checksum."""
         if hi <= lo:
             return
-        size = self.block_tokens
-        first, last = lo // size, (hi - 1) // size + 1
-        for block in np.flatnonzero(~self.checked[first:last]) + first:
-            self._check_block(int(block))
-            self.checked[block] = True
+        size, checked = self.block_tokens, self.checked
+        for block in range(lo // size, (hi - 1) // size + 1):
+            if not checked[block]:
+                self._check_block(block)
+                checked[block] = True
 
     def check_all(self) -> None:
         """Check every block (``ngramtool verify``)."""
-        self.check(0, self.tokens.shape[0])
+        for block in np.flatnonzero(~self.checked):
+            self._check_block(int(block))
+        self.checked[:] = True
 
     def _check_block(self, block: int) -> None:
         lo = block * self.block_tokens

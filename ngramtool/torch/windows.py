@@ -24,10 +24,11 @@ PADDINGS = ("sequence", "stream")
 
 
 def make_window(tokens: np.ndarray, rows: np.ndarray, start: int) -> Window:
-    """The item dict of a window: ``tokens`` [S+1] as int64, ``rows`` [S, L, C] copied, ``start``."""
+    """The item dict of a window: ``tokens`` [S+1] as int64, ``rows`` [S, L, C] (copied unless
+    they are a writable array of their own, as computed rows are), ``start``."""
     return {
         "tokens": torch.from_numpy(np.array(tokens, dtype=np.int64)),
-        "rows": torch.from_numpy(np.array(rows)),
+        "rows": torch.from_numpy(np.require(rows, requirements="CWO")),
         "start": int(start),
     }
 
