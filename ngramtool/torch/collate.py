@@ -77,7 +77,7 @@ class RowsCollate:
         items = list(batch)
         if items and isinstance(items[0], Mapping):
             return self._with_rows(default_collate(items))
-        return self._with_rows({self.key: torch.stack([torch.as_tensor(item) for item in items])})
+        return self._with_rows({self.key: torch.stack([_as_ids(item) for item in items])})
 
     def _with_rows(self, batch: dict[str, Any]) -> dict[str, Any]:
         if self.key not in batch:
@@ -91,5 +91,13 @@ class RowsCollate:
         elif len({len(sequence) for sequence in ids}) <= 1:  # one length: hashed as one batch
             batch[self.rows_key] = list(self.ngram_rows(torch.as_tensor(np.asarray(ids))))
         else:
-            batch[self.rows_key] = [self.ngram_rows(torch.as_tensor(seq)[None])[0] for seq in ids]
+            batch[self.rows_key] = [self.ngram_rows(_as_ids(seq)[None])[0] for seq in ids]
         return batch
+
+
+def _as_ids(sequence: Any) -> torch.Tensor:
+    """A sequence of ids as a tensor: a tensor as it is, anything else (a list, a read-only numpy
+    array, as tokenizers and memory maps give) copied into a tensor of its own."""
+    if isinstance(sequence, torch.Tensor):
+        return sequence
+    return torch.from_numpy(np.array(sequence))
