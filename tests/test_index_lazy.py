@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS, assert_one_line_error, run, run_json, spec_from_golden
+from conftest import CORPUS, assert_one_line_error, golden_rows, run, run_json, spec_from_golden
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -59,7 +59,7 @@ def test_golden_vectors_from_a_tokens_only_index(hash_golden, tmp_path):
             lazy = hash_files([], tmp_path / f"lazy{number}_{case_number}.ngidx", rows="lazy", **options)
             stored = hash_files([], tmp_path / f"stored{number}_{case_number}.ngidx", **options)
             length = batch.shape[1]
-            expected = np.stack([layer["embedding_rows"] for layer in case["layers"]], axis=2)
+            expected = golden_rows(case)
             assert np.array_equal(np.asarray(lazy.rows), expected.reshape(-1, *expected.shape[2:]))
             assert np.array_equal(np.asarray(lazy.rows), np.asarray(stored.rows))
             for lo in range(lazy.rows.shape[0]):

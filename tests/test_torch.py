@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS, run
+from conftest import CORPUS, golden_rows, run, spec_from_golden
 
 torch = pytest.importorskip("torch")
 
@@ -27,6 +27,7 @@ from ngramtool.spec import HashSpec  # noqa: E402
 from ngramtool.torch import IndexDataset, StreamDataset, TokenFileDataset  # noqa: E402
 
 SEQ_LEN = 64
+PADDINGS = ("sequence", "stream")
 
 
 @pytest.fixture(scope="module")
@@ -313,3 +314,44 @@ def test_token_file_dataset_errors(token_files, r50k_path: Path, tmp_path: Path)
         NgramToolError, match=r"t\.npy: token id \d+ at position \d+ is outside the 256 raw ids"
     ):
         read_as_bytes[0]
+
+
+def test_golden_vectors_through_the_datasets(hash_golden, deepseek_tokenizer_path, tmp_path: Path) -> None:
+    """Each golden batch as the documents of a token file (one token more, so that the last
+    sequence makes a window): windows of one sequence's length give the reference's rows, from
+    a tokens-only index (both paddings: ``reset`` makes the stream rows the padded ones) and, for
+    the DeepSeek-V3 configurations, from the raw ids with the tokenizer."""
+    for number, config in enumerate(hash_golden["configs"]):
+        spec = spec_from_golden(config["config"])
+        dsv3 = config["config"].get("uses_deepseek_v3_lookup_table", False)
+        for case_number, case in enumerate(config["cases"]):
+            expected = golden_rows(case)
+            length = expected.shape[1]
+            name = tmp_path / f"golden{number}_{case_number}"
+            with TokenFileWriter(name, "megatron", spec.vocab_size) as writer:
+                for sequence in [*case["compressed_ids"], [0]]:
+                    writer.append(sequence, [0])
+                tokens = writer.commit().path
+            index = hash_files(
+                [],
+                name.with_suffix(".ngidx"),
+                tokens_file=tokens,
+                tokenizer=None,
+                vocab_size=spec.vocab_size,
+                spec=spec,
+                boundary="reset",
+                rows="lazy",
+            ).path
+            datasets = [
+                TokenFileDataset(index, length, tokenizer=None, padding=padding) for padding in PADDINGS
+            ]
+            datasets += [IndexDataset(index, length, padding=padding) for padding in PADDINGS]
+            if dsv3:
+                raw = name.with_suffix(".npy")
+                np.save(raw, np.asarray([*np.ravel(case["input_ids"]), case["input_ids"][0][0]], np.uint32))
+                tokenizer = str(deepseek_tokenizer_path)
+                datasets.append(TokenFileDataset(raw, length, tokenizer=tokenizer, spec=spec))
+            for dataset in datasets:
+                assert len(dataset) == expected.shape[0]
+                for b in range(expected.shape[0]):
+                    assert np.array_equal(dataset[b]["rows"].numpy(), expected[b]), case["description"]

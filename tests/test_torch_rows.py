@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 from torch.utils.data import DataLoader, Dataset  # noqa: E402
 
-from ngramtool import build_vocab, hash_ngrams, load_tokenizer  # noqa: E402
+from ngramtool import hash_ngrams  # noqa: E402
 from ngramtool.errors import NgramToolError, UsageError  # noqa: E402
 from ngramtool.spec import HashSpec  # noqa: E402
 from ngramtool.torch import NgramRows  # noqa: E402
@@ -47,11 +47,6 @@ VALID = np.flatnonzero(LUT >= 0)
 def expected_rows(ids: np.ndarray, spec: HashSpec = SPEC, lut: np.ndarray = LUT) -> np.ndarray:
     """Each row of raw ``ids`` [B, T] mapped through ``lut`` and hashed as its own stream."""
     return hash_ngrams(lut[ids], spec)
-
-
-@pytest.fixture(scope="module")
-def deepseek_vocab(deepseek_tokenizer_path):
-    return build_vocab(load_tokenizer(str(deepseek_tokenizer_path)))
 
 
 # ------------------------------------------------------------------- the reference's rows

@@ -89,15 +89,16 @@ class RowsCollate:
         if isinstance(ids, torch.Tensor):
             batch[self.rows_key] = self.ngram_rows(ids)
         elif len({len(sequence) for sequence in ids}) <= 1:  # one length: hashed as one batch
-            batch[self.rows_key] = list(self.ngram_rows(torch.as_tensor(np.asarray(ids))))
+            batch[self.rows_key] = list(self.ngram_rows(_as_ids(ids)))
         else:
             batch[self.rows_key] = [self.ngram_rows(_as_ids(seq)[None])[0] for seq in ids]
         return batch
 
 
 def _as_ids(sequence: Any) -> torch.Tensor:
-    """A sequence of ids as a tensor: a tensor as it is, anything else (a list, a read-only numpy
-    array, as tokenizers and memory maps give) copied into a tensor of its own."""
+    """Ids as a tensor: a tensor as it is, anything else (lists, read-only numpy arrays, as
+    tokenizers and memory maps give) copied into a tensor of its own; no ids at all are int64."""
     if isinstance(sequence, torch.Tensor):
         return sequence
-    return torch.from_numpy(np.array(sequence))
+    ids = np.array(sequence)
+    return torch.from_numpy(ids if ids.size else ids.astype(np.int64))
