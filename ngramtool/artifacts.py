@@ -98,6 +98,8 @@ class IndexLike(Protocol):
         manifest: the index's manifest, or the dataset's ``dataset.json``.
         spec: the HashSpec of the rows.
         tokens: uint32 [T] raw ids (a memory map, or a view across shards).
+        checked_tokens: the same ids, each read of a tokens-only index's checked against their
+            block checksums first (what computes rows from them reads these).
         rows: [T, L, C] rows (likewise; computed from the tokens when read, for tokens-only
             indexes).
         doc_offsets: int64 [D+1]; document d spans ``tokens[doc_offsets[d]:doc_offsets[d+1]]``.
@@ -112,6 +114,9 @@ class IndexLike(Protocol):
 
     @property
     def tokens(self) -> Any: ...
+
+    @property
+    def checked_tokens(self) -> Any: ...
 
     @property
     def rows(self) -> Any: ...

@@ -173,6 +173,7 @@ def test_a_sharded_tokens_only_run_merges_and_resumes_only_as_it_was_made(tmp_pa
     assert np.array_equal(np.asarray(lazy.rows), np.asarray(stored.rows))
     assert np.array_equal(lazy.rows[2990:3010], stored.rows[2990:3010])  # across two shards
     assert "every shard verified" in verify_path(tmp_path / "lazy").checks[-1]
+    assert np.array_equal(lazy.checked_tokens[2990:3010], stored.tokens[2990:3010])  # across two shards
     with pytest.raises(UsageError, match=r"another row storage \(`rows`\)"):
         hash_files(str(inputs / "p*.txt"), f"{tmp_path / 'lazy'}/", resume=True, **SMALL)
     shutil.copytree(
@@ -206,6 +207,21 @@ def test_tokens_that_fail_their_checksum_give_no_rows(corpus_pair, tmp_path):
     assert_one_line_error(result, 1, "fail their checksum")
     assert not (tmp_path / "out.layers").exists()
     assert_one_line_error(run("verify", tmp_path / "damaged.ngidx"), 1, "tokens.npy: data sha256")
+
+
+def test_datasets_refuse_damaged_tokens_in_either_padding(corpus_pair, tmp_path):
+    """Windows hashed alone (``padding="sequence"``) read the tokens, not the rows: their blocks
+    are checked all the same."""
+    torch_data = pytest.importorskip("ngramtool.torch")
+    _, lazy = corpus_pair
+    damaged = _damaged(lazy, tmp_path, 5000)
+    datasets = [torch_data.IndexDataset(damaged, 2048, padding=padding) for padding in ("stream", "sequence")]
+    datasets.append(torch_data.TokenFileDataset(damaged, 2048, tokenizer=None))
+    for dataset in datasets:
+        assert dataset[0]["rows"].shape == (2048, 2, 16)  # tokens 0 to 2,048: an intact block
+        with pytest.raises(NgramToolError, match=r"tokens 4,096 to 8,191 fail their checksum"):
+            dataset[2]  # tokens 4,096 to 6,144
+    assert np.array_equal(open_index(damaged).checked_tokens[:4096], open_index(lazy).tokens[:4096])
 
 
 def test_verify_checks_every_block_even_when_the_sha256_was_rewritten(corpus_pair, tmp_path):

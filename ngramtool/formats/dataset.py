@@ -243,15 +243,15 @@ class ShardSequence(Sequence[Index]):
 class MergedIndex:
     """Several index shards read as one: the same attributes as :class:`Index`.
 
-    ``tokens`` and ``rows`` are :class:`ConcatArray` views (slices are read from the shards'
-    memory maps); ``doc_offsets`` is global (read from every shard on first use); ``shards`` are
-    the member indexes, opened when taken. Opening the dataset checks ``dataset.json`` and that
-    the directory holds exactly the listed shards (one listing, no shard is read); a shard is
-    opened when it is first read, after checking that its manifest is the one merged. At most
-    ``max_open_shards`` shards stay open (the least recently read are closed; default
-    :func:`default_open_shards`), so a dataset of any number of shards fits a process's limit of
-    open files and of memory maps. Each shard was hashed as its own stream, so the first N-1
-    positions of a shard see the pad, not the end of the shard before it.
+    ``tokens``, ``checked_tokens`` and ``rows`` are :class:`ConcatArray` views (slices are read
+    from the shards' memory maps); ``doc_offsets`` is global (read from every shard on first
+    use); ``shards`` are the member indexes, opened when taken. Opening the dataset checks
+    ``dataset.json`` and that the directory holds exactly the listed shards (one listing, no
+    shard is read); a shard is opened when it is first read, after checking that its manifest
+    is the one merged. At most ``max_open_shards`` shards stay open (the least recently read are
+    closed; default :func:`default_open_shards`), so a dataset of any number of shards fits a
+    process's limit of open files and of memory maps. Each shard was hashed as its own stream,
+    so the first N-1 positions of a shard see the pad, not the end of the shard before it.
     """
 
     kind = "dataset"
@@ -283,6 +283,9 @@ class MergedIndex:
         lengths = [record["num_tokens"] for record in records]
         self.shards = ShardSequence(self)
         self.tokens = ConcatArray(lengths, lambda i: self.shard(i).tokens, (), np.dtype("<u4"))
+        self.checked_tokens = ConcatArray(
+            lengths, lambda i: self.shard(i).checked_tokens, (), np.dtype("<u4")
+        )
         self.rows = ConcatArray(
             lengths,
             lambda i: self.shard(i).rows,

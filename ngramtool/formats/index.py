@@ -307,6 +307,8 @@ class Index:
             ``lut.npy``, or the table its dataset directory shares, see :func:`store_shared_lut`).
         token_blocks: the tokens' block checksums (:class:`TokenBlocks`) of a tokens-only index,
             else None.
+        checked_tokens: the tokens, each read of a tokens-only index's checked against their
+            block checksums first (:class:`CheckedTokens`); a stored index's ``tokens``.
 
     Args:
         path: the directory.
@@ -327,6 +329,7 @@ class Index:
         self.lut = self._map("lut", arrays["lut"])
         self.token_blocks: TokenBlocks | None = None
         self.rows: np.ndarray | ComputedRows
+        self.checked_tokens: np.ndarray | CheckedTokens = self.tokens
         self._check_arrays(arrays)
         if self.storage == "stored":
             self.rows = self._map("rows", arrays["rows"])
@@ -337,6 +340,7 @@ class Index:
                 self.tokens, block_crcs, checksums["block_tokens"], self.array_path("tokens")
             )
             self.rows = ComputedRows(self, rows_factory)
+            self.checked_tokens = CheckedTokens(self.tokens, self.token_blocks)
         self._check_structure()
 
     def _check_arrays(self, arrays: dict[str, Any]) -> None:
@@ -455,6 +459,23 @@ class Index:
         if start < 0 or length < 0 or start + length > len(self):
             raise NgramToolError(f"window [{start}, {start + length}) is outside the {len(self)} tokens")
         return self.tokens[start : start + length], self.rows[start : start + length]
+
+
+class CheckedTokens(RangeArray):
+    """A tokens-only index's tokens, each read checked against their block checksums first (a
+    damaged token raises NgramToolError instead of giving wrong rows): what computes rows from
+    them reads ``checked_tokens``."""
+
+    what = "tokens-only index's tokens"
+
+    def __init__(self, tokens: np.ndarray, blocks: TokenBlocks) -> None:
+        super().__init__(tokens.shape, tokens.dtype)
+        self.tokens = tokens
+        self.blocks = blocks
+
+    def _range(self, lo: int, hi: int) -> np.ndarray:
+        self.blocks.check(lo, hi)
+        return self.tokens[lo:hi]
 
 
 class ComputedRows(RangeArray):

@@ -42,7 +42,7 @@ class IndexSource:
         return len(self.index)
 
     def tokens(self, lo: int, hi: int) -> np.ndarray:
-        return np.asarray(self.index.tokens[lo:hi])
+        return np.asarray(self.index.checked_tokens[lo:hi])
 
     def rows(self, lo: int, hi: int, padding: str) -> np.ndarray:
         if padding == "stream":
