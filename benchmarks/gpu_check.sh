@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# GPU check: the backend parity tests on CUDA (torch and Triton), then `ngramtool bench` on the GPU.
+# GPU check: the backend parity tests on CUDA (torch and Triton), NgramRows on CUDA (parity and
+# speed), then `ngramtool bench` on the GPU.
 #
 #   benchmarks/gpu_check.sh [TOKENS]        # default 100,000,000 tokens
 #
@@ -41,6 +42,45 @@ EOF
 echo "== parity: numpy, torch (CPU and CUDA) and Triton (CUDA) on the golden vectors and random streams"
 NGRAMTOOL_TEST_CUDA=1 "$python" -m pytest -q -p no:cacheprovider tests/test_backends.py
 
+echo "== parity: ngramtool.torch.NgramRows on CUDA (auto, triton, torch) against the CPU rows"
+NGRAMTOOL_TEST_CUDA=1 "$python" -m pytest -q -p no:cacheprovider tests/test_torch_rows.py
+
+echo "== NgramRows on CUDA: batches of 8 x 2048 raw cl100k_base ids, the Engram demo spec"
+ngram_rows="$("$python" - <<'EOF'
+import time
+
+import numpy as np
+import torch
+
+from ngramtool import build_vocab, load_tokenizer, resolve_spec
+from ngramtool.torch import NgramRows
+
+tokenizer = load_tokenizer("cl100k_base")
+vocab = build_vocab(tokenizer)
+spec = resolve_spec(tokenizer=tokenizer, vocab=vocab)
+valid = np.flatnonzero(vocab.lut >= 0)
+ids = torch.from_numpy(valid[np.random.default_rng(0).integers(0, valid.size, (8, 2048))])
+expected = NgramRows(spec, vocab)(ids)  # the CPU rows
+print("| NgramRows on CUDA | ms per batch of 8 x 2048 | tokens/s | identical to the CPU |")
+print("|---|---:|---:|---|")
+for backend in ("triton", "torch"):
+    module = NgramRows(spec, vocab, backend=backend).to("cuda")
+    on_gpu = ids.cuda()
+    same = torch.equal(module(on_gpu).cpu(), expected)
+    for _ in range(5):
+        module(on_gpu)
+    torch.cuda.synchronize()
+    repeats = 200
+    started = time.perf_counter()
+    for _ in range(repeats):
+        module(on_gpu)
+    torch.cuda.synchronize()
+    seconds = (time.perf_counter() - started) / repeats
+    print(f"| {backend} | {seconds * 1e3:.3f} | {ids.numel() / seconds:,.0f} | {'yes' if same else 'NO'} |")
+EOF
+)"
+echo "$ngram_rows"
+
 echo "== ngramtool bench --tokens $tokens --device cuda"
 table="$("$python" -m ngramtool bench --tokens "$tokens" --device cuda --verbose)"
 {
@@ -51,10 +91,12 @@ table="$("$python" -m ngramtool bench --tokens "$tokens" --device cuda --verbose
     echo '```'
     echo
     echo "$table"
+    echo
+    echo "$ngram_rows"
 } | tee "$report"
 
 if grep -q "| NO |" "$report"; then
-    echo "gpu_check: a backend's rows differ from the numpy backend's (see the 'identical' column)" >&2
+    echo "gpu_check: rows differ from the CPU's (see the 'identical' columns)" >&2
     exit 1
 fi
 echo "gpu_check: passed; the table is in $report (copy it into docs/performance.md)"

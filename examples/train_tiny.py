@@ -1,19 +1,28 @@
 """Train a tiny language model with an Engram memory on the bundled corpus, on the CPU.
 
-The model: token embedding -> + Engram memory (table on the CPU, gate, causal ShortConv; rows
-read from the index by the data loader, never hashed here) -> one causal self-attention layer ->
-MLP -> an adaptive softmax over the corpus's own token set (the exact likelihood of every token,
-at a fraction of a full softmax's cost on a CPU). It prints the loss (mean cross-entropy, nats)
-every ``--log-every`` steps and finally ``loss: first A -> last B (falling: True)``, where A and B
-average the first and last few steps (up to 10); it exits with 1 when the loss did not fall.
+The model: token embedding -> + Engram memory (table on the CPU, gate, causal ShortConv) -> one
+causal self-attention layer -> MLP -> an adaptive softmax over the corpus's own token set (the
+exact likelihood of every token, at a fraction of a full softmax's cost on a CPU). It prints the
+loss (mean cross-entropy, nats) every ``--log-every`` steps and finally ``loss: first A -> last B
+(falling: True)``, where A and B average the first and last few steps (up to 10); it exits with 1
+when the loss did not fall.
+
+Where the rows come from (``--rows``):
+
+- ``forward`` (default): the model hashes the token ids of each batch in its ``forward`` with
+  ``ngramtool.torch.NgramRows``, as the Engram reference does (each window padded at its start);
+  the data are token windows, read nanoGPT's way (random offsets into the token array).
+- ``stored``: an ``IndexDataset`` reads each window's rows from the index (the rows of the
+  stream), through a DataLoader.
 
 Without ``--index`` it first hashes ``examples/corpus.txt`` with ``ngramtool.hash_files`` and small
-tables (2 heads, base size 4099, one Engram layer) into a temporary directory.
+tables (2 heads, base size 4099, one Engram layer) into a temporary directory: a tokens-only index
+(``rows="lazy"``, no rows on disk) for ``forward``, an index with its rows for ``stored``.
 
 Run from anywhere::
 
-    python examples/train_tiny.py                 # 300 steps
-    python examples/train_tiny.py --steps 30 --num-workers 2
+    python examples/train_tiny.py                 # 300 steps, rows hashed in forward
+    python examples/train_tiny.py --rows stored --steps 30 --num-workers 2
 """
 
 from __future__ import annotations
@@ -35,7 +44,7 @@ from torch.utils.data import DataLoader
 import ngramtool
 from ngramtool import HashSpec
 from ngramtool.engram import EngramMemory, RMSNorm
-from ngramtool.torch import IndexDataset
+from ngramtool.torch import IndexDataset, NgramRows
 
 CORPUS = Path(__file__).resolve().parent / "corpus.txt"
 # Small tables: what `ngramtool hash ... --heads 2 --table 4099 --layers 0` makes.
@@ -47,14 +56,17 @@ ADAPTIVE_CUTOFFS = (1024, 4096)
 class TinyEngramLM(nn.Module):
     """Embedding, one Engram memory, one causal attention layer and an MLP (pre-norm residual).
 
-    ``forward(tokens [B, S], rows [B, S, C]) -> log-probabilities [B, S, vocab_size]``; ``rows``
-    are the index rows of the model's one Engram layer (``batch["rows"][:, :, layer]``). Every
-    part is causal, so the output at position t depends only on tokens[..t] and rows[..t].
+    ``forward(input_ids [B, S], rows [B, S, C] | None) -> log-probabilities [B, S, vocab_size]``;
+    ``rows`` are the table rows of the model's one Engram layer (``batch["rows"][:, :, layer]``),
+    or None: the model hashes ``input_ids`` itself with ``ngram_rows``. Every part is causal, so
+    the output at position t depends only on input_ids[..t] and rows[..t].
 
     Args:
         vocab_size: the number of token classes (input and output), numbered by falling
             frequency (the adaptive softmax puts the first ones in its head).
         spec: the index's HashSpec (table size of its first layer, columns, N).
+        classes: raw id -> class (LongTensor); None: the ids are the classes.
+        ngram_rows: hashes the raw ids of a batch in ``forward`` when no rows are given.
         dim: the model width D.
         dim_per_head: the width d of one Engram table row.
         heads: attention heads.
@@ -66,6 +78,8 @@ class TinyEngramLM(nn.Module):
         vocab_size: int,
         spec: HashSpec,
         *,
+        classes: torch.Tensor | None = None,
+        ngram_rows: NgramRows | None = None,
         dim: int = 64,
         dim_per_head: int = 16,
         heads: int = 4,
@@ -73,6 +87,8 @@ class TinyEngramLM(nn.Module):
     ) -> None:
         super().__init__()
         self.heads = heads
+        self.register_buffer("classes", classes, persistent=False)
+        self.ngram_rows = ngram_rows
         self.embed = nn.Embedding(vocab_size, dim)
         self.engram = (
             EngramMemory(
@@ -97,22 +113,33 @@ class TinyEngramLM(nn.Module):
         mixed = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         return self.attn_out(mixed.transpose(1, 2).reshape(batch, length, dim))
 
-    def features(self, tokens: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    def to_classes(self, input_ids: torch.Tensor) -> torch.Tensor:
+        """The classes of raw ids."""
+        return input_ids if self.classes is None else self.classes[input_ids]
+
+    def features(self, input_ids: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
         """The final hidden states [B, S, D]."""
-        hidden = self.embed(tokens)
+        hidden = self.embed(self.to_classes(input_ids))
         if self.engram is not None:
+            if rows is None:  # hashed here, as the Engram reference does: [B, S, L, C] -> layer 0
+                assert self.ngram_rows is not None, "give rows, or build the model with ngram_rows"
+                rows = self.ngram_rows(input_ids)[:, :, 0]
             hidden = hidden + self.engram(hidden, rows)
         hidden = hidden + self.attention(self.attn_norm(hidden))
         hidden = hidden + self.mlp(self.mlp_norm(hidden))
         return self.out_norm(hidden)
 
-    def forward(self, tokens: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    def forward(self, input_ids: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
         """Next-token log-probabilities [B, S, vocab_size]."""
-        return self.output.log_prob(self.features(tokens, rows).flatten(0, 1)).unflatten(0, tokens.shape)
+        features = self.features(input_ids, rows).flatten(0, 1)
+        return self.output.log_prob(features).unflatten(0, input_ids.shape)
 
-    def loss(self, tokens: torch.Tensor, rows: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-        """Mean cross-entropy (nats) of ``targets [B, S]`` given ``tokens`` and ``rows``."""
-        return self.output(self.features(tokens, rows).flatten(0, 1), targets.flatten()).loss
+    def loss(
+        self, input_ids: torch.Tensor, targets: torch.Tensor, rows: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Mean cross-entropy (nats) of the raw ids ``targets [B, S]`` given ``input_ids`` (and ``rows``)."""
+        features = self.features(input_ids, rows).flatten(0, 1)
+        return self.output(features, self.to_classes(targets).flatten()).loss
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -121,8 +148,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--steps", type=int, default=300, help="optimizer steps (default 300)")
     parser.add_argument("--seq-len", type=int, default=64, help="positions per window (default 64)")
     parser.add_argument("--batch", type=int, default=16, help="windows per step (default 16)")
+    parser.add_argument(
+        "--rows",
+        choices=("forward", "stored"),
+        default="forward",
+        help="'forward': the model hashes each batch (NgramRows; default); 'stored': read from the index",
+    )
     parser.add_argument("--index", type=Path, help="an index directory (default: hash examples/corpus.txt)")
-    parser.add_argument("--num-workers", type=int, default=0, help="DataLoader worker processes (default 0)")
+    parser.add_argument(
+        "--num-workers", type=int, default=0, help="DataLoader worker processes of --rows stored (default 0)"
+    )
     parser.add_argument(
         "--threads", type=int, default=1, help="torch threads (default 1: too small a model to gain)"
     )
@@ -136,48 +171,63 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def build_index(dest: Path) -> Path:
-    """Hash the bundled corpus with small tables into ``dest``."""
-    shown = ", ".join(f"{name}={value!r}" for name, value in HASH_OPTIONS.items())
+def build_index(dest: Path, rows: str) -> Path:
+    """Hash the bundled corpus with small tables into ``dest`` (tokens only for ``rows="lazy"``)."""
+    options = {**HASH_OPTIONS, "rows": rows}
+    shown = ", ".join(f"{name}={value!r}" for name, value in options.items())
     print(f"ngramtool.hash_files(['examples/corpus.txt'], '$TMP/{dest.name}', {shown})")
-    ngramtool.hash_files([str(CORPUS)], str(dest), **HASH_OPTIONS)
+    ngramtool.hash_files([str(CORPUS)], str(dest), **options)
     return dest
 
 
-def endless(loader: DataLoader, dataset: IndexDataset) -> Iterator[dict[str, torch.Tensor]]:
-    """Batches over successive epochs, each with new random window offsets."""
+def stored_batches(dataset: IndexDataset, args: argparse.Namespace) -> Iterator[tuple[torch.Tensor, ...]]:
+    """(tokens [B, S+1], rows [B, S, C]) of the index's windows, new random offsets every epoch."""
+    loader = DataLoader(dataset, batch_size=args.batch, drop_last=True, num_workers=args.num_workers)
     for epoch in itertools.count():
         dataset.set_epoch(epoch)
-        yield from loader
+        for batch in loader:
+            yield batch["tokens"], batch["rows"][:, :, 0]
+
+
+def token_batches(tokens: np.ndarray, args: argparse.Namespace) -> Iterator[tuple[torch.Tensor, ...]]:
+    """(tokens [B, S+1],) at random offsets into the token array (nanoGPT's get_batch)."""
+    rng = np.random.default_rng(args.seed)
+    while True:
+        starts = rng.integers(0, tokens.shape[0] - args.seq_len, args.batch)
+        windows = np.stack([tokens[start : start + args.seq_len + 1] for start in starts])
+        yield (torch.from_numpy(windows.astype(np.int64)),)
 
 
 def train(args: argparse.Namespace, index_path: Path) -> list[float]:
     """Train for ``args.steps`` steps; returns the loss of every step."""
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    dataset = IndexDataset(index_path, args.seq_len, random=True, seed=args.seed)
+    index = ngramtool.open_index(index_path)
+    spec, tokens = index.spec, np.asarray(index.tokens)
+    if (tokens.shape[0] - 1) // args.seq_len < args.batch:
+        sys.exit(f"{index_path}: {tokens.shape[0]:,} tokens, too few for --batch {args.batch} windows")
     # The model predicts the corpus's own token set: raw ids -> classes 0..V-1 by falling frequency.
-    vocab, counts = np.unique(dataset.index.tokens, return_counts=True)
+    vocab, counts = np.unique(tokens, return_counts=True)
     by_frequency = vocab[np.argsort(-counts, kind="stable")].astype(np.int64)
-    lookup = torch.zeros(int(vocab[-1]) + 1, dtype=torch.long)
-    lookup[torch.from_numpy(by_frequency)] = torch.arange(len(vocab))
-    if len(dataset) < args.batch:
-        sys.exit(
-            f"{index_path}: {len(dataset)} windows of {args.seq_len} tokens, fewer than --batch {args.batch}"
-        )
-    model = TinyEngramLM(len(vocab), dataset.spec, engram=not args.no_engram)
+    classes = torch.zeros(int(vocab[-1]) + 1, dtype=torch.long)
+    classes[torch.from_numpy(by_frequency)] = torch.arange(len(vocab))
+    if args.rows == "stored":
+        batches = stored_batches(IndexDataset(index_path, args.seq_len, random=True, seed=args.seed), args)
+        ngram_rows, where = None, "read from the index by the data loader"
+    else:
+        batches = token_batches(tokens, args)
+        ngram_rows, where = NgramRows(spec, index.lut), "hashed in the model's forward (NgramRows)"
+    model = TinyEngramLM(len(vocab), spec, classes=classes, ngram_rows=ngram_rows, engram=not args.no_engram)
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.0)
-    loader = DataLoader(dataset, batch_size=args.batch, drop_last=True, num_workers=args.num_workers)
     print(
-        f"index: {dataset.num_tokens:,} tokens, {len(vocab):,} distinct; spec N={dataset.spec.max_ngram} "
-        f"K={dataset.spec.heads}, table {int(dataset.spec.rows_per_layer[0]):,} rows; "
-        f"model {sum(p.numel() for p in model.parameters()):,} parameters"
+        f"index: {tokens.shape[0]:,} tokens, {len(vocab):,} distinct; spec N={spec.max_ngram} "
+        f"K={spec.heads}, table {int(spec.rows_per_layer[0]):,} rows; "
+        f"model {sum(p.numel() for p in model.parameters()):,} parameters; rows {where}"
     )
     losses = []
     started = time.perf_counter()
-    for step, batch in enumerate(itertools.islice(endless(loader, dataset), args.steps), start=1):
-        tokens = lookup[batch["tokens"]]
-        loss = model.loss(tokens[:, :-1], batch["rows"][:, :, 0], tokens[:, 1:])
+    for step, (window, *rows) in enumerate(itertools.islice(batches, args.steps), start=1):
+        loss = model.loss(window[:, :-1], window[:, 1:], *rows)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -191,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     """Build or open the index, train, print the loss summary; 0 when the loss fell, else 1."""
     args = parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="ngramtool-train-") as tmp:
-        index_path = args.index or build_index(Path(tmp) / "corpus.ngidx")
+        lazy = "lazy" if args.rows == "forward" else "stored"
+        index_path = args.index or build_index(Path(tmp) / "corpus.ngidx", lazy)
         losses = train(args, index_path)
     span = max(1, min(10, len(losses) // 5))
     first, last = float(np.mean(losses[:span])), float(np.mean(losses[-span:]))

@@ -44,6 +44,7 @@ def hash_files(
     json_key: str | None = None,
     doc_sep: str | None = None,
     errors: str = "strict",
+    rows: str = "stored",
     save_tokens: PathLike | None = None,
     save_format: str | None = None,
     workers: int | None = None,
@@ -77,6 +78,8 @@ def hash_files(
         boundary: ``none`` pads only at the stream start (Engram); ``reset`` at every document.
         special, add_eot, eot_token, json_key, doc_sep, errors: how text becomes ids
             (docs/tokenizers.md, docs/commands.md).
+        rows: ``stored`` (``rows.npy``) or ``lazy``: a tokens-only index (at most 5 bytes per
+            token) whose rows are computed from its tokens when read, byte for byte the same.
         save_tokens, save_format: also write the raw ids as a token file.
         workers: tokenizer threads (default: all cores); the ids never depend on it.
         force: replace existing outputs.
@@ -99,6 +102,9 @@ def hash_files(
     >>> small = ngramtool.hash_files("corpus.txt", "small.ngidx", heads=2, table_sizes=4099, force=True)
     >>> small.spec.heads, small.rows.shape
     (2, (158122, 2, 4))
+    >>> lazy = ngramtool.hash_files("corpus.txt", "lazy.ngidx", rows="lazy", force=True)  # no rows.npy
+    >>> lazy.stores_rows, bool((lazy.rows[1000:1512] == index.rows[1000:1512]).all())
+    (False, True)
     """
     names = [inputs] if isinstance(inputs, str | Path) else list(inputs)
     request = _request(
@@ -123,6 +129,7 @@ def hash_files(
         json_key=json_key,
         doc_sep=doc_sep,
         errors=errors,
+        rows=rows,
         save_tokens=None if save_tokens is None else str(save_tokens),
         save_format=save_format,
         workers=workers,
@@ -157,6 +164,7 @@ def hash_texts(
     special: str | None = None,
     add_eot: bool = False,
     eot_token: str | None = None,
+    rows: str = "stored",
     workers: int | None = None,
     force: bool = False,
     backend: str = "auto",
@@ -192,6 +200,7 @@ def hash_texts(
         special=special,
         add_eot=add_eot,
         eot_token=eot_token,
+        rows=rows,
         workers=workers,
         force=force,
         backend=backend,

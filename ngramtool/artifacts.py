@@ -20,6 +20,7 @@ from .errors import UsageError
 from .formats.dataset import DATASET, MergedIndex
 from .formats.index import MANIFEST, Index
 from .formats.stream import file_is_stream
+from .rawrows import RawRows
 from .spec import HashSpec
 
 TOKEN_FILE_SUFFIXES = (".npy", ".bin", ".idx", ".ds", ".ds.index")
@@ -97,7 +98,10 @@ class IndexLike(Protocol):
         manifest: the index's manifest, or the dataset's ``dataset.json``.
         spec: the HashSpec of the rows.
         tokens: uint32 [T] raw ids (a memory map, or a view across shards).
-        rows: [T, L, C] rows (likewise).
+        checked_tokens: the same ids, each read of a tokens-only index's checked against their
+            block checksums first (what computes rows from them reads these).
+        rows: [T, L, C] rows (likewise; computed from the tokens when read, for tokens-only
+            indexes).
         doc_offsets: int64 [D+1]; document d spans ``tokens[doc_offsets[d]:doc_offsets[d+1]]``.
         lut: int64 [V], the raw -> canonical table the rows were made with.
         shards: the indexes it is made of (an index: itself).
@@ -112,6 +116,9 @@ class IndexLike(Protocol):
     def tokens(self) -> Any: ...
 
     @property
+    def checked_tokens(self) -> Any: ...
+
+    @property
     def rows(self) -> Any: ...
 
     @property
@@ -123,6 +130,9 @@ class IndexLike(Protocol):
     @property
     def shards(self) -> Sequence[Index]: ...
 
+    @property
+    def stores_rows(self) -> bool: ...
+
     def __len__(self) -> int: ...
 
     def window(self, start: int, length: int) -> tuple[np.ndarray, np.ndarray]: ...
@@ -130,7 +140,8 @@ class IndexLike(Protocol):
 
 def open_index(path: str | Path) -> IndexLike:
     """Open an index directory (``ngramtool hash``) or a merged dataset of shards (``ngramtool
-    merge``), memory-mapped; nothing is read whole.
+    merge``), memory-mapped; nothing is read whole. The rows of a tokens-only index (``hash
+    --rows lazy``) are computed from its tokens as they are read (:class:`~ngramtool.rawrows.RawRows`).
 
     >>> import ngramtool
     >>> index = ngramtool.open_index("corpus.ngidx")  # ngramtool hash corpus.txt -o corpus.ngidx
@@ -141,4 +152,6 @@ def open_index(path: str | Path) -> IndexLike:
     ((512,), (512, 2, 16))
     """
     kind = expect_kind(path, [Kind.INDEX, Kind.DATASET])
-    return MergedIndex(Path(path)) if kind is Kind.DATASET else Index(Path(path))
+    if kind is Kind.DATASET:
+        return MergedIndex(Path(path), rows_factory=RawRows)
+    return Index(Path(path), rows_factory=RawRows)

@@ -12,6 +12,7 @@ import numpy as np
 
 from .artifacts import Kind, detect, expect_kind, open_index
 from .formats.atomic import check_output_file
+from .formats.index import MANIFEST, Index
 from .formats.npy import atomic_npy
 from .formats.stream import StreamReader, read_stream
 from .formats.tokenfiles import open_token_file
@@ -55,10 +56,12 @@ def describe_path(path: str | Path, rows: int = 3, token_format: str | None = No
         index = open_index(path)
         report = _description(index.manifest, index.spec)
         report.update(kind=index.kind, path=str(path))
+        report["rows_storage"] = "stored" if index.stores_rows else "lazy"
         if index.kind == "dataset":
             report["shards"] = index.manifest["shards"]
         else:
             report["arrays"] = index.manifest["arrays"]
+            report["bytes_on_disk"] = _bytes_on_disk(index.shards[0])
         report["first"] = _first_rows(np.asarray(index.tokens[:rows]), np.asarray(index.rows[:rows]))
         return report
     if kind is Kind.STREAM and token_format is None:
@@ -69,6 +72,19 @@ def describe_path(path: str | Path, rows: int = 3, token_format: str | None = No
         "kind": "token file",
         **token_file.describe(),
         "first_tokens": np.asarray(token_file.tokens[: max(rows, 16)]).tolist(),
+    }
+
+
+def _bytes_on_disk(index: Index) -> dict[str, Any]:
+    """The bytes of an index's files: in all, of its lookup table (one per vocabulary, shared by
+    the shards of a sharded run), and per token without the table."""
+    files = [index.path / MANIFEST, *(index.array_path(name) for name in index.manifest["arrays"])]
+    total = sum(file.stat().st_size for file in files)
+    table = index.array_path("lut").stat().st_size
+    return {
+        "total": total,
+        "lookup_table": table,
+        "per_token": round((total - table) / len(index), 3) if len(index) else None,
     }
 
 

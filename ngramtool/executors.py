@@ -38,7 +38,7 @@ from .formats.atomic import (
 )
 from .formats.checksum import DEFAULT_CHECKSUM, check_algorithm
 from .formats.dataset import DATASET
-from .formats.index import MANIFEST, VOCAB_STORE, read_manifest, timestamp
+from .formats.index import MANIFEST, ROW_STORAGE, VOCAB_STORE, read_manifest, timestamp
 from .formats.settings import settings_difference
 from .formats.tokenfiles import FORMATS_WITH_DOCUMENTS, check_boundary
 from .inputs import check_reading, input_size, refuse_repeated_inputs
@@ -102,6 +102,7 @@ class HashRequest:
     ray_address: str | None = None
     no_space_check: bool = False
     checksum: str = DEFAULT_CHECKSUM
+    rows: str = "stored"
 
 
 @dataclass(frozen=True)
@@ -320,6 +321,13 @@ def _check_request(request: HashRequest, inputs: list[str], documents: bool) -> 
         raise UsageError(f"`boundary` must be 'none' or 'reset' (got {request.boundary!r})")
     if request.engine not in ENGINES:
         raise UsageError(f"`engine` must be one of {', '.join(ENGINES)} (got {request.engine!r})")
+    if request.rows not in ROW_STORAGE:
+        raise UsageError(f"`rows` must be 'stored' or 'lazy' (got {request.rows!r})")
+    if request.rows == "lazy" and request.output == "-":
+        raise UsageError(
+            "`rows=lazy` writes a tokens-only index directory; a stream (`output=-`) carries the rows: "
+            "drop one of them"
+        )
     if request.tokens_file is None:
         check_reading(request.json_key, request.doc_sep, request.errors)
     if request.spec is not None and (request.spec_file is not None or request.preset is not None):

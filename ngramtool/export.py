@@ -57,10 +57,11 @@ def export_per_layer(
     each file's data recorded with its ``checksum``.
 
     Every row read is checked against the checksum its index's manifest records (each shard's,
-    for a merged dataset): a damaged index raises NgramToolError and leaves no output. The directory
-    is built under a temporary name and renamed into place; an existing export (``force``) is
-    replaced only once the new one is complete. Returns the layout record written to
-    ``layers.json``.
+    for a merged dataset; a tokens-only index's rows are computed from its tokens, which are
+    checked against their block checksums): a damaged index raises NgramToolError and leaves no
+    output. The directory is built under a temporary name and renamed into place; an existing
+    export (``force``) is replaced only once the new one is complete. Returns the layout record
+    written to ``layers.json``.
     """
     dest = Path(dest)
     if dest.exists() and dest.resolve() == Path(index.path).resolve():
@@ -132,16 +133,17 @@ def _write_layers(index: IndexLike, tmp: Path, checksum: str) -> dict[str, Any]:
 
 
 def _copy_checked_rows(index: Index, writers: list[NpyStreamWriter]) -> None:
-    """Append each layer's rows of ``index`` to its writer, checking the manifest's rows checksum."""
-    record = index.manifest["arrays"]["rows"]
-    algorithm, expected = recorded(record, "data")
+    """Append each layer's rows of ``index`` to its writer, checking the manifest's rows checksum
+    (a tokens-only index's rows are computed from tokens checked against their block checksums)."""
+    record = index.manifest["arrays"]["rows"] if index.stores_rows else None
+    algorithm, expected = recorded(record, "data") if record is not None else (DEFAULT_CHECKSUM, "")
     digest = new_digest(algorithm)
     for lo in range(0, len(index), CHUNK_TOKENS):
         block = index.rows[lo : lo + CHUNK_TOKENS]
         digest.update(block.reshape(-1).view("u1"))
         for li, writer in enumerate(writers):
             writer.append(block[:, li, :])
-    if digest.hexdigest() != expected:
+    if record is not None and digest.hexdigest() != expected:
         raise NgramToolError(
             f"{index.path / record['file']}: the rows do not match the {algorithm} in its manifest; "
             "the index is damaged (ngramtool verify checks it): nothing was exported"

@@ -19,6 +19,7 @@ compute the same numbers:
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any, Literal
@@ -26,7 +27,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .backends import BACKENDS, RowsKernel, choose_backend
-from .backends.arrays import as_array, device_of, is_integer, like, to_numpy, to_tensor
+from .backends.arrays import as_array, device_of, is_integer, is_tensor, like, to_numpy, to_tensor
 from .errors import NgramToolError, UsageError
 from .spec import HashSpec
 
@@ -185,6 +186,49 @@ class NumpyRows:
         out[positions] = rows_from_windows(windows, self.spec, offsets=self.offsets)
 
 
+class Kernels:
+    """The backend kernels of one spec and option set, each made on first use for the device its
+    input lives on (constants are moved to a device once).
+
+    Pickles without its kernels: a copy (a DataLoader worker) makes its own on first use.
+
+    Args:
+        spec, offsets, negative_ids, backend, device: as for :class:`NgramHasher`.
+    """
+
+    def __init__(
+        self,
+        spec: HashSpec,
+        *,
+        offsets: bool = True,
+        negative_ids: NegativeIds = "mask",
+        backend: str = "auto",
+        device: str | None = None,
+    ) -> None:
+        if negative_ids not in ("mask", "hash"):
+            raise UsageError(f"negative_ids must be 'mask' or 'hash' (got {negative_ids!r})")
+        choose_backend(backend, device)  # an unknown or unusable backend fails here, not mid-stream
+        self.spec = spec
+        self.offsets = offsets
+        self.negative_ids = negative_ids
+        self.backend = backend
+        self.device = device
+        self._made: dict[str, RowsKernel] = {}
+
+    def __call__(self, input_device: str) -> RowsKernel:
+        """The kernel for inputs that live on ``input_device``."""
+        kernel = self._made.get(input_device)
+        if kernel is None:
+            choice = choose_backend(self.backend, self.device, input_device=input_device)
+            kernel = self._made[input_device] = BACKENDS[choice.name].kernel(
+                self.spec, offsets=self.offsets, negative_ids=self.negative_ids, device=choice.device
+            )
+        return kernel
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_made": {}}
+
+
 class NgramHasher:
     """Streaming hasher: feed chunks of canonical ids, get their rows; any chunking gives the same rows.
 
@@ -226,16 +270,15 @@ class NgramHasher:
     ) -> None:
         if boundary not in ("none", "reset"):
             raise UsageError(f"boundary must be 'none' or 'reset' (got {boundary!r})")
-        if negative_ids not in ("mask", "hash"):
-            raise UsageError(f"negative_ids must be 'mask' or 'hash' (got {negative_ids!r})")
-        choose_backend(backend, device)  # an unknown or unusable backend fails here, not mid-stream
+        self._kernels = Kernels(
+            spec, offsets=offsets, negative_ids=negative_ids, backend=backend, device=device
+        )
         self.spec = spec
         self.boundary = boundary
         self.offsets = offsets
         self.negative_ids = negative_ids
         self.backend = backend
         self.device = device
-        self._kernels: dict[str, RowsKernel] = {}
         self._context = np.full(spec.max_ngram - 1, spec.pad_id, dtype=np.int64)
         self._position = 0
 
@@ -266,11 +309,11 @@ class NgramHasher:
         ids = _as_id_vector(ids)
         t_total = ids.shape[0]
         starts = _check_doc_starts(doc_starts, t_total)
-        self._check_range(ids)
+        _check_range(ids, self.spec, self._position)
         resets = np.zeros(0, dtype=np.int64)
         if self.boundary == "reset":
             resets = np.unique(starts[starts < t_total])
-        kernel = self._kernel(device_of(ids))
+        kernel = self._kernels(device_of(ids))
         chunk = to_tensor(ids, kernel.device) if kernel.tensors else to_numpy(ids)
         spec = self.spec
         if out is not None and (
@@ -287,28 +330,6 @@ class NgramHasher:
         if getattr(kernel, "fills", False):
             return lambda: kernel.rows(chunk, context, resets, out=out)
         return lambda: _fill(out, to_numpy(kernel.rows(chunk, context, resets)))
-
-    def _kernel(self, input_device: str) -> RowsKernel:
-        """The backend evaluator for chunks that live on ``input_device`` (made once per device)."""
-        if input_device not in self._kernels:
-            choice = choose_backend(self.backend, self.device, input_device=input_device)
-            self._kernels[input_device] = BACKENDS[choice.name].kernel(
-                self.spec, offsets=self.offsets, negative_ids=self.negative_ids, device=choice.device
-            )
-        return self._kernels[input_device]
-
-    def _check_range(self, ids: Any) -> None:
-        """Ids at or above V' are an error naming the first such position in the stream."""
-        if ids.shape[0] == 0:
-            return
-        top = int(ids.max())
-        if top >= self.spec.vocab_size:
-            where = self._position + int(np.argmax(to_numpy(ids) >= self.spec.vocab_size))
-            raise NgramToolError(
-                f"token id {top} at position {where} is not a canonical id: ids must be below "
-                f"vocab_size={self.spec.vocab_size}. Map raw ids through the compressed vocabulary "
-                "first, or set the spec's vocab_size to the real V'."
-            )
 
     def _next_context(self, ids: Any, starts: np.ndarray) -> np.ndarray:
         """The N-1 ids the next chunk sees before it, with pads for ids before its document."""
@@ -327,6 +348,128 @@ def _fill(out: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return out
 
 
+class SequenceHasher:
+    """Rows of independent sequences of canonical ids, each padded at its start (the Engram
+    reference's batches) or continuing the ids given before it.
+
+    It keeps no state between calls, so sequences may come in any order: windows of a corpus read
+    at random, batches in a model's ``forward``. Arrays give arrays; tensors give tensors on their
+    device (the backend is chosen per device, as for :class:`NgramHasher`).
+
+    >>> import numpy as np
+    >>> from ngramtool import HashSpec, hash_ngrams
+    >>> from ngramtool.hashing import SequenceHasher
+    >>> spec = HashSpec(heads=2, table_sizes=(1009, 1009), vocab_size=1000, pad_id=0)
+    >>> batch = np.arange(12).reshape(2, 6) * 97 % 1000
+    >>> hasher = SequenceHasher(spec)
+    >>> np.array_equal(hasher(batch), hash_ngrams(batch, spec))  # each row padded at its start
+    True
+    >>> stream = hash_ngrams(batch.reshape(-1), spec)  # one stream: row 1 continues row 0
+    >>> np.array_equal(hasher(batch[1], before=batch[0]), stream[6:])
+    True
+
+    Args:
+        spec, offsets, negative_ids, backend, device: as for :class:`NgramHasher`.
+        check_ids: check that every id is below V' (an error names the first that is not);
+            False skips the check (and, on a GPU, the wait for its answer) for ids known to be
+            canonical, e.g. mapped through the compressed vocabulary's lookup table.
+    """
+
+    def __init__(
+        self,
+        spec: HashSpec,
+        *,
+        offsets: bool = True,
+        negative_ids: NegativeIds = "mask",
+        backend: str = "auto",
+        device: str | None = None,
+        check_ids: bool = True,
+    ) -> None:
+        self.spec = spec
+        self.check_ids = check_ids
+        self._kernels = Kernels(
+            spec, offsets=offsets, negative_ids=negative_ids, backend=backend, device=device
+        )
+
+    def __call__(self, ids: Any, before: Any = None, doc_starts: Any = None) -> Any:
+        """Rows ``[T, L, C]`` of a sequence ``[T]``, or ``[B, T, L, C]`` of a batch ``[B, T]``.
+
+        Args:
+            ids: canonical ids, [T] or [B, T]; negative ids are masked (see ``negative_ids``).
+            before: the ids that precede the sequence ([k], or [B, k] for a batch; the last N-1
+                are used): windows reach back into them instead of the pad. Fewer than N-1 ids,
+                or negative ones, leave the pad in their place. None: pad only.
+            doc_starts: for a sequence [T], positions where a document starts: windows after
+                one see the pad before it, as with ``boundary="reset"``.
+        """
+        array = as_array(ids)
+        if array.ndim == 2:
+            if doc_starts is not None:
+                raise UsageError("doc_starts applies to a 1-D sequence, not a [B, T] batch")
+            return self._batch(array, before)
+        array = _as_id_vector(array)
+        starts = _check_doc_starts(doc_starts, array.shape[0])
+        context = np.full(self.spec.max_ngram - 1, self.spec.pad_id, dtype=np.int64)
+        if before is not None:
+            given = to_numpy(self._checked(_as_id_vector(as_array(before)), "before"))
+            given = given[max(given.shape[0] - context.shape[0], 0) :]
+            context[context.shape[0] - given.shape[0] :] = given
+        resets = np.unique(starts[starts < array.shape[0]]) if starts.size else starts
+        return self._rows(self._checked(array), context, resets)
+
+    def _rows(self, ids: Any, context: np.ndarray, resets: np.ndarray) -> Any:
+        """The backend's rows of one checked sequence, as the kind of ``ids``."""
+        kernel = self._kernels(device_of(ids))
+        chunk = to_tensor(ids, kernel.device) if kernel.tensors else to_numpy(ids)
+        return like(kernel.rows(chunk, context, resets), ids)
+
+    def _checked(self, ids: Any, what: str = "") -> Any:
+        """``ids`` after the range check (when ``check_ids``)."""
+        if self.check_ids:
+            _check_range(ids, self.spec, what=what)
+        return ids
+
+    def _batch(self, ids: Any, before: Any) -> Any:
+        """Each row its own stream: one stream with a document start at every row's start."""
+        spec = self.spec
+        if ids.shape[1] and not is_integer(ids):
+            raise UsageError(f"token ids must be integers, got dtype {ids.dtype}")
+        batch, length = ids.shape
+        ids = self._checked(ids)
+        if before is not None:
+            ids = self._prepend(ids, as_array(before))
+        width = ids.shape[1]
+        starts = np.arange(batch, dtype=np.int64) * width if width else np.zeros(0, dtype=np.int64)
+        context = np.full(spec.max_ngram - 1, spec.pad_id, dtype=np.int64)
+        rows = self._rows(ids.reshape(-1), context, starts)
+        rows = rows.reshape(batch, width, spec.num_layers, spec.num_columns)
+        if width == length:
+            return rows
+        rows = rows[:, width - length :]  # the rows of `before` go
+        return rows.contiguous() if is_tensor(rows) else np.ascontiguousarray(rows)
+
+    def _prepend(self, ids: Any, before: Any) -> Any:
+        """``[B, N-1 + T]``: each row's last N-1 ids of ``before`` (the pad where fewer), then its ids."""
+        n1 = self.spec.max_ngram - 1
+        if (
+            before.ndim != 2
+            or before.shape[0] != ids.shape[0]
+            or (before.shape[1] and not is_integer(before))
+        ):
+            raise UsageError(
+                f"`before` of a batch [B, T] must be integer ids [B, k], got {before.dtype} "
+                f"{tuple(before.shape)} for ids {tuple(ids.shape)}"
+            )
+        given = self._checked(before[:, max(before.shape[1] - n1, 0) :], "before")
+        lead = np.full((ids.shape[0], n1 - given.shape[1]), self.spec.pad_id, dtype=np.int64)
+        if is_tensor(ids):
+            torch = sys.modules["torch"]
+            device = str(ids.device)
+            parts = [to_tensor(lead, device), to_tensor(given, device), ids]
+            return torch.cat([part.to(torch.int64) for part in parts], dim=1)
+        return np.concatenate([lead, to_numpy(given).astype(np.int64), ids.astype(np.int64)], axis=1)
+
+
 def lag_windows(ext: np.ndarray, n: int) -> np.ndarray:
     """[T, N] lag windows from the N-1 context ids followed by T ids."""
     t_total = ext.shape[0] - (n - 1)
@@ -341,6 +484,26 @@ def _as_id_vector(ids: object) -> Any:
     if array.shape[0] and not is_integer(array):
         raise UsageError(f"token ids must be integers, got dtype {array.dtype}")
     return array
+
+
+def _check_range(ids: Any, spec: HashSpec, first_position: int = 0, what: str = "") -> None:
+    """Ids at or above V' are an error naming the first such position (a batch [B, T]: its row and
+    position; a sequence: counted from ``first_position``); ``what`` names the argument."""
+    if ids.numel() == 0 if is_tensor(ids) else ids.size == 0:
+        return
+    top = int(ids.max())
+    if top < spec.vocab_size:
+        return
+    flat = int(np.argmax(to_numpy(ids).reshape(-1) >= spec.vocab_size))
+    if ids.ndim == 2:
+        where = f"batch row {flat // ids.shape[1]}, position {flat % ids.shape[1]}"
+    else:
+        where = f"position {first_position + flat}"
+    raise NgramToolError(
+        f"{f'`{what}`: ' if what else ''}token id {top} at {where} is not a canonical id: ids must be below "
+        f"vocab_size={spec.vocab_size}. Map raw ids through the compressed vocabulary "
+        "first, or set the spec's vocab_size to the real V'."
+    )
 
 
 def _check_doc_starts(doc_starts: object, length: int) -> np.ndarray:
@@ -403,10 +566,6 @@ def hash_ngrams(
     if array.ndim == 2:
         if doc_starts is not None:
             raise UsageError("doc_starts applies to a 1-D stream, not a [B, T] batch")
-        # Each row is its own stream: one stream with a document reset at every row start.
-        batch, length = array.shape
-        row_starts = np.arange(0, batch * length, length) if length else None
-        rows = NgramHasher(spec, boundary="reset", **options)(array.reshape(-1), row_starts)
-        return rows.reshape(batch, length, spec.num_layers, spec.num_columns)
+        return SequenceHasher(spec, **options)(array)
     boundary: Boundary = "none" if doc_starts is None else "reset"
     return NgramHasher(spec, boundary=boundary, **options)(array, doc_starts)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .backends import choose_backend
-from .chunks import TokenChunk
+from .chunks import TokenChunk, canonical_chunks
 from .encode import iter_text_chunks, iter_token_chunks, tokenization_record
 from .errors import UsageError
 from .formats.checksum import DEFAULT_CHECKSUM
@@ -82,6 +82,7 @@ class HashJob:
     shared_vocab: bool = False  # a shard: its lookup table is stored once in the directory's vocab/
     expected_tokens: int | None = None  # the estimated token count (messages about a full disk)
     checksum: str = DEFAULT_CHECKSUM  # of the outputs' data: "xxh3-128" or "sha256"
+    rows: str = "stored"  # "lazy": a tokens-only index, whose rows are computed when read
 
     def to_payload(self) -> dict[str, Any]:
         """The job as plain JSON values (the spec as its JSON), to send to another process."""
@@ -128,6 +129,7 @@ def job_meta(job: HashJob, tokenizer: Tokenizer | None, vocab: CompressedVocab, 
         lut=vocab.lut,
         sources=(job.tokens_file,) if job.tokens_file is not None else job.inputs,
         created=job.created,
+        storage=job.rows,
     )
 
 
@@ -274,8 +276,12 @@ def run_hash_job(
         behind = outputs.enter_context(WriteBehind())
         write = timed(clock, "write", writer.append)
         save = timed(clock, "write", token_sink.append) if token_sink is not None else None
-        threads = hash_threads(job.workers, job.backend, job.device)
-        for chunk, _, rows in hash_chunks(chunks, vocab, hasher, threads, clock, destination):
+        if job.rows == "lazy":  # a tokens-only index: every id is checked, nothing is hashed
+            hashed = ((chunk, ids, None) for _, chunk, ids in canonical_chunks(chunks, vocab))
+        else:
+            threads = hash_threads(job.workers, job.backend, job.device)
+            hashed = hash_chunks(chunks, vocab, hasher, threads, clock, destination)
+        for chunk, _, rows in hashed:
             behind.submit(write, chunk.tokens, rows, chunk.doc_starts)
             if save is not None:
                 behind.submit(save, chunk.tokens, chunk.doc_starts)
@@ -304,6 +310,7 @@ def run_hash_job(
         "tokens_per_second": round(manifest["num_tokens"] / seconds) if seconds > 0 else None,
         "rows_shape": [manifest["num_tokens"], spec.num_layers, spec.num_columns],
         "rows_dtype": spec.row_dtype.name,
+        "rows": job.rows,
         "tokenizer": meta.tokenizer["name"],
         "vocab_size": vocab.size,
         "spec_fingerprint": spec.fingerprint,

@@ -25,10 +25,9 @@ import numpy as np
 
 from .errors import NgramToolError
 from .formats.atomic import staged_file
+from .lookup import UNASSIGNED, canonical_ids
 from .normalize import NORMALIZATION_VERSION, token_key
 from .tokenizers import Tokenizer
-
-UNASSIGNED = -1
 
 
 @dataclass(frozen=True)
@@ -83,34 +82,7 @@ class CompressedVocab:
         Raises NgramToolError naming the position (counted from ``first_position``) of the first
         id that is outside the tokenizer's id space or has no token.
         """
-        raw = np.asarray(raw_ids)
-        if raw.size == 0:
-            return np.zeros(0, dtype=np.int64)
-        if raw.dtype.kind == "u" and int(raw.max()) < self.raw_size:  # ids of a tokenizer: 3 passes
-            out = self.lut.take(raw)
-            if int(out.min()) >= 0:  # every id has a token
-                return out
-        # Any ids (negative ones are masked tokens), and the position of the first bad id.
-        raw64 = raw.astype(np.int64, copy=False)
-        too_big = raw64 >= self.raw_size
-        if too_big.any():
-            pos = int(np.argmax(too_big))
-            raise NgramToolError(
-                f"token id {int(raw64[pos])} at position {first_position + pos} is outside the "
-                f"{self.raw_size:,} raw ids of this vocabulary: the tokens were made with another "
-                "tokenizer (check `tokenizer`, or `vocab_size` for pre-tokenized ids)"
-            )
-        out = self.lut[np.maximum(raw64, 0)]
-        negative = raw64 < 0
-        out[negative] = raw64[negative]
-        holes = (out == UNASSIGNED) & ~negative
-        if holes.any():
-            pos = int(np.argmax(holes))
-            raise NgramToolError(
-                f"token id {int(raw64[pos])} at position {first_position + pos} has no token in "
-                "this tokenizer (an unassigned id)"
-            )
-        return out
+        return canonical_ids(self.lut, raw_ids, first_position=first_position)
 
     def merge_groups(self, top: int) -> list[tuple[int, list[int]]]:
         """The ``top`` largest groups of raw ids sharing a canonical id: (canonical id, raw ids)."""

@@ -11,9 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ngramtool.spec import HashSpec
+from ngramtool.tokenizers import load_tokenizer
+from ngramtool.vocab import CompressedVocab, build_vocab
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parent.parent
@@ -97,6 +100,17 @@ def hash_golden() -> dict:
 @pytest.fixture(scope="session")
 def deepseek_tokenizer_path() -> Path:
     return DATA / "tokenizers" / "deepseek-v3.tokenizer.json.gz"
+
+
+@pytest.fixture(scope="session")
+def deepseek_vocab(deepseek_tokenizer_path: Path) -> CompressedVocab:
+    """The DeepSeek-V3 tokenizer's compressed vocabulary (the golden vectors' lookup table)."""
+    return build_vocab(load_tokenizer(str(deepseek_tokenizer_path)))
+
+
+def golden_rows(case: dict) -> np.ndarray:
+    """A golden case's rows as one array [B, T, L, C]."""
+    return np.stack([layer["embedding_rows"] for layer in case["layers"]], axis=2)
 
 
 @pytest.fixture(scope="session")

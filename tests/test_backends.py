@@ -165,7 +165,7 @@ def block_tokens(variant: tuple[str, str]) -> int:
         from ngramtool.backends import triton_backend
 
         return triton_backend.BLOCK_TOKENS
-    if backend == "numba":  # shorter chunks run the generic compilation, longer ones the specialized
+    if backend == "numba":  # the first chunks run the generic compilation, later ones the specialized
         from ngramtool.backends import numba_backend
 
         return numba_backend.SPECIALIZE_TOKENS

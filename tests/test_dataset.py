@@ -24,7 +24,7 @@ from test_export import SPEC, hash_corpus_shards
 from ngramtool import hash_files, merge_shards, open_index, read_stream
 from ngramtool.errors import NgramToolError
 from ngramtool.formats.dataset import DATASET
-from ngramtool.formats.index import VOCAB_STORE, IndexMeta, IndexWriter, store_shared_lut
+from ngramtool.formats.index import FORMAT_VERSION, VOCAB_STORE, IndexMeta, IndexWriter, store_shared_lut
 from ngramtool.formats.npy import atomic_npy, map_npy
 from ngramtool.formats.stream import StreamWriter
 from ngramtool.hashing import NgramHasher
@@ -303,7 +303,8 @@ def test_a_sharded_run_stores_its_vocabulary_table_once(sharded: Path) -> None:
     for shard in sorted(sharded.glob("*.ngidx")):
         manifest = json.loads((shard / "manifest.json").read_text())
         assert not (shard / "lut.npy").exists()
-        assert manifest["format_version"] == "1.2" and manifest["vocab"]["fingerprint"] == fingerprint
+        assert manifest["format_version"] == FORMAT_VERSION
+        assert manifest["vocab"]["fingerprint"] == fingerprint
         assert manifest["arrays"]["lut"]["file"] == f"../{VOCAB_STORE}/{fingerprint}.npy"
         assert np.array_equal(open_index(shard).lut, np.load(tables[0]))
 

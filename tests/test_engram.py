@@ -14,6 +14,8 @@ torch = pytest.importorskip("torch")
 
 from ngramtool import HashSpec, hash_ngrams  # noqa: E402
 from ngramtool.engram import EngramGate, EngramMemory, ShortConv  # noqa: E402
+from ngramtool.torch import NgramRows  # noqa: E402
+from ngramtool.vocab import identity_vocab  # noqa: E402
 
 TRAIN_TINY = Path(__file__).resolve().parent.parent / "examples" / "train_tiny.py"
 GOLDEN_TOLERANCE = 1e-6  # gate_shortconv_small.json: "compare with tolerance ~1e-6"
@@ -86,19 +88,23 @@ def load_train_tiny() -> ModuleType:
     return module
 
 
-def test_tiny_model_is_causal() -> None:
+@pytest.mark.parametrize("hashed_in_forward", [False, True])
+def test_tiny_model_is_causal(hashed_in_forward: bool) -> None:
+    """Rows given by the caller, or hashed by the model's NgramRows in its forward."""
     vocab_size = 300
     spec = HashSpec(
         max_ngram=3, heads=2, layer_ids=(0,), table_sizes=(211, 307), pad_id=0, vocab_size=vocab_size
     )
     torch.manual_seed(0)
-    model = load_train_tiny().TinyEngramLM(vocab_size, spec).eval()
+    ngram_rows = NgramRows(spec, identity_vocab(vocab_size)) if hashed_in_forward else None
+    model = load_train_tiny().TinyEngramLM(vocab_size, spec, ngram_rows=ngram_rows).eval()
     ids = np.random.default_rng(0).integers(1, vocab_size, size=48)
 
     def outputs(ids: np.ndarray) -> tuple[np.ndarray, torch.Tensor]:
         rows = hash_ngrams(ids, spec)[:, 0]  # identity vocabulary: the ids are canonical
+        given = None if hashed_in_forward else torch.from_numpy(rows)[None]
         with torch.no_grad():
-            out = model(torch.from_numpy(ids)[None], torch.from_numpy(rows)[None])[0]
+            out = model(torch.from_numpy(ids)[None], given)[0]
         return rows, out
 
     rows, out = outputs(ids)

@@ -16,6 +16,7 @@ from ngramtool.hashing import (
     MASKED_ROW,
     NgramHasher,
     NumpyRows,
+    SequenceHasher,
     hash_ngrams,
     rows_from_windows,
 )
@@ -143,6 +144,72 @@ def stream_with_docs(draw):
     starts = sorted(draw(st.sets(st.integers(0, max(len(ids) - 1, 0)), max_size=8))) if ids else []
     cuts = sorted(draw(st.sets(st.integers(0, len(ids)), max_size=6)))
     return ids, starts, cuts
+
+
+# ------------------------------------------------------------------ independent sequences
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(stream_with_docs(), st.data())
+def test_a_span_with_the_ids_before_it_equals_the_stream(small_spec, case, data):
+    """Any span [lo, hi) of a stream, hashed alone with the ids before it (within its document
+    under a reset) and the document starts inside it, gives the stream's rows: what a
+    tokens-only index and a stream-padded dataset compute."""
+    ids, starts, _ = case
+    boundary = data.draw(st.sampled_from(["none", "reset"]))
+    lo = data.draw(st.integers(0, len(ids)))
+    hi = data.draw(st.integers(lo, len(ids)))
+    ids_arr = np.asarray(ids, dtype=np.int64)
+    stream = NgramHasher(small_spec, boundary=boundary)(ids_arr, starts)
+    first = max(lo - (small_spec.max_ngram - 1), 0)
+    inside = []
+    if boundary == "reset":
+        first = max([first, *(s for s in starts if s <= lo)])
+        inside = [s - lo for s in starts if lo < s < hi]
+    rows = SequenceHasher(small_spec)(ids_arr[lo:hi], before=ids_arr[first:lo], doc_starts=inside)
+    assert np.array_equal(rows, stream[lo:hi])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.integers(0, 30), st.integers(0, 4), st.data())
+def test_a_batch_with_the_ids_before_each_row_equals_each_rows_stream(small_spec, batch, length, k, data):
+    ids = np.asarray(
+        data.draw(st.lists(st.integers(0, 499), min_size=batch * (length + k), max_size=batch * (length + k)))
+    )
+    streams = ids.reshape(batch, length + k)
+    hasher = SequenceHasher(small_spec)
+    rows = hasher(streams[:, k:], before=streams[:, :k])
+    assert rows.shape == (batch, length, 2, small_spec.num_columns) and rows.flags.c_contiguous
+    for b in range(batch):
+        assert np.array_equal(rows[b], hash_ngrams(streams[b], small_spec)[k:])
+        assert np.array_equal(rows[b], hasher(streams[b, k:], before=streams[b, :k]))
+    assert np.array_equal(hasher(streams), hash_ngrams(streams, small_spec))
+
+
+def test_missing_and_negative_ids_before_a_sequence_are_the_pad(small_spec):
+    ids = np.array([7, 8, 9, 10])
+    padded = hash_ngrams(ids, small_spec)
+    hasher = SequenceHasher(small_spec)
+    assert np.array_equal(hasher(ids, before=[]), padded)
+    assert np.array_equal(hasher(ids, before=[-1, -1]), padded)
+    with_pad = hash_ngrams(np.array([small_spec.pad_id, 5, *ids]), small_spec)[2:]
+    assert np.array_equal(hasher(ids, before=[5]), with_pad)
+    assert np.array_equal(hasher(ids, before=[-1, 5]), with_pad)
+    assert np.array_equal(hasher(ids[None], before=[[5]]), with_pad[None])
+
+
+def test_sequence_errors_name_the_batch_row_and_position(small_spec):
+    hasher = SequenceHasher(small_spec)
+    with pytest.raises(NgramToolError, match="token id 500 at batch row 1, position 2 is not a canonical id"):
+        hasher(np.array([[1, 2, 3], [4, 5, 500]]))
+    with pytest.raises(NgramToolError, match="`before`: token id 900 at position 0"):
+        hasher(np.array([1, 2]), before=[900])
+    with pytest.raises(UsageError, match=r"`before` of a batch \[B, T\] must be integer ids \[B, k\]"):
+        hasher(np.zeros((2, 3), dtype=np.int64), before=[1, 2])
+    with pytest.raises(UsageError, match="doc_starts applies to a 1-D sequence"):
+        hasher(np.zeros((2, 3), dtype=np.int64), doc_starts=[0])
+    with pytest.raises(UsageError, match="must be integers"):
+        hasher(np.zeros((2, 3)))
+    with pytest.raises(UsageError, match="expected a 1-D array"):
+        hasher(np.zeros((2, 3, 1), dtype=np.int64))
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

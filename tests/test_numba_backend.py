@@ -140,6 +140,29 @@ def test_specialized_kernel_streams_match_numpy(specialized, data, spec, boundar
     assert np.array_equal(np.concatenate(parts), expected)
 
 
+def test_many_short_windows_switch_to_the_specialized_kernel(monkeypatch):
+    """A data loader hashes windows shorter than SPECIALIZE_TOKENS: once an evaluator has hashed
+    that many tokens in all, it runs the kernel compiled for its shape, with the same rows."""
+    shapes = []
+    kernel = numba_backend.engram_rows
+
+    def recording(*args):
+        shapes.append(args[9])  # `layers`: an int (generic) or a tuple (specialized)
+        return kernel(*args)
+
+    monkeypatch.setattr(numba_backend, "engram_rows", recording)
+    spec = HashSpec(vocab_size=500, pad_id=0)
+    rows = NumbaRows(spec, offsets=True, negative_ids="mask")
+    window = numba_backend.SPECIALIZE_TOKENS // 2
+    ids = np.random.default_rng(5).integers(0, 500, 3 * window)
+    context, none = np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    for lo in range(0, ids.shape[0], window):
+        got = rows.rows(ids[lo : lo + window], context, none)
+        expected = NgramHasher(spec, backend="numpy")(ids[lo : lo + window])
+        assert np.array_equal(got, expected)
+    assert [isinstance(shape, tuple) for shape in shapes] == [False, True, True]
+
+
 @pytest.mark.parametrize("dtype", ["int64", "int32", "uint32", "uint16", "uint8", "int8", "uint64"])
 def test_every_integer_dtype_and_strided_ids(dtype):
     spec = HashSpec(vocab_size=120, pad_id=3)

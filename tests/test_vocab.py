@@ -21,11 +21,6 @@ def deepseek_golden():
     return load_json("compress_deepseek_v3.json")
 
 
-@pytest.fixture(scope="module")
-def deepseek_vocab(deepseek_tokenizer_path):
-    return build_vocab(load_tokenizer(str(deepseek_tokenizer_path)))
-
-
 def test_normalizer_examples(deepseek_golden):
     for example in deepseek_golden["normalizer_examples"]:
         assert normalize(example["input"]) == example["normalized"], example

@@ -57,7 +57,8 @@ HELP = """Hash text into an index directory of Engram table rows.
 Tokenizes, canonicalizes and hashes; a trainer memory-maps the result.
 
 The index holds manifest.json, tokens.npy (raw ids), rows.npy ([T, L, (N-1)*K] table rows)
-and doc_offsets.npy; see docs/formats.md.
+and doc_offsets.npy; see docs/formats.md. With --rows lazy it holds no rows.npy: readers compute
+the rows from the tokens (4 bytes per token on disk instead of 4 + the rows).
 
 [bold]Examples[/]
 
@@ -69,6 +70,7 @@ and doc_offsets.npy; see docs/formats.md.
   ngramtool hash --tokens ids.npy --vocab-size 50257 -o ids.ngidx
   ngramtool hash --tokens train.bin --tokenizer r50k_base.tiktoken     # nanoGPT/llm.c/Megatron .bin
   ngramtool hash corpus.txt --save-tokens corpus.bin --save-format llmc
+  ngramtool hash corpus.txt --rows lazy                   # tokens-only: rows computed when read
   ngramtool hash 'shards/*.txt' -o out/ --resume               # one index shard per file
   ngramtool hash 'shards/*.txt' -o out/ --shard-index 3 --num-shards 8   # this worker's subset
   ngramtool hash corpus.txt --tokenizer tokenizer.json --heads 4 --table 262144 --layers 2,15
@@ -131,6 +133,14 @@ def hash_command(
     json_key: JsonKeyOpt = None,
     doc_sep: DocSepOpt = None,
     errors: ErrorsOpt = "strict",
+    rows: Annotated[
+        str,
+        typer.Option(
+            "--rows",
+            help="'stored': write rows.npy; 'lazy': a tokens-only index whose rows are computed "
+            "from its tokens when read (the same rows).",
+        ),
+    ] = "stored",
     workers: WorkersOpt = None,
     backend: BackendOpt = "auto",
     device: DeviceOpt = None,
@@ -187,6 +197,7 @@ def hash_command(
         json_key=json_key,
         doc_sep=doc_sep,
         errors=errors,
+        rows=rows,
         save_tokens=None if save_tokens is None else str(save_tokens),
         save_format=save_format,
         workers=workers,
@@ -332,10 +343,12 @@ def _report(outcome: HashOutcome, as_json: bool, quiet: bool, verbose: bool, *, 
     for summary in summaries:
         rate = f" ({_rate(summary['tokens_per_second'])})" if summary["tokens_per_second"] else ""
         target = "a stream to stdout" if summary["output"] == "-" else summary["output"]
+        computed = " computed when read (tokens-only)" if summary["rows"] == "lazy" else ""
         stderr.print(
             f"wrote {target}: {plural(summary['num_tokens'], 'token')}, "
             f"{plural(summary['num_documents'], 'document')}{skipped_note(summary['skipped_records'])}, "
-            f"rows {summary['rows_dtype']} {summary['rows_shape']} in {summary['seconds']:.2f} s{rate}",
+            f"rows {summary['rows_dtype']} {summary['rows_shape']}{computed} in {summary['seconds']:.2f} s"
+            f"{rate}",
             markup=False,
         )
         if verbose:

@@ -91,11 +91,20 @@ def _render(report: dict[str, Any]) -> None:
             for lid, n in zip(spec["layer_ids"], spec["rows_per_layer"], strict=True)
         ),
     )
+    lazy = report["rows_storage"] == "lazy"
+    computed = ", computed from the tokens when read (tokens-only)" if lazy else ""
     info.add_row(
         "rows",
         f"{spec['row_dtype']} [{report['num_tokens']}, {len(spec['layer_ids'])}, "
-        f"{spec['tables_per_layer']}], boundary {report['boundary']}",
+        f"{spec['tables_per_layer']}], boundary {report['boundary']}{computed}",
     )
+    disk = report.get("bytes_on_disk")
+    if disk is not None:
+        per_token = "" if disk["per_token"] is None else f"; {disk['per_token']:,} per token besides it"
+        info.add_row(
+            "on disk",
+            f"{plural(disk['total'], 'byte')}, {disk['lookup_table']:,} of them the lookup table{per_token}",
+        )
     info.add_row("tokenization", _tokenization_line(report["tokenization"]))
     if report["kind"] == "dataset":
         info.add_row(

@@ -14,7 +14,6 @@ number of shards can be read.
 
 from __future__ import annotations
 
-import math
 import operator
 import resource
 from bisect import bisect_right
@@ -32,7 +31,8 @@ from ..version import __version__
 from ..wording import plural
 from .atomic import owner_of, unfinished_destination, write_json_durably
 from .checksum import DEFAULT_CHECKSUM, bytes_checksum, check_algorithm, checksum_record, recorded
-from .index import MANIFEST, VOCAB_STORE, Index, timestamp
+from .index import MANIFEST, VOCAB_STORE, Index, RowsFactory, row_storage, timestamp
+from .ranged import RangeArray
 from .schema import DATASET as DATASET_SCHEMA
 from .schema import load_json_document, spec_from_record
 from .settings import settings_difference
@@ -196,14 +196,14 @@ def merge_shards(
     return dataset
 
 
-class ConcatArray:
+class ConcatArray(RangeArray):
     """Read-only concatenation along axis 0 of arrays fetched on demand; indexing returns numpy arrays.
 
     ``part(i)`` returns the i-th array (a shard's memory map), whose length is ``lengths[i]``; it
-    is called only for the parts a read touches. Indexes like the memory maps of a plain index for
-    the usual reads: an int or a contiguous slice on the first axis, optionally followed by
-    indices of the other axes in a tuple (``rows[:10, 0]``, ``rows[5, 1, 2]``).
+    is called only for the parts a read touches. Indexed as :class:`RangeArray` says.
     """
+
+    what = "merged dataset's array"
 
     def __init__(
         self,
@@ -214,46 +214,11 @@ class ConcatArray:
     ) -> None:
         self.part = part
         self.starts = np.cumsum([0, *lengths]).tolist()
-        self.shape = (self.starts[-1], *inner_shape)
-        self.dtype = np.dtype(dtype)
-
-    @property
-    def ndim(self) -> int:
-        """Number of axes, as ``numpy.ndarray.ndim``."""
-        return len(self.shape)
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes of the whole array, as ``numpy.ndarray.nbytes`` (nothing is read)."""
-        return math.prod(self.shape) * self.dtype.itemsize
-
-    def __len__(self) -> int:
-        return self.shape[0]
-
-    def __getitem__(self, key: int | slice | tuple[Any, ...]) -> np.ndarray:
-        first, rest = (key[0], key[1:]) if isinstance(key, tuple) and key else (key, ())
-        if isinstance(first, slice):
-            lo, hi, step = first.indices(len(self))
-            if step != 1:
-                raise NgramToolError("a merged dataset supports contiguous slices only")
-            return self._range(lo, max(hi, lo))[(slice(None), *rest)]
-        if isinstance(first, bool | np.bool_) or not isinstance(first, int | np.integer):
-            raise TypeError(
-                f"a merged dataset's arrays take an int or a contiguous slice on the first axis, "
-                f"optionally followed by more indices in a tuple (rows[:10, 0]); got {type(first).__name__}"
-            )
-        position, size = operator.index(first), len(self)
-        if not -size <= position < size:
-            raise IndexError(f"index {position} is out of bounds for axis 0 with size {size}")
-        position %= size
-        part = bisect_right(self.starts, position) - 1
-        return self.part(part)[position - self.starts[part]][rest]
+        super().__init__((self.starts[-1], *inner_shape), dtype)
 
     def _range(self, lo: int, hi: int) -> np.ndarray:
         """Positions [lo, hi): a view of one part's array, or a copy gathered from several (each
         piece is copied at once, so a read over many parts never holds their maps all at once)."""
-        if lo >= hi:
-            return np.zeros((0, *self.shape[1:]), dtype=self.dtype)
         part, last = bisect_right(self.starts, lo) - 1, bisect_right(self.starts, hi - 1) - 1
         if part == last:
             return self.part(part)[lo - self.starts[part] : hi - self.starts[part]]
@@ -264,10 +229,6 @@ class ConcatArray:
             if end > start:  # empty parts are never opened
                 out[start - lo : end - lo] = self.part(index)[start - base : end - base]
         return out
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        whole = self._range(0, len(self))
-        return whole if dtype is None else whole.astype(dtype)
 
 
 class ShardSequence(Sequence[Index]):
@@ -292,21 +253,24 @@ class ShardSequence(Sequence[Index]):
 class MergedIndex:
     """Several index shards read as one: the same attributes as :class:`Index`.
 
-    ``tokens`` and ``rows`` are :class:`ConcatArray` views (slices are read from the shards'
-    memory maps); ``doc_offsets`` is global (read from every shard on first use); ``shards`` are
-    the member indexes, opened when taken. Opening the dataset checks ``dataset.json`` and that
-    the directory holds exactly the listed shards (one listing, no shard is read); a shard is
-    opened when it is first read, after checking that its manifest is the one merged. At most
-    ``max_open_shards`` shards stay open (the least recently read are closed; default
-    :func:`default_open_shards`), so a dataset of any number of shards fits a process's limit of
-    open files and of memory maps. Each shard was hashed as its own stream, so the first N-1
-    positions of a shard see the pad, not the end of the shard before it.
+    ``tokens``, ``checked_tokens`` and ``rows`` are :class:`ConcatArray` views (slices are read
+    from the shards' memory maps); ``doc_offsets`` is global (read from every shard on first
+    use); ``shards`` are the member indexes, opened when taken. Opening the dataset checks
+    ``dataset.json`` and that the directory holds exactly the listed shards (one listing, no
+    shard is read); a shard is opened when it is first read, after checking that its manifest
+    is the one merged. At most ``max_open_shards`` shards stay open (the least recently read are
+    closed; default :func:`default_open_shards`), so a dataset of any number of shards fits a
+    process's limit of open files and of memory maps. Each shard was hashed as its own stream,
+    so the first N-1 positions of a shard see the pad, not the end of the shard before it.
     """
 
     kind = "dataset"
 
-    def __init__(self, path: Path, *, max_open_shards: int | None = None) -> None:
+    def __init__(
+        self, path: Path, *, max_open_shards: int | None = None, rows_factory: RowsFactory | None = None
+    ) -> None:
         self.path = Path(path)
+        self.rows_factory = rows_factory
         self.manifest = read_dataset(self.path)
         self.max_open_shards = max(1, max_open_shards or default_open_shards())
         self._open: OrderedDict[int, Index] = OrderedDict()
@@ -329,6 +293,9 @@ class MergedIndex:
         lengths = [record["num_tokens"] for record in records]
         self.shards = ShardSequence(self)
         self.tokens = ConcatArray(lengths, lambda i: self.shard(i).tokens, (), np.dtype("<u4"))
+        self.checked_tokens = ConcatArray(
+            lengths, lambda i: self.shard(i).checked_tokens, (), np.dtype("<u4")
+        )
         self.rows = ConcatArray(
             lengths,
             lambda i: self.shard(i).rows,
@@ -354,7 +321,7 @@ class MergedIndex:
             raise NgramToolError(f"{shard_path}, listed in {DATASET}, is missing; {_MERGE_AGAIN}") from None
         if not unchanged:
             raise NgramToolError(f"{shard_path} changed since the dataset was merged; {_MERGE_AGAIN}")
-        index = Index(shard_path)
+        index = Index(shard_path, rows_factory=self.rows_factory)
         if (len(index), index.manifest["num_documents"]) != (record["num_tokens"], record["num_documents"]):
             raise NgramToolError(
                 f"{self.path / DATASET} says {record['path']} holds {record['num_tokens']} tokens in "
@@ -380,6 +347,11 @@ class MergedIndex:
             offsets.append(np.asarray(shard.doc_offsets[1:]) + base)
             base += len(shard)
         return np.concatenate(offsets)
+
+    @property
+    def stores_rows(self) -> bool:
+        """Whether the shards store their rows rather than compute them from their tokens."""
+        return row_storage(self.manifest) == "stored"
 
     def __len__(self) -> int:
         return len(self.tokens)

@@ -1,6 +1,9 @@
 """The index directory: ``manifest.json`` plus ``tokens.npy``, ``rows.npy``, ``doc_offsets.npy`` and
 the lookup table (``lut.npy``, or for the shards of a sharded run one table their directory shares
-in ``vocab/``).
+in ``vocab/``). A tokens-only index (``rows="lazy"``) has no ``rows.npy`` but the block checksums
+of its tokens (``token_crc32.npy``, :mod:`ngramtool.formats.tokenblocks`); its ``rows`` are
+computed from the tokens when they are read (:class:`ComputedRows`), by a function that the
+layers above hand in (``rows_factory``: these formats compute nothing).
 
 Layout and every manifest field are documented in docs/formats.md. The directory is built under a
 temporary name next to its destination and renamed into place only when complete, so a crash
@@ -14,10 +17,10 @@ import contextlib
 import datetime as _dt
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -29,18 +32,44 @@ from ..version import __version__
 from .atomic import Staged, attributed, fsync_dir, is_output_failure, write_json_durably
 from .checksum import DEFAULT_CHECKSUM, SHA256, array_checksum, checksum_record
 from .npy import HEADER_BYTES, NpyStreamWriter, SlabNpyWriter, atomic_npy, map_npy
+from .ranged import RangeArray
 from .schema import INDEX_MANIFEST, load_json_document, spec_from_record
+from .tokenblocks import BlockChecksumWriter, TokenBlocks, block_count
 
 FORMAT_NAME = "ngramtool-index"
 FORMAT_MAJOR = 1
 # 1.1: the "tokenization" record; the lookup table may be the one a dataset directory shares
 # 1.2: array checksums named by algorithm: "data_xxh3_128" (the default) or "data_sha256"; the
-#      rows' .npy header is padded to 4096 bytes (the data starts block-aligned)
+#      rows' .npy header is padded to 4096 bytes (the data starts block-aligned); "rows.storage":
+#      tokens-only indexes ("lazy": no rows array, "token_crc32" block checksums of the tokens)
 FORMAT_VERSION = "1.2"
+ROW_STORAGE = ("stored", "lazy")
 MANIFEST = "manifest.json"
 VOCAB_STORE = "vocab"  # a dataset directory's shared lookup tables, one file per fingerprint
 SHARED_LUT_PATTERN = rf"\.\./{VOCAB_STORE}/[0-9a-f]{{64}}\.npy"
 ROW_LAYOUT = "token-major [T, L, (N-1)*K]; column (n-2)*K + head; -1 = masked token"
+
+
+class RowsFunction(Protocol):
+    """Rows of a span of raw token ids (:class:`ngramtool.rawrows.RawRows`)."""
+
+    def __call__(
+        self, tokens: np.ndarray, before: np.ndarray, doc_starts: np.ndarray, *, first_position: int
+    ) -> np.ndarray:
+        """Rows [T, L, C] of ``tokens`` [T], whose windows see ``before`` (the ids preceding them
+        in their document, at most N-1) and the pad before each of ``doc_starts`` (positions in
+        ``tokens``); ``first_position`` is the stream position of ``tokens[0]``, for messages."""
+        ...
+
+
+# (spec, lookup table, the index's path for messages) -> the function that computes its rows
+RowsFactory = Callable[[HashSpec, np.ndarray, str], RowsFunction]
+
+
+def row_storage(manifest: dict[str, Any]) -> str:
+    """``stored`` or ``lazy``: whether the rows are in the index or computed from its tokens
+    (manifests before format 1.2 store them)."""
+    return manifest["rows"].get("storage", "stored")
 
 
 @dataclass(frozen=True)
@@ -55,6 +84,7 @@ class IndexMeta:
     sources: tuple[str, ...] = ()
     created: str | None = None  # ISO time recorded in the manifest; None: now
     tokenization: dict[str, Any] | None = None  # how the input became ids (None: not recorded)
+    storage: str = "stored"  # an index's rows: "stored", or "lazy" (computed from its tokens)
 
     def manifest(self, format_name: str = FORMAT_NAME, version: str = FORMAT_VERSION) -> dict[str, Any]:
         """The manifest fields every output shares (counts and arrays are added by the writer)."""
@@ -70,7 +100,11 @@ class IndexMeta:
             **({"tokenization": self.tokenization} if self.tokenization is not None else {}),
             "negative_ids": "mask",
             "offsets_added": True,
-            "rows": {"dtype": self.spec.row_dtype.newbyteorder("<").str, "layout": ROW_LAYOUT},
+            "rows": {
+                "dtype": self.spec.row_dtype.newbyteorder("<").str,
+                "layout": ROW_LAYOUT,
+                **({"storage": self.storage} if format_name == FORMAT_NAME else {}),
+            },
             "sources": list(self.sources),
         }
 
@@ -107,7 +141,9 @@ class IndexWriter:
     (:mod:`ngramtool.formats.checksum`); ``clock`` times the rows' checksum, under the algorithm's
     name. With ``shared_vocab`` (the shards of a sharded run) the lookup table is not written into
     the index but stored once in its parent directory (:func:`store_shared_lut`). The rows are
-    written from aligned slabs that the hashing can fill in place (:meth:`rows_out`).
+    written from aligned slabs that the hashing can fill in place (:meth:`rows_out`). With
+    ``meta.storage == "lazy"`` it writes a tokens-only index: no rows (``append`` takes None for
+    them), the block checksums of the tokens instead.
     """
 
     def __init__(
@@ -121,6 +157,8 @@ class IndexWriter:
         expected_bytes: int | None = None,
         checksum: str = DEFAULT_CHECKSUM,
     ) -> None:
+        if meta.storage not in ROW_STORAGE:
+            raise UsageError(f"`rows` must be 'stored' or 'lazy' (got {meta.storage!r})")
         self.dest = Path(dest)
         self.checksum = checksum
         self.meta = meta
@@ -139,14 +177,20 @@ class IndexWriter:
             self.tmp = self.staged.path
             spec = meta.spec
             self.tokens = self._writer("tokens.npy", np.dtype(np.uint32))
-            self.rows = self._writer(
-                "rows.npy",
-                spec.row_dtype,
-                (spec.num_layers, spec.num_columns),
-                kind=SlabNpyWriter,
-                digest_behind=True,
-                clock=clock,
-            )
+            self.rows: SlabNpyWriter | None = None
+            self.token_crc32: BlockChecksumWriter | None = None
+            if meta.storage == "stored":
+                self.rows = self._writer(
+                    "rows.npy",
+                    spec.row_dtype,
+                    (spec.num_layers, spec.num_columns),
+                    kind=SlabNpyWriter,
+                    digest_behind=True,
+                    clock=clock,
+                )
+            else:
+                self.token_crc32 = BlockChecksumWriter(self.tmp, checksum=self.checksum)
+                self.writers.append(self.token_crc32.out)
             # Document starts stream to disk as they come (a list would grow with the corpus).
             self.doc_offsets = self._writer("doc_offsets.npy", np.dtype(np.int64))
 
@@ -213,19 +257,30 @@ class IndexWriter:
     @property
     def rows_block(self) -> int:
         """Rows the writer writes at a time: :meth:`rows_out` ranges must not cross a multiple of it."""
-        return self.rows.slab_rows
+        return self._stored_rows().slab_rows
 
     def rows_out(self, position: int, count: int) -> np.ndarray:
         """Where the rows of tokens ``[position, position + count)`` will be written from: an
         array to compute them into, which :meth:`append` then writes without a copy."""
-        return self.rows.out(position, count)
+        return self._stored_rows().out(position, count)
 
-    def append(self, tokens: np.ndarray, rows: np.ndarray, doc_starts: np.ndarray) -> None:
-        """Append a chunk: raw ids [n], rows [n, L, C], document starts as positions in the chunk."""
+    def _stored_rows(self) -> SlabNpyWriter:
+        if self.rows is None:
+            raise ValueError("a tokens-only index has no rows to write")
+        return self.rows
+
+    def append(self, tokens: np.ndarray, rows: np.ndarray | None, doc_starts: np.ndarray) -> None:
+        """Append a chunk: raw ids [n], rows [n, L, C] (None for a tokens-only index), document
+        starts as positions in the chunk."""
         with attributed(self.dest):
             self.doc_offsets.append(np.asarray(doc_starts, dtype=np.int64).reshape(-1) + self.tokens.rows)
             self.tokens.append(tokens)
-            self.rows.append(rows)
+            if self.rows is not None:
+                if rows is None:
+                    raise ValueError("an index that stores its rows needs the rows of every chunk")
+                self.rows.append(rows)
+            if self.token_crc32 is not None:
+                self.token_crc32.append(tokens)
 
     def commit(self) -> dict[str, Any]:
         """Finish every file, write the manifest (:meth:`finish`), and rename the directory into
@@ -248,7 +303,9 @@ class IndexWriter:
         num_tokens = self.tokens.rows
         num_documents = self.doc_offsets.rows
         self.doc_offsets.append(np.asarray([num_tokens], dtype=np.int64))
-        writers = [("tokens", self.tokens), ("rows", self.rows), ("doc_offsets", self.doc_offsets)]
+        writers = [("tokens", self.tokens), ("doc_offsets", self.doc_offsets)]
+        if self.rows is not None:
+            writers.insert(1, ("rows", self.rows))
         if not self.shared_vocab:
             lut_writer = self._writer("lut.npy", np.dtype(np.int64))
             lut_writer.append(self.meta.lut)
@@ -262,6 +319,8 @@ class IndexWriter:
                 "shape": list(writer.shape),
                 **checksum_record("data", writer.algorithm, writer.checksum),
             }
+        if self.token_crc32 is not None:
+            arrays["token_crc32"] = self.token_crc32.close()
         if self.shared_vocab:  # stored before the index is published: it never points at nothing
             arrays["lut"] = store_shared_lut(self.dest.parent, self.meta.lut)
         manifest = self.meta.manifest()
@@ -336,28 +395,62 @@ class Index:
         path: the directory.
         manifest: the parsed manifest.json.
         spec: the HashSpec that made the rows.
+        storage: ``"stored"`` (``rows.npy``) or ``"lazy"`` (a tokens-only index).
         tokens: uint32 [T] raw token ids (memory map).
-        rows: [T, L, C] row indices (memory map).
+        rows: [T, L, C] row indices: a memory map, or for a tokens-only index a
+            :class:`ComputedRows` that computes the rows read from the tokens (indexed alike).
         doc_offsets: int64 [D+1]; document d spans tokens[doc_offsets[d]:doc_offsets[d+1]].
         lut: int64 [V], the raw -> canonical id table the rows were made with (the index's own
             ``lut.npy``, or the table its dataset directory shares, see :func:`store_shared_lut`).
+        token_blocks: the tokens' block checksums (:class:`TokenBlocks`) of a tokens-only index,
+            else None.
+        checked_tokens: the tokens, each read of a tokens-only index's checked against their
+            block checksums first (:class:`CheckedTokens`); a stored index's ``tokens``.
+
+    Args:
+        path: the directory.
+        rows_factory: makes the function that computes a tokens-only index's rows (given by
+            :func:`ngramtool.open_index`); None: reading them raises an error that says so.
     """
 
     kind = "index"
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, rows_factory: RowsFactory | None = None) -> None:
         self.path = Path(path)
         self.manifest = read_manifest(self.path)
         self.spec = spec_from_record(self.manifest["spec"])
+        self.storage = row_storage(self.manifest)
         arrays = self.manifest["arrays"]
         self.tokens = self._map("tokens", arrays["tokens"])
-        self.rows = self._map("rows", arrays["rows"])
         self.doc_offsets = self._map("doc_offsets", arrays["doc_offsets"])
         self.lut = self._map("lut", arrays["lut"])
+        self.token_blocks: TokenBlocks | None = None
+        self.rows: np.ndarray | ComputedRows
+        self.checked_tokens: np.ndarray | CheckedTokens = self.tokens
+        self._check_arrays(arrays)
+        if self.storage == "stored":
+            self.rows = self._map("rows", arrays["rows"])
+        else:
+            checksums = arrays["token_crc32"]
+            block_crcs = self._map("token_crc32", checksums)
+            self.token_blocks = TokenBlocks(
+                self.tokens, block_crcs, checksums["block_tokens"], self.array_path("tokens")
+            )
+            self.rows = ComputedRows(self, rows_factory)
+            self.checked_tokens = CheckedTokens(self.tokens, self.token_blocks)
         self._check_structure()
 
+    def _check_arrays(self, arrays: dict[str, Any]) -> None:
+        """The arrays the manifest lists are those of its row storage."""
+        wanted = {"stored": ("rows", "token_crc32"), "lazy": ("token_crc32", "rows")}[self.storage]
+        if wanted[0] not in arrays or wanted[1] in arrays:
+            raise NgramToolError(
+                f"{self.path / MANIFEST} is damaged: an index whose rows are {self.storage} lists "
+                f"'arrays.{wanted[0]}' and no 'arrays.{wanted[1]}'"
+            )
+
     def array_path(self, name: str) -> Path:
-        """The file of array ``name`` (``tokens``, ``rows``, ``doc_offsets``, ``lut``)."""
+        """The file of array ``name`` (``tokens``, ``rows`` or ``token_crc32``, ``doc_offsets``, ``lut``)."""
         file = self.manifest["arrays"][name]["file"]
         if name == "lut" and re.fullmatch(SHARED_LUT_PATTERN, file):
             return self.path / file
@@ -419,8 +512,11 @@ class Index:
             "doc_offsets": ("<i8", (counts[1] + 1,)),
             "lut": ("<i8", (vocab["raw_size"],)),
         }
+        if self.token_blocks is not None:
+            block = self.token_blocks.block_tokens
+            expected["token_crc32"] = ("<u4", (block_count(counts[0], block),))
         for name, (dtype, shape) in expected.items():
-            array = getattr(self, name)
+            array = self.mapped(name) if name != "rows" else self.rows
             if (array.dtype.str, tuple(array.shape)) != (dtype, shape):
                 raise NgramToolError(
                     f"{where}: {name} is {array.dtype.str} {list(array.shape)} but the manifest's counts "
@@ -439,6 +535,19 @@ class Index:
         """The indexes it is made of: itself (a merged dataset has several)."""
         return (self,)
 
+    @property
+    def stores_rows(self) -> bool:
+        """Whether its rows are stored (``rows.npy``) rather than computed from its tokens."""
+        return self.storage == "stored"
+
+    def mapped(self, name: str) -> np.ndarray:
+        """The memory map of array ``name`` of ``manifest["arrays"]``."""
+        if name == "token_crc32" and self.token_blocks is not None:
+            return self.token_blocks.checksums
+        if name == "rows" and not self.stores_rows:
+            raise NgramToolError(f"{self.path} is a tokens-only index: it stores no rows")
+        return getattr(self, name)
+
     def __len__(self) -> int:
         return int(self.tokens.shape[0])
 
@@ -447,6 +556,68 @@ class Index:
         if start < 0 or length < 0 or start + length > len(self):
             raise NgramToolError(f"window [{start}, {start + length}) is outside the {len(self)} tokens")
         return self.tokens[start : start + length], self.rows[start : start + length]
+
+
+class CheckedTokens(RangeArray):
+    """A tokens-only index's tokens, each read checked against their block checksums first (a
+    damaged token raises NgramToolError instead of giving wrong rows): what computes rows from
+    them reads ``checked_tokens``."""
+
+    what = "tokens-only index's tokens"
+
+    def __init__(self, tokens: np.ndarray, blocks: TokenBlocks) -> None:
+        super().__init__(tokens.shape, tokens.dtype)
+        self.tokens = tokens
+        self.blocks = blocks
+
+    def _range(self, lo: int, hi: int) -> np.ndarray:
+        self.blocks.check(lo, hi)
+        return self.tokens[lo:hi]
+
+
+class ComputedRows(RangeArray):
+    """The rows of a tokens-only index, computed from its tokens when read; indexed like the
+    memory map of a stored index's rows (see :class:`~ngramtool.formats.ranged.RangeArray`).
+
+    A read of positions [lo, hi) checks the block checksums of the tokens it uses and computes
+    their rows with the N-1 tokens before ``lo`` as context (only those of ``lo``'s document when
+    the index's boundary is ``reset``), so the rows are those a stored index holds, byte for byte.
+    """
+
+    what = "tokens-only index's rows"
+
+    def __init__(self, index: Index, factory: RowsFactory | None) -> None:
+        spec = index.spec
+        super().__init__((len(index), spec.num_layers, spec.num_columns), spec.row_dtype.newbyteorder("<"))
+        self.index = index
+        self._factory = factory
+        self._compute: RowsFunction | None = None
+
+    def _range(self, lo: int, hi: int) -> np.ndarray:
+        index = self.index
+        first = max(lo - (index.spec.max_ngram - 1), 0)  # where the context begins
+        resets = np.zeros(0, dtype=np.int64)
+        if index.manifest["boundary"] == "reset":
+            offsets = index.doc_offsets
+            after = int(np.searchsorted(offsets, lo, side="right"))
+            first = max(first, int(offsets[after - 1]))  # within lo's document
+            resets = np.asarray(offsets[after : int(np.searchsorted(offsets, hi, side="left"))]) - lo
+        assert index.token_blocks is not None
+        index.token_blocks.check(first, hi)
+        tokens = np.asarray(index.tokens[first:hi])
+        return self.compute(tokens[lo - first :], tokens[: lo - first], resets, first_position=lo)
+
+    @property
+    def compute(self) -> RowsFunction:
+        """The function that computes the rows (made on first use)."""
+        if self._compute is None:
+            if self._factory is None:
+                raise NgramToolError(
+                    f"{self.index.path} is a tokens-only index: its rows are computed from its tokens "
+                    "when read; open it with ngramtool.open_index to read them"
+                )
+            self._compute = self._factory(self.index.spec, self.index.lut, str(self.index.path))
+        return self._compute
 
 
 def read_manifest(path: Path) -> dict[str, Any]:

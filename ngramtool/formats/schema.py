@@ -159,7 +159,7 @@ TOKENIZER = record(
     {"name": nullable(text()), "fingerprint": nullable(text()), "n_vocab": nullable(integer(1))}
 )
 VOCAB = record({"compressed": boolean(), "size": integer(1), "raw_size": integer(1), "fingerprint": SHA256})
-ROWS = record({"dtype": text("<i4", "<i8"), "layout": text()})
+ROWS = record({"dtype": text("<i4", "<i8"), "layout": text()}, {"storage": text("stored", "lazy")})
 
 
 def with_checksum(prefix: str, fields: Mapping[str, Check]) -> Check:
@@ -182,8 +182,14 @@ def with_checksum(prefix: str, fields: Mapping[str, Check]) -> Check:
     return check
 
 
-ARRAY = with_checksum("data", {"file": text(), "dtype": text(), "shape": list_of(integer(0))})
-ARRAY_NAMES = ("tokens", "rows", "doc_offsets", "lut")
+_ARRAY_FIELDS = {"file": text(), "dtype": text(), "shape": list_of(integer(0))}
+ARRAY = with_checksum("data", _ARRAY_FIELDS)
+# Every index has these; it has "rows" (stored) or "token_crc32" (tokens-only, format 1.2).
+ARRAY_NAMES = ("tokens", "doc_offsets", "lut")
+ROW_ARRAYS = {
+    "rows": ARRAY,
+    "token_crc32": with_checksum("data", {**_ARRAY_FIELDS, "block_tokens": integer(1)}),
+}
 
 # What every description of hashed rows carries: index manifests, stream manifests, datasets.
 _DESCRIPTION = {
@@ -212,7 +218,7 @@ INDEX_MANIFEST = record(
         "sources": list_of(text()),
         "num_tokens": integer(0),
         "num_documents": integer(0),
-        "arrays": record(dict.fromkeys(ARRAY_NAMES, ARRAY)),
+        "arrays": record(dict.fromkeys(ARRAY_NAMES, ARRAY), ROW_ARRAYS),
     },
     _OPTIONAL,
 )

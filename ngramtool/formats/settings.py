@@ -2,10 +2,11 @@
 
 A finished shard is skipped by a resumed sharded run only when the run would make it again the
 same way, and ``merge`` joins only shards made the same way: one tokenizer, vocabulary, hash spec,
-boundary policy and tokenization (``special``, ``add_eot`` and its token, ``json_key``,
-``doc_sep``, ``errors``). Both ask :func:`settings_difference`, so they can never disagree on
-what "the same way" means. A manifest written before ``tokenization`` was recorded (format 1.0)
-differs from every manifest that records it: what it did with special tokens is unknown.
+boundary policy, row storage (stored, or computed from the tokens) and tokenization
+(``special``, ``add_eot`` and its token, ``json_key``, ``doc_sep``, ``errors``). Both ask
+:func:`settings_difference`, so they can never disagree on what "the same way" means. A manifest
+written before ``tokenization`` was recorded (format 1.0) differs from every manifest that
+records it: what it did with special tokens is unknown.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
+
+from .index import row_storage
 
 NOT_RECORDED = "not recorded (written by an older ngramtool)"
 # (label naming the setting and the `parameters` that set it, how to read it from a manifest);
@@ -22,6 +25,7 @@ _TOP_LEVEL = (
     ("vocabulary (`tokenizer`, `no_compress`, `vocab_size`)", lambda m: m["vocab"]["fingerprint"]),
     ("hash spec", lambda m: m["spec"]["fingerprint"]),
     ("boundary (`boundary`)", lambda m: m["boundary"]),
+    ("row storage (`rows`)", row_storage),
 )
 _TOKENIZATION_LABELS = {
     "input": "input kind (text, or ids from `tokens_file`)",

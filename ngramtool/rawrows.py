@@ -1,0 +1,84 @@
+"""Rows of raw token ids, computed when asked: for any span of a stream, at any time.
+
+Engram rows are a pure function of the token ids, so nothing forces them to be stored: a
+tokens-only index (``ngramtool hash --rows lazy``) computes the rows a read asks for from its
+tokens, and datasets compute the rows of each window in their DataLoader workers
+(:mod:`ngramtool.torch`). :class:`RawRows` is that computation: raw ids through the compressed
+vocabulary's lookup table, then the hash of :class:`~ngramtool.hashing.SequenceHasher` with the
+ids before the span as context. It needs only the table, so reading a tokens-only index loads no
+tokenizer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .errors import NgramToolError
+from .hashing import SequenceHasher
+from .lookup import canonical_ids, check_table
+from .spec import HashSpec
+
+
+class RawRows:
+    """Rows of spans of raw token ids, each span hashed with the ids before it.
+
+    >>> import numpy as np
+    >>> import ngramtool
+    >>> from ngramtool.rawrows import RawRows
+    >>> index = ngramtool.open_index("corpus.ngidx")
+    >>> rows_of = RawRows(index.spec, index.lut)  # or build_vocab(load_tokenizer("cl100k_base")).lut
+    >>> tokens = np.asarray(index.tokens[:1000])
+    >>> np.array_equal(rows_of(tokens[500:], before=tokens[:500]), index.rows[500:1000])
+    True
+
+    Args:
+        spec: the hash spec; its ``vocab_size`` must be the vocabulary's V'.
+        lut: int64 [V], the raw -> canonical lookup table (an index's ``lut``, or the ``lut`` of
+            :func:`ngramtool.build_vocab`).
+        source: what the ids come from (a file, an index), named in error messages.
+        backend, device: where to hash (see :class:`~ngramtool.hashing.NgramHasher`).
+    """
+
+    def __init__(
+        self,
+        spec: HashSpec,
+        lut: np.ndarray,
+        source: str = "",
+        *,
+        backend: str = "auto",
+        device: str | None = None,
+    ) -> None:
+        self.lut = check_table(lut, spec.vocab_size)
+        self.spec = spec
+        self.source = source
+        self.hasher = SequenceHasher(spec, backend=backend, device=device, check_ids=False)
+
+    def __call__(
+        self, tokens: Any, before: Any = None, doc_starts: Any = None, *, first_position: int = 0
+    ) -> np.ndarray:
+        """Rows [T, L, C] of the raw ids ``tokens`` [T].
+
+        Args:
+            tokens: raw ids.
+            before: the raw ids that precede ``tokens`` (the last N-1 are used; fewer leave the
+                pad in front); None or empty: the pad only.
+            doc_starts: positions in ``tokens`` where a document starts (windows after one see
+                the pad before it).
+            first_position: the stream position of ``tokens[0]``, named in errors.
+
+        Raises:
+            NgramToolError: an id outside the vocabulary's raw ids, or one without a token,
+                naming the source and the position.
+        """
+        lead = 0 if before is None else len(before)
+        if lead:  # one lookup for both
+            tokens = np.concatenate([np.asarray(before), np.asarray(tokens)])
+        try:
+            ids = canonical_ids(self.lut, tokens, first_position=first_position - lead)
+        except NgramToolError as exc:
+            if not self.source:
+                raise
+            raise NgramToolError(f"{self.source}: {exc}") from None
+        return self.hasher(ids[lead:], ids[:lead] if lead else None, doc_starts)
