@@ -32,7 +32,8 @@ from .schema import INDEX_MANIFEST, load_json_document, spec_from_record
 FORMAT_NAME = "ngramtool-index"
 FORMAT_MAJOR = 1
 # 1.1: the "tokenization" record; the lookup table may be the one a dataset directory shares
-FORMAT_VERSION = "1.1"
+# 1.2: "source_row_groups" for an index of some row groups of one parquet file (a sharded run's part)
+FORMAT_VERSION = "1.2"
 MANIFEST = "manifest.json"
 VOCAB_STORE = "vocab"  # a dataset directory's shared lookup tables, one file per fingerprint
 SHARED_LUT_PATTERN = rf"\.\./{VOCAB_STORE}/[0-9a-f]{{64}}\.npy"
@@ -51,6 +52,7 @@ class IndexMeta:
     sources: tuple[str, ...] = ()
     created: str | None = None  # ISO time recorded in the manifest; None: now
     tokenization: dict[str, Any] | None = None  # how the input became ids (None: not recorded)
+    row_groups: tuple[int, int] | None = None  # the row groups [first, stop) of the one parquet source
 
     def manifest(self, format_name: str = FORMAT_NAME, version: str = FORMAT_VERSION) -> dict[str, Any]:
         """The manifest fields every output shares (counts and arrays are added by the writer)."""
@@ -68,6 +70,7 @@ class IndexMeta:
             "offsets_added": True,
             "rows": {"dtype": self.spec.row_dtype.newbyteorder("<").str, "layout": ROW_LAYOUT},
             "sources": list(self.sources),
+            **({"source_row_groups": list(self.row_groups)} if self.row_groups is not None else {}),
         }
 
 

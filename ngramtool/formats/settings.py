@@ -2,10 +2,11 @@
 
 A finished shard is skipped by a resumed sharded run only when the run would make it again the
 same way, and ``merge`` joins only shards made the same way: one tokenizer, vocabulary, hash spec,
-boundary policy and tokenization (``special``, ``add_eot`` and its token, ``json_key``,
-``doc_sep``, ``errors``). Both ask :func:`settings_difference`, so they can never disagree on
-what "the same way" means. A manifest written before ``tokenization`` was recorded (format 1.0)
-differs from every manifest that records it: what it did with special tokens is unknown.
+boundary policy and tokenization (``special``, ``add_eot`` and its token, the records' text key,
+``doc_sep``, ``errors``, a forced input form). Both ask :func:`settings_difference`, so they can
+never disagree on what "the same way" means. A manifest written before ``tokenization`` was
+recorded (format 1.0) differs from every manifest that records it: what it did with special
+tokens is unknown.
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ _TOKENIZATION_LABELS = {
     "eot": "end-of-sequence token (`eot_token`)",
     "document_prefix": "post-processor tokens before each document",
     "document_suffix": "post-processor tokens after each document",
-    "json_key": "`json_key`",
+    "json_key": "key or column of the text (`text_key`)",
     "doc_sep": "`doc_sep`",
     "errors": "`errors`",
+    "format": "input form (`input_format`)",
 }
 
 
