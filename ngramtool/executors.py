@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import glob
+import logging
 import os
 import shutil
 from collections.abc import Iterable, Mapping
@@ -42,6 +43,7 @@ from .progress import Progress
 from .spec import HashSpec
 from .tokenizers import DEFAULT_TOKENIZER
 
+log = logging.getLogger(__name__)
 ENGINES = ("local", "ray")
 SHARD_SUFFIX = ".ngidx"
 _GLOB_CHARS = set("*?[")
@@ -260,6 +262,9 @@ def run_hash(
         outputs=outputs,
         assumed_tokenizer=(DEFAULT_TOKENIZER, vocab.raw_size) if assumed else None,
         pad_defaulted=request.spec is None and pad_defaulted(request.spec_file, request.pad_id, tok),
+    )
+    log.info(
+        "planned %d job(s) of %d output(s) on %s (%s)", len(jobs), len(outputs), choice.name, request.engine
     )
     events.planned(outcome.plan)
     if sharded:

@@ -15,6 +15,7 @@ optionally a token file), on a write-behind thread.
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, fields
@@ -43,6 +44,7 @@ from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, load_tokenizer, tokenizer_
 from .vocab import CompressedVocab, build_vocab, identity_vocab, vocab_record
 from .writeback import WriteBehind
 
+log = logging.getLogger(__name__)
 SUFFIX_FORMATS = {".npy": "npy", ".ds": "datatrove", ".bin": "nanogpt"}
 UINT16_IDS = 1 << 16
 # Hash threads: each hashes 10-15M tokens/s, so a few keep up with many tokenizer threads.
@@ -228,6 +230,7 @@ def run_hash_job(
     """
     tokenizer, vocab = job_vocab(job)
     spec = job.spec
+    log.info("hashing %s -> %s", job.tokens_file or ", ".join(job.inputs) or "strings", job.dest)
     if spec.vocab_size != vocab.size:
         raise UsageError(f"the spec was made for V'={spec.vocab_size} but the vocabulary has V'={vocab.size}")
     meta = job_meta(job, tokenizer, vocab, spec)
@@ -268,6 +271,17 @@ def run_hash_job(
             token_sink.commit()
     profile = clock.report()
     seconds = profile["wall_seconds"]
+    log.info(
+        "wrote %s: %d tokens, %d documents in %.2f s",
+        job.dest,
+        manifest["num_tokens"],
+        manifest["num_documents"],
+        seconds,
+    )
+    if skipped:
+        log.warning("%s: skipped %d bad records (errors=skip)", job.dest, skipped)
+    if hard_cuts:
+        log.warning("%s: %d text cuts where the ids may differ from the whole text's", job.dest, hard_cuts)
     return {
         "output": job.dest,
         "num_tokens": manifest["num_tokens"],

@@ -300,7 +300,7 @@ def test_a_sharded_run_stores_its_vocabulary_table_once(sharded: Path) -> None:
     for shard in sorted(sharded.glob("*.ngidx")):
         manifest = json.loads((shard / "manifest.json").read_text())
         assert not (shard / "lut.npy").exists()
-        assert manifest["format_version"] == "1.1" and manifest["vocab"]["fingerprint"] == fingerprint
+        assert manifest["format_version"] == "1.2" and manifest["vocab"]["fingerprint"] == fingerprint
         assert manifest["arrays"]["lut"]["file"] == f"../{VOCAB_STORE}/{fingerprint}.npy"
         assert np.array_equal(open_index(shard).lut, np.load(tables[0]))
 

@@ -36,7 +36,7 @@ def test_index_and_stream_manifests_record_the_tokenization(tmp_path):
     out = tmp_path / "chats.ngidx"
     options = {"json_key": "text", "tokenizer": QWEN, "add_eot": True, "heads": 2}
     manifest = hash_files(docs, out, **options).manifest
-    assert manifest["format_version"] == "1.1"
+    assert manifest["format_version"] == "1.2"
     im_end = json.loads(Path(QWEN).read_text())["added_tokens"][2]["id"]
     assert manifest["tokenization"] == {
         "input": "text",
@@ -52,9 +52,10 @@ def test_index_and_stream_manifests_record_the_tokenization(tmp_path):
         "json_key": "text",
         "doc_sep": None,
         "errors": "strict",
+        "format": None,
     }
     shown = run("inspect", str(out)).stdout.decode()
-    assert f"special tokens: all; --add-eot '<|im_end|>' (id {im_end}); --json-key 'text'" in shown
+    assert f"special tokens: all; --add-eot '<|im_end|>' (id {im_end}); --text-key 'text'" in shown
     args = ["--json-key", "text", "--tokenizer", QWEN, "--add-eot", "--heads", "2", "-q"]
     stream = run("hash", str(docs), "-o", "-", *args)
     assert stream.returncode == 0, stream.stderr.decode()

@@ -28,7 +28,7 @@ from rich.table import Table
 
 from ..backends import BackendChoice
 from ..errors import UsageError, idle_parameters
-from ..formats.tokenfiles import TOKEN_FORMATS
+from ..formats.tokenfiles import READ_FORMATS
 from ..spec import HashSpec
 from ..wording import plural
 from .progress_lines import ProgressLines
@@ -65,7 +65,7 @@ TokenFormatOpt = Annotated[
     str | None,
     typer.Option(
         "--token-format",
-        help=f"Format of the token file: {', '.join(TOKEN_FORMATS)} (raw: a headerless memmap, OLMo/Dolma).",
+        help=f"Format of the token file: {', '.join(READ_FORMATS)} (raw: a headerless memmap, OLMo/Dolma).",
     ),
 ]
 TokenDtypeOpt = Annotated[

@@ -27,7 +27,10 @@ from ..errors import NgramToolError, UsageError
 from .atomic import Staged
 from .npy import npy_header
 
-TOKEN_FORMATS = ("npy", "nanogpt", "llmc", "megatron", "datatrove", "raw")
+TOKEN_FORMATS = ("npy", "nanogpt", "llmc", "megatron", "datatrove")
+"""The formats ngramtool reads and writes."""
+READ_FORMATS = (*TOKEN_FORMATS, "raw")
+"""The formats ngramtool reads: those it writes, and headerless memmaps (``raw``)."""
 FORMATS_WITH_DOCUMENTS = frozenset({"megatron", "datatrove"})
 """Formats that store document boundaries; in the others the whole file is one document."""
 
@@ -79,7 +82,7 @@ class TokenFile:
 
     Attributes:
         path: the file holding the tokens (``X.bin`` of a Megatron pair, ``X.ds`` of datatrove).
-        format: one of :data:`TOKEN_FORMATS`.
+        format: one of :data:`READ_FORMATS`.
         tokens: [T] token ids in the file's dtype, a memory map (empty files give an empty array).
         doc_offsets: int64 [D+1]; document ``d`` spans ``tokens[doc_offsets[d]:doc_offsets[d+1]]``.
         dtype: the stored token dtype (little-endian).
@@ -168,14 +171,14 @@ def detect_token_format(path: str | Path) -> str:
         return "nanogpt"
     raise UsageError(
         f"cannot tell the token format of {path}: supported are .npy (npy), .bin (nanogpt, llmc, or "
-        f"megatron with its .idx) and .ds (datatrove); pass `token_format` ({', '.join(TOKEN_FORMATS)})"
+        f"megatron with its .idx) and .ds (datatrove); pass `token_format` ({', '.join(READ_FORMATS)})"
     )
 
 
 def open_token_file(
     path: str | Path, fmt: str | None = None, *, dtype: str | None = None, eos_id: int | None = None
 ) -> TokenFile:
-    """Open a token file, detecting its format unless ``fmt`` names one of :data:`TOKEN_FORMATS`.
+    """Open a token file, detecting its format unless ``fmt`` names one of :data:`READ_FORMATS`.
 
     ``dtype`` (``uint16`` or ``uint32``) is the token type of a headerless memmap (``raw``, implied
     by ``dtype``); ``eos_id`` cuts a file that records no documents after every end-of-sequence
@@ -191,7 +194,7 @@ def open_token_file(
     path = Path(path)
     if fmt is None and dtype is not None:
         fmt = "raw"
-    fmt = detect_token_format(path) if fmt is None else _check_format(fmt)
+    fmt = detect_token_format(path) if fmt is None else _check_format(fmt, READ_FORMATS)
     if dtype is not None and fmt != "raw":
         raise UsageError(f"`token_dtype` applies to headerless files (`token_format=raw`); {path} is {fmt}")
     files = _files_of(path, fmt)
@@ -423,9 +426,9 @@ class TokenFileWriter:
         raise UsageError(f"{where}: {hint}")
 
 
-def _check_format(fmt: str) -> str:
-    if fmt not in TOKEN_FORMATS:
-        raise UsageError(f"unknown token format {fmt!r}; choose one of {', '.join(TOKEN_FORMATS)}")
+def _check_format(fmt: str, formats: tuple[str, ...] = TOKEN_FORMATS) -> str:
+    if fmt not in formats:
+        raise UsageError(f"unknown token format {fmt!r}; choose one of {', '.join(formats)}")
     return fmt
 
 

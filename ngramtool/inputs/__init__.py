@@ -14,6 +14,7 @@ marked. A new form of input is a module here that yields the same pieces, chosen
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 from collections.abc import Iterable, Iterator
 
@@ -26,6 +27,7 @@ from .forms import (
     ERRORS,
     FORMATS,
     RECORD_FORMATS,
+    check_errors,
     check_input,
     check_reading,
     input_form,
@@ -34,6 +36,8 @@ from .forms import (
 )
 from .jsonl import jsonl_pieces
 from .pieces import Errors, TextPiece, input_size, open_input, refuse_repeated_inputs
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "DEFAULT_TEXT_KEY",
@@ -80,8 +84,10 @@ def iter_text_pieces(
     under ``text_key``, default ``text``) is one piece. ``row_groups`` (first, stop) reads only
     those row groups of a parquet file.
     """
+    check_errors(errors)
     form = check_input(source, input_format, text_key, doc_sep)
     key = text_key or DEFAULT_TEXT_KEY
+    log.debug("reading %s as %s%s", source, form, "" if form == "text" else f" (text under {key!r})")
     if form == "parquet":
         yield from parquet_pieces(source, key, errors, row_groups)
         return

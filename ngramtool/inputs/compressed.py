@@ -12,6 +12,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import logging
 import lzma
 import queue
 import threading
@@ -22,6 +23,7 @@ from typing import Any, BinaryIO
 from ..errors import NgramToolError
 from .dependencies import require
 
+log = logging.getLogger(__name__)
 BLOCK_BYTES = 1 << 20  # compressed bytes read, and decompressed bytes handed on, at a time
 READ_AHEAD_BLOCKS = 8  # decompressed blocks waiting for the reader (bounds memory)
 
@@ -203,6 +205,7 @@ def open_decompressed(stream: BinaryIO, name: str) -> tuple[BinaryIO, Callable[[
     if kind is None:
         counted = _CountedReader(stream)
         return io.BufferedReader(counted, BLOCK_BYTES), lambda: counted.count  # type: ignore[return-value]
+    log.debug("%s: %s data, decompressed on a background thread", name, _NAMES[kind])
     source = DecompressedInput(stream, name, kind)
     return io.BufferedReader(source, BLOCK_BYTES), lambda: source.consumed  # type: ignore[return-value]
 

@@ -95,8 +95,7 @@ def check_reading(
     """The form of each input, after refusing reading options that do not fit them (called before
     any work; see :func:`check_input`): ``errors=skip`` skips bad records, so some input must
     have records."""
-    if errors not in ERRORS:
-        raise UsageError(f"`errors` must be 'strict', 'replace' or 'skip' (got {errors!r})")
+    check_errors(errors)
     if doc_sep == "":
         raise UsageError("`doc_sep` must not be empty")
     if text_key == "":
@@ -108,6 +107,12 @@ def check_reading(
             "them: plain text has no records; pass `errors=replace` to substitute U+FFFD for invalid UTF-8"
         )
     return forms
+
+
+def check_errors(errors: str) -> None:
+    """Refuse an unknown ``errors`` policy."""
+    if errors not in ERRORS:
+        raise UsageError(f"`errors` must be 'strict', 'replace' or 'skip' (got {errors!r})")
 
 
 def check_input(source: str, input_format: str | None, text_key: str | None, doc_sep: str | None) -> str:
