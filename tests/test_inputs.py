@@ -247,7 +247,7 @@ def test_errors_skip_skips_and_counts_bad_records(tmp_path):
 def test_errors_skip_needs_jsonl_and_other_values_are_refused(tmp_path):
     path = tmp_path / "plain.txt"
     path.write_text("plain text has no records")
-    with pytest.raises(UsageError, match="`errors=skip` skips bad records .* and applies only to them"):
+    with pytest.raises(UsageError, match=r"`errors=skip` skips bad records .* and applies only to them"):
         check_reading([str(path)], errors="skip")
     with pytest.raises(UsageError, match="'strict', 'replace' or 'skip'"):
         list(iter_text_pieces(str(path), errors="ignore"))
