@@ -28,13 +28,14 @@ BLOCK_BYTES = 1 << 20  # compressed bytes read, and decompressed bytes handed on
 READ_AHEAD_BLOCKS = 8  # decompressed blocks waiting for the reader (bounds memory)
 
 # (first bytes, compression): what a compressed stream starts with. bzip2's magic is followed by the
-# block size digit and the block magic, so plain text cannot be mistaken for it.
+# block size digit and the magic of a block (or of the end, when it compressed nothing), so plain
+# text cannot be mistaken for it.
 MAGIC = (
     (b"\x1f\x8b", "gzip"),
     (b"\x28\xb5\x2f\xfd", "zstd"),
     (b"\xfd7zXZ\x00", "xz"),
 )
-_BZIP2_BLOCK = b"1AY&SY"
+_BZIP2_MARKS = (b"1AY&SY", b"\x17rE8P\x90")  # a block, the end of the stream
 COMPRESSION_SUFFIXES = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd", ".zstd": "zstd"}
 
 
@@ -43,10 +44,8 @@ def sniff_compression(head: bytes) -> str | None:
     for magic, kind in MAGIC:
         if head.startswith(magic):
             return kind
-    if head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] == _BZIP2_BLOCK:
+    if head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] in _BZIP2_MARKS:
         return "bz2"
-    if head == b"BZh" or (head[:3] == b"BZh" and len(head) < 10 and head[3:4].isdigit()):
-        return "bz2"  # a bzip2 file too short to hold a block (empty input compressed)
     return None
 
 
