@@ -145,7 +145,8 @@ def _decompressor(kind: str, raw: _Counted) -> Callable[[int], bytes]:
         return _ZstdFrames(raw).read
     opener: Any = {"gzip": gzip.GzipFile, "bz2": bz2.BZ2File, "xz": lzma.LZMAFile}[kind]
     reader = opener(fileobj=raw) if kind == "gzip" else opener(raw)
-    return reader.read  # type: ignore[no-any-return]
+    return reader.read1  # type: ignore[no-any-return]  # one compressed read at a time: an error names
+    # the offset reached to within one read
 
 
 class _ZstdFrames:
