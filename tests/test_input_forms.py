@@ -169,3 +169,25 @@ def test_the_streaming_example_of_the_docs(tmp_path, corpus_docs):
     direct = ngramtool.hash_files(tmp_path / "d.jsonl.zst", tmp_path / "f.ngidx", boundary="reset")
     assert np.array_equal(index.tokens, direct.tokens)
     assert np.array_equal(index.doc_offsets, direct.doc_offsets)
+
+
+def test_parquet_is_read_a_page_at_a_time_not_a_row_group_at_a_time(tmp_path):
+    """One 12 MB row group: the reader's Arrow memory stays a few MB (the buffer, a page, a batch)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ngramtool.inputs import iter_text_pieces
+
+    rng = np.random.default_rng(0)
+    texts = [rng.bytes(500).hex() for _ in range(12_500)]  # incompressible, no repeated values
+    path = tmp_path / "one_group.parquet"
+    pq.write_table(
+        pa.table({"text": texts}), path, row_group_size=len(texts), use_dictionary=False, compression="none"
+    )
+    assert path.stat().st_size > 12_000_000
+    held, rows = [], 0
+    for piece in iter_text_pieces(str(path)):
+        held.append(pa.total_allocated_bytes())
+        rows += piece.doc_start
+    assert rows == len(texts)
+    assert max(held) < 6_000_000, max(held)  # a whole row group: over 12 MB

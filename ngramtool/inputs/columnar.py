@@ -19,6 +19,8 @@ from .forms import saved_dataset_files
 from .pieces import Errors, TextPiece
 
 BATCH_ROWS = 1024  # rows decoded at a time: a batch of long documents stays a few MiB
+READ_BUFFER_BYTES = 1 << 20  # parquet is read through a buffer of this size, page by page: never a
+# whole row group's column chunk at once (which can be hundreds of MB in a large file)
 
 
 def _pyarrow() -> Any:
@@ -104,7 +106,7 @@ def parquet_share(path: str, row_groups: tuple[int, int] | None) -> int:
 def _open_parquet(path: str) -> Any:
     pq = require("pyarrow.parquet", "reading parquet input")
     try:
-        return pq.ParquetFile(path)
+        return pq.ParquetFile(path, buffer_size=READ_BUFFER_BYTES, pre_buffer=False)
     except FileNotFoundError:
         raise UsageError(f"input file not found: {path}") from None
     except IsADirectoryError:
