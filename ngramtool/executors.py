@@ -170,10 +170,11 @@ def run_hash(
     sharded = is_sharded_output(request.output)
     if not sharded and (
         request.shard_index is not None or request.num_shards is not None or request.resume
-        or request.engine != "local"
+        or request.engine != "local" or request.row_groups_per_shard is not None
     ):  # fmt: skip
         raise UsageError(
-            "`shard_index`, `num_shards`, `resume` and `engine` apply to sharded runs: `output=DIR/`"
+            "`shard_index`, `num_shards`, `resume`, `row_groups_per_shard` and `engine` apply to sharded "
+            "runs: `output=DIR/`"
         )
     choice = choose_backend(request.backend, request.device)
     tokenizer = request.tokenizer
