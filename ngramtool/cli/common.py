@@ -38,6 +38,15 @@ stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
 # ------------------------------------------------------------------------------ option types
+CorpusInputsArg = Annotated[
+    list[str] | None,
+    typer.Argument(
+        help="Corpus files (text, JSONL, compressed, parquet, datasets directories) or - for stdin "
+        "[default: stdin when it is not a terminal].",
+        show_default=False,
+    ),
+]
+"""The INPUT argument of the commands that read a corpus (hash, tokenize)."""
 TokenizerOpt = Annotated[
     str,
     typer.Option(

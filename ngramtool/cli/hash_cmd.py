@@ -14,6 +14,7 @@ from .common import (
     TEXT_READING_OPTIONS,
     AddEotOpt,
     BackendOpt,
+    CorpusInputsArg,
     DeviceOpt,
     DocSepOpt,
     EosIdOpt,
@@ -95,14 +96,7 @@ def register(app: typer.Typer) -> None:
 
 def hash_command(
     ctx: typer.Context,
-    inputs: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="Corpus files (text, JSONL, compressed, parquet, datasets directories) or - for stdin "
-            "[default: stdin when it is not a terminal].",
-            show_default=False,
-        ),
-    ] = None,
+    inputs: CorpusInputsArg = None,
     output: Annotated[
         str | None,
         typer.Option(

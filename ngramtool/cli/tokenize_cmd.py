@@ -16,6 +16,7 @@ from ..tokenization import Tokenized
 from ..wording import plural
 from .common import (
     AddEotOpt,
+    CorpusInputsArg,
     DocSepOpt,
     EotTokenOpt,
     ErrorsOpt,
@@ -63,14 +64,7 @@ def register(app: typer.Typer) -> None:
 
 def tokenize_command(
     ctx: typer.Context,
-    inputs: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="Corpus files (text, JSONL, compressed, parquet, datasets directories) or - for stdin "
-            "[default: stdin when it is not a terminal].",
-            show_default=False,
-        ),
-    ] = None,
+    inputs: CorpusInputsArg = None,
     tokenizer: TokenizerOpt = "cl100k_base",
     no_compress: NoCompressOpt = False,
     canonical: Annotated[

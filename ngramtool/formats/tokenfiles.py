@@ -514,15 +514,23 @@ def _open_npy(files: tuple[Path, ...]) -> TokenFile:
     return TokenFile(path, "npy", _map(path, dtype, offset, shape[0]), _whole(shape[0]), dtype, files)
 
 
+def _whole_tokens(path: Path, dtype: np.dtype, why: str) -> int:
+    """The number of ``dtype`` tokens in the headerless file ``path``; an error ending in ``why``
+    when its size is not a whole number of them."""
+    size = path.stat().st_size
+    if size % dtype.itemsize:
+        raise NgramToolError(f"{path}: {size:,} bytes is not a whole number of {dtype.name} tokens{why}")
+    return size // dtype.itemsize
+
+
 def _open_nanogpt(files: tuple[Path, ...]) -> TokenFile:
     (path,) = files
-    size = path.stat().st_size
-    if size % UINT16.itemsize:
-        raise NgramToolError(
-            f"{path}: {size:,} bytes is not a whole number of uint16 tokens; a nanoGPT .bin is headerless "
-            "uint16, so the file is truncated or in another format (pass `token_format`)"
-        )
-    count = size // UINT16.itemsize
+    count = _whole_tokens(
+        path,
+        UINT16,
+        "; a nanoGPT .bin is headerless uint16, so the file is truncated or in another "
+        "format (pass `token_format`)",
+    )
     return TokenFile(path, "nanogpt", _map(path, UINT16, 0, count), _whole(count), UINT16, files)
 
 
@@ -669,13 +677,7 @@ def _open_raw(path: Path, dtype_name: str | None) -> TokenFile:
     dtype = RAW_DTYPES.get(dtype_name)
     if dtype is None:
         raise UsageError(f"`token_dtype` must be one of {', '.join(RAW_DTYPES)} (got {dtype_name!r})")
-    size = path.stat().st_size
-    if size % dtype.itemsize:
-        raise NgramToolError(
-            f"{path}: {size:,} bytes is not a whole number of {dtype.name} tokens: the file is truncated, "
-            "or `token_dtype` is not its type"
-        )
-    count = size // dtype.itemsize
+    count = _whole_tokens(path, dtype, ": the file is truncated, or `token_dtype` is not its type")
     tokens = _map(path, dtype, 0, count)
     metadata = dolma_metadata(path)
     if not metadata.is_file():
