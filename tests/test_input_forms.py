@@ -191,3 +191,16 @@ def test_parquet_is_read_a_page_at_a_time_not_a_row_group_at_a_time(tmp_path):
         rows += piece.doc_start
     assert rows == len(texts)
     assert max(held) < 6_000_000, max(held)  # a whole row group: over 12 MB
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz", ".zst"])
+def test_decompressed_blocks_stay_bounded_whatever_the_ratio(suffix):
+    """8 MB of one byte compresses over 1000 times: each block handed on is still at most a block."""
+    import io
+
+    data = b"a" * (8 << 20)
+    kind = compressed.COMPRESSION_SUFFIXES[suffix]
+    read = compressed._decompressor(kind, compressed._Counted(io.BytesIO(COMPRESSORS[suffix](data))))
+    blocks = list(iter(lambda: read(compressed.BLOCK_BYTES), b""))
+    assert b"".join(blocks) == data
+    assert max(len(block) for block in blocks) <= compressed.BLOCK_BYTES

@@ -149,19 +149,24 @@ def _decompressor(kind: str, raw: _Counted) -> Callable[[int], bytes]:
     # the offset reached to within one read
 
 
+ZSTD_INPUT_BYTES = 1 << 16  # compressed bytes decompressed at a time: text expands 3 to 10 times
+
+
 class _ZstdFrames:
     """zstd decompression across frames that notices a truncated last frame (``zstandard``'s
-    stream reader ends silently there)."""
+    stream reader ends silently there). ``read(size)`` returns at most ``size`` bytes, whatever the
+    compression ratio: the read-ahead queue stays bounded."""
 
     def __init__(self, raw: _Counted) -> None:
         zstandard = require("zstandard", "reading zstd-compressed input")
         self.raw = raw
         self.context = zstandard.ZstdDecompressor()
         self.frame: Any = None
+        self.pending = memoryview(b"")
 
     def read(self, size: int) -> bytes:
-        while True:
-            data = self.raw.read(BLOCK_BYTES)
+        while not self.pending:
+            data = self.raw.read(min(BLOCK_BYTES, ZSTD_INPUT_BYTES))
             if not data:
                 if self.frame is not None and not self.frame.eof:
                     raise EOFError("the last zstd frame is incomplete")
@@ -172,9 +177,9 @@ class _ZstdFrames:
                     self.frame = self.context.decompressobj()
                 out.append(self.frame.decompress(data))
                 data = self.frame.unused_data if self.frame.eof else b""
-            block = b"".join(out)
-            if block:
-                return block
+            self.pending = memoryview(b"".join(out))
+        block, self.pending = self.pending[:size], self.pending[size:]
+        return bytes(block)
 
 
 _NAMES = {"gzip": "gzip", "bz2": "bzip2", "xz": "xz", "zstd": "zstd"}
