@@ -16,6 +16,7 @@ loads no tokenizer machinery. See docs/architecture.md for the layers beneath th
 from __future__ import annotations
 
 import importlib
+import logging
 from typing import Any
 
 from .version import __version__
@@ -41,6 +42,10 @@ _API = {
 }
 
 __all__ = ["__version__", *sorted(_API)]
+
+# The library logs through stdlib logging (logger "ngramtool") and shows nothing unless the
+# application configures logging; the command line shows it with NGRAMTOOL_LOG_LEVEL.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 
 def __getattr__(name: str) -> Any:

@@ -15,6 +15,7 @@ from typing import Any
 from .artifacts import IndexLike, open_index
 from .executors import HashEvents, HashOutcome, HashRequest, run_hash
 from .formats.checksum import DEFAULT_CHECKSUM
+from .inputs import text_key_of
 from .presets import PRESETS
 from .spec import HashSpec
 
@@ -29,6 +30,8 @@ def hash_files(
     spec: HashSpec | str | None = None,
     tokens_file: PathLike | None = None,
     token_format: str | None = None,
+    token_dtype: str | None = None,
+    eos_id: int | None = None,
     vocab_size: int | None = None,
     no_compress: bool = False,
     max_ngram: int | None = None,
@@ -41,10 +44,13 @@ def hash_files(
     special: str | None = None,
     add_eot: bool = False,
     eot_token: str | None = None,
+    input_format: str | None = None,
+    text_key: str | None = None,
     json_key: str | None = None,
     doc_sep: str | None = None,
     errors: str = "strict",
     rows: str = "stored",
+    row_groups_per_shard: int | None = None,
     save_tokens: PathLike | None = None,
     save_format: str | None = None,
     workers: int | None = None,
@@ -64,7 +70,9 @@ def hash_files(
     into an index directory: what ``ngramtool hash`` does, with the same parameters.
 
     Args:
-        inputs: text files (plain text, or JSONL with ``json_key``); empty with ``tokens_file``.
+        inputs: corpus files: plain text, JSONL, either compressed (``.gz``, ``.bz2``, ``.xz``,
+            ``.zst``), parquet, HF ``datasets.save_to_disk`` directories (docs/inputs.md); empty
+            with ``tokens_file``.
         output: the index directory (default: the first input + ``.ngidx``); ``-``: a pipe stream
             on stdout; ``DIR/`` (or an existing directory that is empty or holds shards): one
             index shard per input file (``shard_index``/``num_shards``, ``resume``, ``engine``).
@@ -76,8 +84,16 @@ def hash_files(
         max_ngram, heads, layer_ids, table_sizes, seed, pad_id: the spec's fields (``pad_id``
             is a raw id of the tokenizer; default: its pad or end-of-text id).
         boundary: ``none`` pads only at the stream start (Engram); ``reset`` at every document.
-        special, add_eot, eot_token, json_key, doc_sep, errors: how text becomes ids
-            (docs/tokenizers.md, docs/commands.md).
+        input_format: the form of every input (``text``, ``jsonl``, ``parquet``, ``arrow``);
+            default: from each input's name.
+        text_key: the key (JSONL) or column (parquet, datasets) that holds the text; default
+            ``text``. Naming it reads inputs of no known form as JSONL. ``json_key``: the same.
+        special, add_eot, eot_token, doc_sep, errors: how text becomes ids (docs/tokenizers.md,
+            docs/commands.md).
+        token_dtype, eos_id: a headerless token file's dtype (``token_format="raw"``), and the id
+            that ends each document of a token file that records no documents.
+        row_groups_per_shard: a sharded run splits a parquet file with more row groups into
+            shards of this many.
         rows: ``stored`` (``rows.npy``) or ``lazy``: a tokens-only index (at most 5 bytes per
             token) whose rows are computed from its tokens when read, byte for byte the same.
         save_tokens, save_format: also write the raw ids as a token file.
@@ -113,6 +129,8 @@ def hash_files(
         output=None if output is None else str(output),
         tokens_file=None if tokens_file is None else str(tokens_file),
         token_format=token_format,
+        token_dtype=token_dtype,
+        eos_id=eos_id,
         tokenizer=tokenizer,
         no_compress=no_compress,
         vocab_size=vocab_size,
@@ -126,10 +144,12 @@ def hash_files(
         special=special,
         add_eot=add_eot,
         eot_token=eot_token,
-        json_key=json_key,
+        input_format=input_format,
+        text_key=text_key_of(text_key, json_key),
         doc_sep=doc_sep,
         errors=errors,
         rows=rows,
+        row_groups_per_shard=row_groups_per_shard,
         save_tokens=None if save_tokens is None else str(save_tokens),
         save_format=save_format,
         workers=workers,

@@ -105,15 +105,18 @@ def iter_token_chunks(
     inputs: Sequence[str],
     tokenizer: Tokenizer,
     *,
-    json_key: str | None = None,
+    input_format: str | None = None,
+    text_key: str | None = None,
     doc_sep: str | None = None,
     errors: Errors = "strict",
+    row_groups: tuple[int, int] | None = None,
     **encoding: Any,
 ) -> Iterator[TokenChunk]:
-    """Tokenize inputs (paths or ``-``, read by :func:`ngramtool.inputs.iter_text_pieces`) into
-    chunks; each input file starts a document. ``encoding``: the options of
-    :func:`encode_documents`."""
-    reading = {"json_key": json_key, "doc_sep": doc_sep, "errors": errors, **_cutting(tokenizer)}
+    """Tokenize inputs (paths, saved dataset directories or ``-``, read by
+    :func:`ngramtool.inputs.iter_text_pieces` with the reading options given) into chunks; each
+    input starts a document. ``encoding``: the options of :func:`encode_documents`."""
+    reading = {"input_format": input_format, "text_key": text_key, "doc_sep": doc_sep, "errors": errors,
+               "row_groups": row_groups, **_cutting(tokenizer)}  # fmt: skip
     pieces = (piece for source in inputs for piece in iter_text_pieces(source, **reading))
     return encode_documents(pieces, tokenizer, **encoding)
 
@@ -176,16 +179,20 @@ def tokenization_record(
     *,
     add_eot: bool = False,
     eot_token: str | None = None,
-    json_key: str | None = None,
+    record_key: str | None = None,
     doc_sep: str | None = None,
     errors: str = "strict",
+    input_format: str | None = None,
 ) -> dict[str, Any]:
     """The manifest's ``tokenization``: every setting besides the tokenizer, vocabulary, spec and
     boundary that decides which ids (and so which rows) the input becomes (docs/formats.md).
-    ``tokenizer`` None: ids read from a token file."""
+    ``tokenizer`` None: ids read from a token file. ``record_key``: the key or column records were
+    read under (None: no input has records), recorded as ``json_key``; ``input_format``: the form
+    forced on every input (None: each input's name decides), recorded as ``format``."""
     if tokenizer is None:
         return {"input": "tokens", "special": None, "add_eot": False, "eot": None, "document_prefix": [],
-                "document_suffix": [], "json_key": None, "doc_sep": None, "errors": None}  # fmt: skip
+                "document_suffix": [], "json_key": None, "doc_sep": None, "errors": None,
+                "format": None}  # fmt: skip
     eot = resolve_eot(tokenizer, eot_token).record() if add_eot else None
     return {
         "input": "text",
@@ -194,9 +201,10 @@ def tokenization_record(
         "eot": eot,
         "document_prefix": tokenizer.document_prefix.tolist(),
         "document_suffix": tokenizer.document_suffix.tolist(),
-        "json_key": json_key,
+        "json_key": record_key,
         "doc_sep": doc_sep,
         "errors": errors,
+        "format": input_format,
     }
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import glob
+import logging
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -41,8 +42,17 @@ from .formats.dataset import DATASET
 from .formats.index import MANIFEST, ROW_STORAGE, VOCAB_STORE, read_manifest, timestamp
 from .formats.settings import settings_difference
 from .formats.tokenfiles import FORMATS_WITH_DOCUMENTS, check_boundary
-from .inputs import check_reading, input_size, refuse_repeated_inputs
-from .jobs import HashJob, input_bytes, job_meta, job_vocab, output_sizes, run_hash_job, save_format
+from .inputs import check_reading, input_form, input_size, parquet_row_groups, refuse_repeated_inputs
+from .jobs import (
+    HashJob,
+    input_bytes,
+    job_meta,
+    job_vocab,
+    output_sizes,
+    run_hash_job,
+    save_format,
+    token_file,
+)
 from .presets import pad_defaulted, resolve_spec
 from .progress import Progress
 from .space import check_free_space, expected_tokens, text_bytes_per_token
@@ -50,6 +60,7 @@ from .spec import HashSpec
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer
 from .wording import byte_size, plural
 
+log = logging.getLogger(__name__)
 ENGINES = ("local", "ray")
 SHARD_SUFFIX = ".ngidx"
 _GLOB_CHARS = set("*?[")
@@ -70,6 +81,8 @@ class HashRequest:
     output: str | None = None
     tokens_file: str | None = None
     token_format: str | None = None
+    token_dtype: str | None = None
+    eos_id: int | None = None
     tokenizer: str | None = None
     no_compress: bool = False
     vocab_size: int | None = None
@@ -86,9 +99,11 @@ class HashRequest:
     special: str | None = None
     add_eot: bool = False
     eot_token: str | None = None
-    json_key: str | None = None
+    input_format: str | None = None
+    text_key: str | None = None
     doc_sep: str | None = None
     errors: str = "strict"
+    row_groups_per_shard: int | None = None
     save_tokens: str | None = None
     save_format: str | None = None
     workers: int | None = None
@@ -175,10 +190,11 @@ def run_hash(
     sharded = is_sharded_output(request.output)
     if not sharded and (
         request.shard_index is not None or request.num_shards is not None or request.resume
-        or request.engine != "local"
+        or request.engine != "local" or request.row_groups_per_shard is not None
     ):  # fmt: skip
         raise UsageError(
-            "`shard_index`, `num_shards`, `resume` and `engine` apply to sharded runs: `output=DIR/`"
+            "`shard_index`, `num_shards`, `resume`, `row_groups_per_shard` and `engine` apply to sharded "
+            "runs: `output=DIR/`"
         )
     choice = choose_backend(request.backend, request.device)
     check_algorithm(request.checksum)
@@ -187,7 +203,13 @@ def run_hash(
     if request.tokens_file is None or assumed:
         tokenizer = tokenizer or DEFAULT_TOKENIZER
     if request.tokens_file is not None:
-        check_boundary(request.boundary, request.tokens_file, request.token_format)
+        check_boundary(
+            request.boundary,
+            request.tokens_file,
+            request.token_format,
+            dtype=request.token_dtype,
+            eos_id=request.eos_id,
+        )
     if request.vocab_size is not None and (request.tokens_file is None or tokenizer is not None):
         raise UsageError("`vocab_size` applies only to `tokens_file` without `tokenizer`")
     shared = {
@@ -229,13 +251,23 @@ def run_hash(
     outcome = HashOutcome(plan=None, sharded=sharded)
     if sharded:
         index, count = shard_selection(request.shard_index, request.num_shards)
-        shards = _plan_sharded(template, Path(str(request.output)), index, count, request.resume, expected)
+        shards = _plan_sharded(
+            template,
+            Path(str(request.output)),
+            index,
+            count,
+            request.resume,
+            expected,
+            request.row_groups_per_shard,
+        )
         if not shards:
             outcome.idle = {"shard_index": index, "num_shards": count, "num_inputs": len(inputs)}
             return outcome
         todo = [shard for shard in shards if not shard.done]
         jobs = [
-            dataclasses.replace(template, inputs=(s.source,), dest=str(s.dest), shared_vocab=True)
+            dataclasses.replace(
+                template, inputs=(s.source,), dest=str(s.dest), shared_vocab=True, row_groups=s.row_groups
+            )
             for s in todo
         ]
         if request.engine == "ray":  # Ray parallelizes across shards: one tokenizer thread per task
@@ -255,6 +287,9 @@ def run_hash(
         outputs=outputs,
         assumed_tokenizer=(DEFAULT_TOKENIZER, vocab.raw_size) if assumed else None,
         pad_defaulted=request.spec is None and pad_defaulted(request.spec_file, request.pad_id, tok),
+    )
+    log.info(
+        "planned %d job(s) of %d output(s) on %s (%s)", len(jobs), len(outputs), choice.name, request.engine
     )
     events.planned(outcome.plan)
     if sharded:
@@ -282,7 +317,10 @@ def _with_space_estimates(
         per_token = text_bytes_per_token([name for job in jobs for name in job.inputs], tokenizer)
     counted = [
         dataclasses.replace(
-            job, expected_tokens=expected_tokens(job.inputs, job.tokens_file, job.token_format, per_token)
+            job,
+            expected_tokens=token_file(job).num_tokens
+            if job.tokens_file is not None
+            else expected_tokens(input_bytes(job), per_token),
         )
         for job in jobs
     ]
@@ -329,7 +367,15 @@ def _check_request(request: HashRequest, inputs: list[str], documents: bool) -> 
             "drop one of them"
         )
     if request.tokens_file is None:
-        check_reading(request.json_key, request.doc_sep, request.errors)
+        check_reading(
+            inputs,
+            input_format=request.input_format,
+            text_key=request.text_key,
+            doc_sep=request.doc_sep,
+            errors=request.errors,
+        )
+    if request.row_groups_per_shard is not None and request.row_groups_per_shard < 1:
+        raise UsageError(f"`row_groups_per_shard` must be at least 1 (got {request.row_groups_per_shard})")
     if request.spec is not None and (request.spec_file is not None or request.preset is not None):
         raise UsageError("`spec` gives the whole hash spec: drop `spec_file` and `preset`")
 
@@ -337,7 +383,7 @@ def _check_request(request: HashRequest, inputs: list[str], documents: bool) -> 
 def _default_output(source: str) -> str:
     if source == "-":
         raise UsageError("reading stdin: name the output directory with `output`")
-    return source + SHARD_SUFFIX
+    return source.rstrip("/" + os.sep) + SHARD_SUFFIX
 
 
 def _lost_boundaries(job: HashJob, summary: dict[str, Any]) -> int:
@@ -482,11 +528,13 @@ def shard_selection(
 
 @dataclass(frozen=True)
 class Shard:
-    """One input file and the index it becomes; ``done`` when that index is already complete."""
+    """One input file (or some of a parquet file's row groups) and the index it becomes; ``done``
+    when that index is already complete."""
 
     source: str
     dest: Path
     done: bool
+    row_groups: tuple[int, int] | None = None
 
 
 def _plan_sharded(
@@ -496,6 +544,7 @@ def _plan_sharded(
     num_shards: int,
     resume: bool,
     expected: dict[str, Any],
+    row_groups_per_shard: int | None,
 ) -> list[Shard]:
     """This worker's shards (finished ones marked when resuming; ``expected`` is the manifest this
     run writes, whose settings a finished shard must share)."""
@@ -509,6 +558,8 @@ def _plan_sharded(
         expected=expected,
         resume=resume,
         force=template.force,
+        row_groups_per_shard=row_groups_per_shard,
+        input_format=template.input_format,
     )
 
 
@@ -521,21 +572,26 @@ def plan_shards(
     expected: dict[str, Any],
     resume: bool,
     force: bool,
+    row_groups_per_shard: int | None = None,
+    input_format: str | None = None,
 ) -> list[Shard]:
     """This worker's shards, in order, with finished ones marked (``resume``) or refused.
 
     ``expected`` is the manifest this run writes (without counts and arrays): a finished shard is
-    skipped only when its settings agree with it (:func:`settings_difference`).
+    skipped only when its settings agree with it (:func:`settings_difference`). With
+    ``row_groups_per_shard``, a parquet file with more row groups than that is split into shards of
+    that many row groups (``NAME.rgFIRST-LAST.ngidx``).
     """
     if "-" in inputs:
         raise UsageError("a sharded run reads files, not stdin")
-    names = [Path(source).name for source in inputs]
+    units = _shard_units(inputs, row_groups_per_shard, input_format)
+    names = [name for _, _, name in units]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise UsageError(f"inputs share file names {duplicates[:3]}: each shard is named after its file")
     shards = []
-    for source in inputs[shard_index::num_shards]:
-        dest = out_dir / f"{Path(source).name}{SHARD_SUFFIX}"
+    for source, row_groups, name in units[shard_index::num_shards]:
+        dest = out_dir / f"{name}{SHARD_SUFFIX}"
         done = (dest / MANIFEST).is_file()
         if done and not force:
             if not resume:
@@ -548,8 +604,29 @@ def plan_shards(
                     f"{dest} was made with another {differs.setting} ({differs.theirs} there, "
                     f"{differs.ours} in this run): remove it, or pass `force=True` to hash it again"
                 )
-        shards.append(Shard(source, dest, done and not force))
+        shards.append(Shard(source, dest, done and not force, row_groups))
     return shards
+
+
+def _shard_units(
+    inputs: list[str], row_groups_per_shard: int | None, input_format: str | None
+) -> list[tuple[str, tuple[int, int] | None, str]]:
+    """(input, row groups or None, shard name) of each shard: one per input, or one per
+    ``row_groups_per_shard`` row groups of a parquet file that has more."""
+    units: list[tuple[str, tuple[int, int] | None, str]] = []
+    for source in inputs:
+        name = Path(source).name
+        groups = 0
+        if row_groups_per_shard is not None and input_form(source, input_format) == "parquet":
+            groups = parquet_row_groups(source)
+        if groups <= (row_groups_per_shard or 0):
+            units.append((source, None, name))
+            continue
+        assert row_groups_per_shard is not None
+        for first in range(0, groups, row_groups_per_shard):
+            stop = min(first + row_groups_per_shard, groups)
+            units.append((source, (first, stop), f"{name}.rg{first:05d}-{stop - 1:05d}"))
+    return units
 
 
 def holds_shards(directory: Path) -> bool:

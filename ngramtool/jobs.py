@@ -15,6 +15,7 @@ optionally a token file), on a write-behind thread.
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, fields
@@ -29,9 +30,15 @@ from .formats.checksum import DEFAULT_CHECKSUM
 from .formats.index import IndexMeta, IndexWriter
 from .formats.stream import FORMAT_NAME as STREAM_FORMAT
 from .formats.stream import STREAM_MAJOR, STREAM_MINOR, StreamWriter
-from .formats.tokenfiles import TOKEN_FORMATS, TokenFileWriter, iter_token_file_chunks, open_token_file
+from .formats.tokenfiles import (
+    TOKEN_FORMATS,
+    TokenFile,
+    TokenFileWriter,
+    iter_token_file_chunks,
+    open_token_file,
+)
 from .hashing import NgramHasher
-from .inputs import input_size
+from .inputs import input_form, input_size, parquet_share, record_key
 from .pipeline import hash_chunks
 from .profiling import StageClock, timed
 from .space import OutputSize, index_size, token_file_size
@@ -40,6 +47,7 @@ from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, load_tokenizer, tokenizer_
 from .vocab import CompressedVocab, build_vocab, identity_vocab, vocab_record
 from .writeback import WriteBehind
 
+log = logging.getLogger(__name__)
 SUFFIX_FORMATS = {".npy": "npy", ".ds": "datatrove", ".bin": "nanogpt"}
 UINT16_IDS = 1 << 16
 # Tokenizer threads one hash thread keeps up with: a numba thread hashes 20-40M tokens/s, a numpy
@@ -64,7 +72,8 @@ class HashJob:
     no_compress: bool = False
     vocab_size: int | None = None
     boundary: str = "none"
-    json_key: str | None = None
+    input_format: str | None = None  # the form of every input (None: each input's name decides)
+    text_key: str | None = None  # the records' text key or column (None: "text")
     doc_sep: str | None = None
     errors: str = "strict"
     add_eot: bool = False
@@ -72,6 +81,9 @@ class HashJob:
     eot_token: str | None = None  # --eot-token: the end-of-sequence token --add-eot appends
     tokens_file: str | None = None
     token_format: str | None = None
+    token_dtype: str | None = None  # a raw token file's dtype
+    eos_id: int | None = None  # cut a token file without documents after each of these ids
+    row_groups: tuple[int, int] | None = None  # the row groups (first, stop) of a parquet input
     save_tokens: str | None = None
     save_format: str | None = None
     workers: int = 1
@@ -91,8 +103,14 @@ class HashJob:
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> HashJob:
         """The job :meth:`to_payload` describes."""
+        groups = payload.get("row_groups")
         return cls(
-            **{**payload, "inputs": tuple(payload["inputs"]), "spec": HashSpec.from_json(payload["spec"])}
+            **{
+                **payload,
+                "inputs": tuple(payload["inputs"]),
+                "row_groups": None if groups is None else (groups[0], groups[1]),
+                "spec": HashSpec.from_json(payload["spec"]),
+            }
         )
 
 
@@ -122,14 +140,18 @@ def job_meta(job: HashJob, tokenizer: Tokenizer | None, vocab: CompressedVocab, 
             None if job.tokens_file is not None else tokenizer,
             add_eot=job.add_eot,
             eot_token=job.eot_token,
-            json_key=job.json_key,
+            record_key=record_key(
+                [input_form(s, job.input_format, job.text_key) for s in job.inputs], job.text_key
+            ),
             doc_sep=job.doc_sep,
             errors=job.errors,
+            input_format=job.input_format,
         ),
         lut=vocab.lut,
         sources=(job.tokens_file,) if job.tokens_file is not None else job.inputs,
         created=job.created,
         storage=job.rows,
+        row_groups=job.row_groups,
     )
 
 
@@ -171,8 +193,16 @@ def hash_threads(workers: int, backend: str, device: str | None = None) -> int:
 def input_bytes(job: HashJob) -> int | None:
     """Bytes the job will read (for progress), or None when reading stdin."""
     if job.tokens_file is not None:
-        return open_token_file(job.tokens_file, job.token_format).nbytes
+        return token_file(job).nbytes
+    if job.row_groups is not None:
+        return parquet_share(job.inputs[0], job.row_groups)
     return input_size(job.inputs)
+
+
+def token_file(job: HashJob) -> TokenFile:
+    """The job's token file, opened with its reading options."""
+    assert job.tokens_file is not None
+    return open_token_file(job.tokens_file, job.token_format, dtype=job.token_dtype, eos_id=job.eos_id)
 
 
 def _job_chunks(
@@ -185,7 +215,12 @@ def _job_chunks(
     """The raw id chunks of the job's input: a token file's, or the encoded text's."""
     if job.tokens_file is not None:
         return iter_token_file_chunks(
-            job.tokens_file, job.token_format, vocab_size=vocab.raw_size, vocab_name=vocab_name(tokenizer)
+            job.tokens_file,
+            job.token_format,
+            vocab_size=vocab.raw_size,
+            vocab_name=vocab_name(tokenizer),
+            dtype=job.token_dtype,
+            eos_id=job.eos_id,
         )
     if tokenizer is None:
         raise UsageError("text input needs a `tokenizer`")
@@ -201,9 +236,11 @@ def _job_chunks(
     return iter_token_chunks(
         list(job.inputs),
         tokenizer,
-        json_key=job.json_key,
+        input_format=job.input_format,
+        text_key=job.text_key,
         doc_sep=job.doc_sep,
         errors=job.errors,  # type: ignore[arg-type]
+        row_groups=job.row_groups,
         add_eot=job.add_eot,
         eot_token=job.eot_token,
         workers=job.workers,
@@ -231,6 +268,7 @@ def run_hash_job(
     """
     tokenizer, vocab = job_vocab(job)
     spec = job.spec
+    log.info("hashing %s -> %s", job.tokens_file or ", ".join(job.inputs) or "strings", job.dest)
     if spec.vocab_size != vocab.size:
         raise UsageError(f"the spec was made for V'={spec.vocab_size} but the vocabulary has V'={vocab.size}")
     meta = job_meta(job, tokenizer, vocab, spec)
@@ -301,6 +339,17 @@ def run_hash_job(
             token_sink.commit()
     profile = clock.report()
     seconds = profile["wall_seconds"]
+    log.info(
+        "wrote %s: %d tokens, %d documents in %.2f s",
+        job.dest,
+        manifest["num_tokens"],
+        manifest["num_documents"],
+        seconds,
+    )
+    if skipped:
+        log.warning("%s: skipped %d bad records (errors=skip)", job.dest, skipped)
+    if hard_cuts:
+        log.warning("%s: %d text cuts where the ids may differ from the whole text's", job.dest, hard_cuts)
     return {
         "output": job.dest,
         "num_tokens": manifest["num_tokens"],

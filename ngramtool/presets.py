@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .errors import NgramToolError, UsageError
 from .formats.atomic import staged_file
@@ -225,3 +226,106 @@ def _checked_spec_file(path: str | Path, size: int | None) -> HashSpec:
 def pad_defaulted(spec_file: str | Path | None, pad_id: int | None, tokenizer: Tokenizer | None) -> bool:
     """Whether nothing chose the pad (no spec file, no ``pad_id``, no tokenizer pad): it is 0."""
     return spec_file is None and pad_id is None and (tokenizer is None or tokenizer.pad_token_id is None)
+
+
+# ------------------------------------------------------------------------- model configs
+CONFIG_FIELDS: dict[str, tuple[str, ...]] = {
+    "max_ngram": ("max_ngram_size", "ngram_size"),
+    "heads": ("n_head_per_ngram", "heads_per_ngram"),
+    "table_sizes": ("engram_vocab_size", "ngram_vocab_size_base"),
+    "layer_ids": ("layer_ids", "engram_layer_ids", "ngram_layer_ids"),
+    "seed": ("seed",),
+    "pad_id": ("pad_id",),
+}
+"""The n-gram fields of released model configs, by the spec field they give: the Engram demo's
+(``max_ngram_size``, ``n_head_per_ngram``, ``engram_vocab_size``, ``layer_ids``, ``pad_id``,
+``seed``) and Qwen3.8's (``ngram_size``, ``heads_per_ngram``, ``ngram_vocab_size_base``)."""
+_IDENTIFYING = ("max_ngram", "heads", "table_sizes")  # one of these marks the object holding the rest
+
+
+@dataclass(frozen=True)
+class ConfigFields:
+    """The spec fields read from a model config.
+
+    Attributes:
+        fields: :func:`resolve_spec` parameters (``max_ngram``, ``heads``, ``table_sizes``, ...).
+        read: for each parameter, the config field it came from (``engram_config.ngram_size``).
+        tokenizer: the tokenizer the config names (``tokenizer_name_or_path``), if any.
+    """
+
+    fields: dict[str, Any]
+    read: dict[str, str]
+    tokenizer: str | None
+
+
+def config_fields(path: str | Path) -> ConfigFields:
+    """The n-gram fields of a model's ``config.json`` (see :data:`CONFIG_FIELDS`), found at its
+    top level or in a nested object (``engram_config``); a config without them is an error that
+    lists the fields looked for.
+
+    >>> import json
+    >>> from ngramtool.presets import config_fields
+    >>> config = {"model_type": "qwen3", "engram_config": {"ngram_size": 3, "heads_per_ngram": 4,
+    ...           "ngram_vocab_size_base": 262144, "layer_ids": [2, 15]}}
+    >>> _ = open("config.json", "w").write(json.dumps(config))
+    >>> found = config_fields("config.json")
+    >>> found.fields
+    {'max_ngram': 3, 'heads': 4, 'table_sizes': 262144, 'layer_ids': (2, 15)}
+    >>> found.read["max_ngram"]
+    'engram_config.ngram_size'
+    """
+    try:
+        config = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read the model config {path}: {exc.strerror}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise NgramToolError(f"{path}: not a JSON config ({exc})") from None
+    found = _ngram_object(config, "")
+    if found is None:
+        looked = ", ".join(name for names in CONFIG_FIELDS.values() for name in names)
+        raise NgramToolError(
+            f"{path} holds no n-gram fields: looked for {looked} at its top level and in nested objects; "
+            "give the spec's fields as options instead (`spec save`)"
+        )
+    where, holder = found
+    fields: dict[str, Any] = {}
+    read: dict[str, str] = {}
+    for parameter, names in CONFIG_FIELDS.items():
+        name = next((name for name in names if name in holder), None)
+        if name is not None:
+            fields[parameter] = _config_value(parameter, holder[name], f"{path}: {where}{name}")
+            read[parameter] = f"{where}{name}"
+    tokenizer = holder.get("tokenizer_name_or_path", config.get("tokenizer_name_or_path"))
+    return ConfigFields(fields, read, tokenizer if isinstance(tokenizer, str) else None)
+
+
+def _ngram_object(value: Any, where: str) -> tuple[str, dict[str, Any]] | None:
+    """(path prefix, object) of the first object, depth first, holding an identifying n-gram field."""
+    if not isinstance(value, dict):
+        return None
+    if any(name in value for parameter in _IDENTIFYING for name in CONFIG_FIELDS[parameter]):
+        return where, value
+    for key, item in value.items():
+        found = _ngram_object(item, f"{where}{key}.")
+        if found is not None:
+            return found
+    return None
+
+
+def _config_value(parameter: str, value: Any, where: str) -> Any:
+    """A config value as the :func:`resolve_spec` parameter wants it (tables: an int or a tuple)."""
+    many = parameter in ("table_sizes", "layer_ids")
+    if many and isinstance(value, list) and value and all(_is_int(item) for item in value):
+        return tuple(value)
+    if _is_int(value) and parameter != "layer_ids":
+        return value
+    wanted = (
+        "an integer or a list of integers"
+        if parameter == "table_sizes"
+        else ("a list of integers" if many else "an integer")
+    )
+    raise NgramToolError(f"{where} must be {wanted} (got {json.dumps(value)})")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -18,8 +18,9 @@ from pathlib import Path
 from .errors import NgramToolError
 from .formats.atomic import free_bytes
 from .formats.npy import HEADER_BYTES
-from .formats.tokenfiles import LLMC_HEADER, open_token_file, token_itemsize
-from .inputs import input_size
+from .formats.tokenfiles import LLMC_HEADER, token_itemsize
+from .inputs.compressed import COMPRESSION_SUFFIXES, sniff_compression
+from .inputs.forms import input_form
 from .spec import HashSpec
 from .tokenizers import Tokenizer
 from .wording import byte_size
@@ -53,9 +54,20 @@ def token_file_size(dest: str, fmt: str, raw_size: int) -> OutputSize:
     return OutputSize(dest, token_itemsize(fmt, raw_size), LLMC_HEADER.size)
 
 
+PLAIN_FORMS = ("text", "jsonl")  # inputs whose size on disk estimates their tokens
+
+
+def _plain(name: str) -> bool:
+    """Whether an input is uncompressed text or JSONL (by its name)."""
+    return Path(name).suffix.lower() not in COMPRESSION_SUFFIXES and input_form(name) in PLAIN_FORMS
+
+
 def text_bytes_per_token(inputs: Sequence[str], tokenizer: Tokenizer) -> float | None:
     """Bytes of input per token: the start of the first input file that can be read, tokenized
-    (None when no file can be: stdin only, or empty files)."""
+    (None when no file can be: stdin only, or empty files; and None for compressed or columnar
+    inputs, whose bytes on disk say little about their tokens: no estimate, no check)."""
+    if any(name != "-" and not _plain(name) for name in inputs):
+        return None
     for name in inputs:
         if name == "-":
             continue
@@ -64,20 +76,17 @@ def text_bytes_per_token(inputs: Sequence[str], tokenizer: Tokenizer) -> float |
                 sample = handle.read(SAMPLE_BYTES)
         except OSError:
             continue
+        if sniff_compression(sample[:10]) is not None:
+            return None
         tokens = len(tokenizer.encode(sample.decode("utf-8", errors="ignore"))) if sample else 0
         if tokens:
             return len(sample) / tokens
     return None
 
 
-def expected_tokens(
-    inputs: Sequence[str], tokens_file: str | None, token_format: str | None, per_token: float | None
-) -> int | None:
-    """The tokens of a job: a token file's count, or its text's bytes over ``per_token`` bytes per
-    token (None when unknown: stdin)."""
-    if tokens_file is not None:
-        return open_token_file(tokens_file, token_format).num_tokens
-    size = input_size(list(inputs))
+def expected_tokens(size: int | None, per_token: float | None) -> int | None:
+    """The tokens of ``size`` bytes of text at ``per_token`` bytes per token (None when either is
+    unknown: stdin, compressed inputs)."""
     if size is None or per_token is None:
         return None
     return math.ceil(size / per_token)

@@ -13,14 +13,15 @@ from .chunks import TokenChunk, canonical_chunks
 from .encode import iter_token_chunks
 from .formats.atomic import check_output_file
 from .formats.npy import atomic_npy
-from .inputs import Errors, check_reading, refuse_repeated_inputs
+from .inputs import Errors, check_reading, refuse_repeated_inputs, text_key_of
 from .tokenizers import load_tokenizer
 from .vocab import build_vocab
 
 
 class Tokenized:
-    """Text inputs (paths or ``-``) and how they become ids: the tokenizer (``special``), its
-    vocabulary (``no_compress``: the identity map) and the reading options of hashing.
+    """Text inputs (paths, saved dataset directories or ``-``, in any form hashing reads) and how
+    they become ids: the tokenizer (``special``), its vocabulary (``no_compress``: the identity
+    map) and the reading options of hashing (``text_key``, or its older name ``json_key``).
 
     Iterating it more than once reads the inputs again (stdin only once). ``hard_cuts`` and
     ``skipped`` count the unsafe text cuts and the skipped bad records of the reads so far.
@@ -39,6 +40,8 @@ class Tokenized:
         tokenizer: str = "cl100k_base",
         special: str | None = None,
         no_compress: bool = False,
+        input_format: str | None = None,
+        text_key: str | None = None,
         json_key: str | None = None,
         doc_sep: str | None = None,
         errors: Errors = "strict",
@@ -47,9 +50,13 @@ class Tokenized:
     ) -> None:
         self.inputs = [str(name) for name in inputs]
         refuse_repeated_inputs(self.inputs)
-        check_reading(json_key, doc_sep, errors)
+        text_key = text_key_of(text_key, json_key)
+        check_reading(
+            self.inputs, input_format=input_format, text_key=text_key, doc_sep=doc_sep, errors=errors
+        )
         self.reading: dict[str, Any] = {
-            "json_key": json_key,
+            "input_format": input_format,
+            "text_key": text_key,
             "doc_sep": doc_sep,
             "errors": errors,
             "add_eot": add_eot,

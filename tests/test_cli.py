@@ -47,7 +47,7 @@ def test_outputs_never_clobber_inputs_or_existing_files(tmp_path):
         (["hash", "x.txt", "--save-format", "llmc"], "--save-format applies only with --save-tokens FILE"),
         (
             ["hash", "--tokens", "ids.npy", "--json-key", "text"],
-            "--json-key applies only to text INPUT files",
+            "--text-key applies only to text INPUT files",
         ),
         (["hash", "--tokens", "ids.npy", "--add-eot", "--doc-sep", "x"], "--doc-sep, --add-eot apply only"),
         (["hash", "--tokens", "ids.npy", "--vocab-size", "9", "--no-compress"], "--no-compress applies only"),
@@ -153,16 +153,21 @@ def test_errors_skip_counts_bad_records_in_every_summary(tmp_path):
     assert "wrote 6 raw ids to ids.npy (3 bad records skipped)" in saved.stderr.decode()
     report = json.loads(run("collisions", *args, "--heads", "1", "--json", cwd=tmp_path).stdout)
     assert report["input"]["skipped_records"] == 3
-    refused = run("hash", "d.jsonl", "--errors", "skip", "-o", "c", cwd=tmp_path)
+    by_suffix = run("hash", "d.jsonl", "--errors", "skip", "-o", "c", "--tokenizer", "bytes", cwd=tmp_path)
+    assert (
+        by_suffix.returncode == 0
+        and "6 tokens, 2 documents (3 bad records skipped)" in by_suffix.stderr.decode()
+    )
+    (tmp_path / "d.txt").write_text("plain")
+    refused = run("hash", "d.txt", "--errors", "skip", "-o", "e", cwd=tmp_path)
     assert_one_line_error(
-        refused, 2, "--errors skip skips bad JSONL records and applies only with --json-key"
+        refused, 2, "--errors skip skips bad records (JSONL lines, parquet or dataset rows)"
     )
 
 
 @pytest.mark.parametrize(
     ("args", "code", "fragment"),
     [
-        (("collisions",), 2, "give text INPUT"),
         (("collisions", "{a}", "--table", "abc"), 2, "--table takes comma-separated integers"),
         (("collisions", "{a}", "--table", "1", "--tokenizer", "bytes"), 2, "at least 2"),
         (("collisions", "{a}", "--boundary", "weird"), 2, "--boundary must be"),
@@ -180,7 +185,7 @@ def test_errors_skip_counts_bad_records_in_every_summary(tmp_path):
         (("spec", "save", "{a}", "--vocab-size", "9"), 2, "already exists"),
         (("spec", "show", "--vocab-size", "9", "--tokenizer", "bytes"), 2, "one of --vocab-size"),
         (("collisions", "{a}", "--force"), 2, "--force applies only with --plot or --save-types"),
-        (("collisions", "{ids}", "--vocab-size", "300", "--json-key", "t"), 2, "--json-key applies only"),
+        (("collisions", "{ids}", "--vocab-size", "300", "--json-key", "t"), 2, "--text-key applies only"),
         (("collisions", "{ids}", "--vocab-size", "300", "--no-compress"), 2, "--no-compress applies only"),
         (("collisions", "{a}", "{b}", "--token-format", "npy"), 2, "--token-format applies only"),
         (("collisions", "{index}", "--doc-sep", "x"), 2, "--doc-sep applies only to text input"),

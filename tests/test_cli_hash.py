@@ -56,7 +56,7 @@ def test_hash_from_stdin_and_default_output(sample, tmp_path):
         (["hash", "x.txt", "--tokenizer", "no_such_encoding"], 2, "unknown tokenizer"),
         (["hash", "x.txt", "--table", "12,abc"], 2, "comma-separated integers"),
         (["hash", "x.txt", "--boundary", "sometimes"], 2, "--boundary"),
-        (["hash"], 2, "give text INPUT files"),
+        (["hash"], 2, "reading stdin: name the output directory with -o"),
         (["hash", "x.txt", "--heads", "many"], 2, "Invalid value"),
     ],
 )

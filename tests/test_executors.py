@@ -47,3 +47,9 @@ def test_engine_option_needs_a_sharded_run(tmp_path):
     result = run("hash", str(text), "-o", str(tmp_path / "x.ngidx"), "--engine", "ray", "-t", "bytes")
     assert result.returncode == 2 and b"--engine apply to sharded runs: -o DIR/" in result.stderr
     assert Path(tmp_path / "x.ngidx").exists() is False
+    with pytest.raises(UsageError, match="`row_groups_per_shard` and `engine` apply to sharded runs"):
+        hash_files(text, tmp_path / "x.ngidx", row_groups_per_shard=2, **SPEC)
+    split = run(
+        "hash", str(text), "-o", str(tmp_path / "x.ngidx"), "--row-groups-per-shard", "2", "-t", "bytes"
+    )
+    assert split.returncode == 2 and b"--row-groups-per-shard and --engine apply to sharded" in split.stderr

@@ -14,7 +14,7 @@ import ngramtool.inputs.text as text_input
 import ngramtool.textcuts as textcuts
 from ngramtool.encode import iter_token_chunks
 from ngramtool.errors import NgramToolError, UsageError
-from ngramtool.inputs import iter_text_pieces
+from ngramtool.inputs import check_reading, iter_text_pieces
 from ngramtool.tokenizers import HFTokenizer, load_tokenizer
 
 WORDS = ["ab", "The", "x", "é", "ß", "文字", "Ω", "42", "7", "'s", "’", "--", "/", "!?"]
@@ -93,13 +93,13 @@ def test_invalid_utf8_split_across_reads(tiny_pieces, tmp_path):
 def test_jsonl_documents(tmp_path):
     path = tmp_path / "docs.jsonl"
     path.write_text(json.dumps({"text": "one"}) + "\n\n" + json.dumps({"text": "two", "id": 2}) + "\n")
-    pieces = list(iter_text_pieces(str(path), json_key="text"))
+    pieces = list(iter_text_pieces(str(path), text_key="text"))
     assert [(p.text, p.doc_start) for p in pieces] == [("one", True), ("two", True)]
     with pytest.raises(NgramToolError, match="no key 'body'"):
-        list(iter_text_pieces(str(path), json_key="body"))
+        list(iter_text_pieces(str(path), text_key="body"))
     path.write_text("not json\n")
     with pytest.raises(NgramToolError, match=":1: not valid JSON"):
-        list(iter_text_pieces(str(path), json_key="text"))
+        list(iter_text_pieces(str(path), text_key="text"))
 
 
 def test_doc_separator(tiny_pieces, tmp_path):
@@ -126,15 +126,17 @@ def test_missing_and_directory_inputs(tmp_path):
         list(iter_text_pieces(str(tmp_path / "nope.txt")))
     with pytest.raises(UsageError, match="is a directory"):
         list(iter_text_pieces(str(tmp_path)))
-    with pytest.raises(UsageError, match="do not combine"):
-        list(iter_text_pieces(str(tmp_path), json_key="a", doc_sep="b"))
+    with pytest.raises(
+        UsageError, match="is read as jsonl, whose records are documents already: drop `doc_sep`"
+    ):
+        list(iter_text_pieces(str(tmp_path / "a.txt"), text_key="a", doc_sep="b"))
 
 
 def test_add_eot_between_and_after_documents(tmp_path):
     path = tmp_path / "docs.jsonl"
     path.write_text('{"t": "a"}\n{"t": "b"}\n')
     tok = load_tokenizer("bytes")
-    chunk = next(iter_token_chunks([str(path)], tok, json_key="t", add_eot=True, eot_token="|"))
+    chunk = next(iter_token_chunks([str(path)], tok, text_key="t", add_eot=True, eot_token="|"))
     assert chunk.tokens.tolist() == [ord("a"), ord("|"), ord("b"), ord("|")]
     assert chunk.doc_starts.tolist() == [0, 2]
 
@@ -147,7 +149,7 @@ def test_add_eot_survives_a_chunk_boundary_at_a_document_end(tmp_path):
     eos = tok.special_tokens["<|endoftext|>"]
     expected = [*tok.encode("ab"), eos, *tok.encode("cd"), eos, *tok.encode("e"), eos]
     for size in range(1, len(expected) + 1):
-        chunks = list(iter_token_chunks([str(path)], tok, json_key="t", add_eot=True, chunk_tokens=size))
+        chunks = list(iter_token_chunks([str(path)], tok, text_key="t", add_eot=True, chunk_tokens=size))
         assert np.concatenate([c.tokens for c in chunks]).tolist() == expected, size
 
 
@@ -158,8 +160,8 @@ def test_byte_order_mark_and_lone_surrogates(tmp_path):
     jsonl = tmp_path / "s.jsonl"
     jsonl.write_bytes(b'\xef\xbb\xbf{"t": "a\\ud800b"}\n')
     with pytest.raises(NgramToolError, match="lone surrogate"):
-        list(iter_text_pieces(str(jsonl), json_key="t"))
-    assert [p.text for p in iter_text_pieces(str(jsonl), json_key="t", errors="replace")] == ["a\ufffdb"]
+        list(iter_text_pieces(str(jsonl), text_key="t"))
+    assert [p.text for p in iter_text_pieces(str(jsonl), text_key="t", errors="replace")] == ["a\ufffdb"]
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
@@ -191,26 +193,28 @@ def test_jsonl_errors_keep_the_parsers_message_and_name_the_line(tmp_path):
     with pytest.raises(
         NgramToolError, match=r"docs.jsonl:2: not valid JSON: Expecting ',' delimiter at column 14"
     ):
-        list(iter_text_pieces(path, json_key="text"))
+        list(iter_text_pieces(path, text_key="text"))
     path = _jsonl(tmp_path, b'{"text": "a"}', b'["text"]')
     with pytest.raises(NgramToolError, match=r":2: the line holds a JSON array, not an object"):
-        list(iter_text_pieces(path, json_key="text"))
+        list(iter_text_pieces(path, text_key="text"))
     path = _jsonl(tmp_path, b'{"text": "a"}', b'{"text": null}')
     with pytest.raises(NgramToolError, match=r":2: 'text' holds a JSON null, not text"):
-        list(iter_text_pieces(path, json_key="text"))
+        list(iter_text_pieces(path, text_key="text"))
 
 
 def test_a_record_without_the_key_that_earlier_records_have_is_named(tmp_path):
     path = _jsonl(tmp_path, b'{"text": "a"}', b"", b'{"body": "b", "id": 7}')
     with pytest.raises(NgramToolError) as caught:
-        list(iter_text_pieces(path, json_key="text"))
+        list(iter_text_pieces(path, text_key="text"))
     message = str(caught.value)
     assert (
         ":3: this record has no key 'text' (its keys: 'body', 'id') though earlier records have it" in message
     )
-    assert "`errors=skip`" in message and "`json_key`" not in message
-    with pytest.raises(NgramToolError, match=r":1: no key 'body' in this record \(its keys: 'text'\); pass"):
-        list(iter_text_pieces(path, json_key="body"))
+    assert "`errors=skip`" in message and "`text_key`" not in message
+    with pytest.raises(
+        NgramToolError, match=r":1: no key 'body' in this record \(its keys: 'text'\); name the key"
+    ):
+        list(iter_text_pieces(path, text_key="body"))
 
 
 def test_errors_skip_skips_and_counts_bad_records(tmp_path):
@@ -227,14 +231,14 @@ def test_errors_skip_skips_and_counts_bad_records(tmp_path):
         b'{"t": "two"}',
         b'{"t": "cut sh',
     )
-    pieces = list(iter_text_pieces(path, json_key="t", errors="skip"))
+    pieces = list(iter_text_pieces(path, text_key="t", errors="skip"))
     assert [(p.text, p.doc_start, p.skipped) for p in pieces] == [
         ("one", True, 0),
         ("two", True, 6),
         ("", False, 1),  # the bad last line: counted, no document
     ]
     assert sum(p.nbytes for p in pieces) == Path(path).stat().st_size
-    chunks = list(iter_token_chunks([path], load_tokenizer("bytes"), json_key="t", errors="skip"))
+    chunks = list(iter_token_chunks([path], load_tokenizer("bytes"), text_key="t", errors="skip"))
     assert sum(c.skipped_records for c in chunks) == 7
     assert np.concatenate([c.tokens for c in chunks]).tolist() == list(b"onetwo")
     assert np.concatenate([c.doc_starts for c in chunks]).tolist() == [0, 3]
@@ -243,9 +247,7 @@ def test_errors_skip_skips_and_counts_bad_records(tmp_path):
 def test_errors_skip_needs_jsonl_and_other_values_are_refused(tmp_path):
     path = tmp_path / "plain.txt"
     path.write_text("plain text has no records")
-    with pytest.raises(
-        UsageError, match="`errors=skip` skips bad JSONL records and applies only with `json_key`"
-    ):
-        list(iter_text_pieces(str(path), errors="skip"))
+    with pytest.raises(UsageError, match=r"`errors=skip` skips bad records .* and applies only to them"):
+        check_reading([str(path)], errors="skip")
     with pytest.raises(UsageError, match="'strict', 'replace' or 'skip'"):
         list(iter_text_pieces(str(path), errors="ignore"))

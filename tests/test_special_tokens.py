@@ -107,7 +107,7 @@ def test_chat_samples_get_the_tokenizer_librarys_ids(which, deepseek_dir, tmp_pa
     jsonl.write_text("".join(json.dumps({"text": chat}) + "\n" for chat in chats), encoding="utf-8")
     expected = [library_ids(folder, chat) for chat in chats]
     tok = load_tokenizer(str(folder / "tokenizer.json"))
-    assert pipeline_ids(tok, jsonl, json_key="text") == expected
+    assert pipeline_ids(tok, jsonl, text_key="text") == expected
     assert [encode_document(tok, chat).tolist() for chat in chats] == expected
     # Plain text, long enough to be cut into many pieces, is one document with the library's ids.
     long_text = "\n".join(chats * 300)
@@ -309,10 +309,10 @@ def test_post_processor_eos_is_used_once_and_a_disagreeing_config_is_an_error(te
     docs.write_text('{"t": "Hello"}\n{"t": ""}\n', encoding="utf-8")
     expected = [library_ids(templated_dir, "Hello"), library_ids(templated_dir, "")]
     assert expected[1] == [start, end]
-    assert pipeline_ids(tok, docs, json_key="t") == expected
-    assert pipeline_ids(tok, docs, json_key="t", add_eot=True) == expected  # no second EOS
+    assert pipeline_ids(tok, docs, text_key="t") == expected
+    assert pipeline_ids(tok, docs, text_key="t", add_eot=True) == expected  # no second EOS
     im_end = tok.token_id("<|im_end|>")
-    with_other = pipeline_ids(tok, docs, json_key="t", add_eot=True, eot_token="<|im_end|>")
+    with_other = pipeline_ids(tok, docs, text_key="t", add_eot=True, eot_token="<|im_end|>")
     assert with_other == [[*ids, im_end] for ids in expected]
     # A config that names another EOS than the post-processor's: the user chooses.
     clash = tmp_path / "clash"

@@ -52,9 +52,10 @@ def test_index_and_stream_manifests_record_the_tokenization(tmp_path):
         "json_key": "text",
         "doc_sep": None,
         "errors": "strict",
+        "format": None,
     }
     shown = run("inspect", str(out)).stdout.decode()
-    assert f"special tokens: all; --add-eot '<|im_end|>' (id {im_end}); --json-key 'text'" in shown
+    assert f"special tokens: all; --add-eot '<|im_end|>' (id {im_end}); --text-key 'text'" in shown
     args = ["--json-key", "text", "--tokenizer", QWEN, "--add-eot", "--heads", "2", "-q"]
     stream = run("hash", str(docs), "-o", "-", *args)
     assert stream.returncode == 0, stream.stderr.decode()

@@ -23,7 +23,7 @@ from ..errors import NgramToolError, UsageError, idle_parameters
 from ..formats.atomic import check_output_file
 from ..formats.index import iter_index_chunks
 from ..formats.tokenfiles import check_boundary, iter_token_file_chunks, open_token_file
-from ..inputs import check_reading, input_size, refuse_repeated_inputs
+from ..inputs import check_reading, input_form, input_size, record_key, refuse_repeated_inputs, text_key_of
 from ..jobs import vocab_name
 from ..presets import resolve_spec
 from ..progress import Progress
@@ -130,6 +130,8 @@ def measure_collisions(
     *,
     tokens_file: str | Path | None = None,
     token_format: str | None = None,
+    token_dtype: str | None = None,
+    eos_id: int | None = None,
     tokenizer: str | None = None,
     special: str | None = None,
     no_compress: bool = False,
@@ -144,6 +146,8 @@ def measure_collisions(
     boundary: str | None = None,
     add_eot: bool = False,
     eot_token: str | None = None,
+    input_format: str | None = None,
+    text_key: str | None = None,
     json_key: str | None = None,
     doc_sep: str | None = None,
     errors: str | None = None,
@@ -156,10 +160,11 @@ def measure_collisions(
     """Measure how the n-grams of the input share the rows of each hash table.
 
     Args:
-        inputs: text files or ``-`` (tokenized as hashing does, with ``tokenizer``, ``special``,
-            ``add_eot``, ``json_key``, ...), one index or merged dataset (its own spec, vocabulary
-            and boundary), one token file (or ``tokens_file``), or saved type counts
-            (``*.ngtypes.npz``) to merge.
+        inputs: corpus files or ``-`` in any form hashing reads (tokenized as hashing does, with
+            ``tokenizer``, ``special``, ``add_eot``, ``input_format``, ``text_key`` (or its older
+            name ``json_key``), ...), one index or merged dataset (its own spec, vocabulary and
+            boundary), one token file (or ``tokens_file``, with ``token_format``, ``token_dtype``,
+            ``eos_id``), or saved type counts (``*.ngtypes.npz``) to merge.
         table_sizes: the base table sizes to analyse, each applied to every order (a sweep in one
             pass); default: the spec's (an index's own, or the parts' recorded ones).
         spec_file, max_ngram, heads, layer_ids, seed, pad_id: the spec
@@ -188,9 +193,11 @@ def measure_collisions(
         if not str(save_types).endswith(SUFFIX):
             raise UsageError(f"`save_types` {save_types}: name it *{SUFFIX} so that collisions reads it back")
         check_output_file(save_types, force, names, what="`save_types` file")
-    reading = {"add_eot": add_eot, "eot_token": eot_token, "json_key": json_key, "doc_sep": doc_sep,
-               "errors": errors, "special": special, "workers": workers}  # fmt: skip
-    counting = {"tokens_file": tokens_file, "token_format": token_format, "vocab_size": vocab_size,
+    reading = {"add_eot": add_eot, "eot_token": eot_token, "input_format": input_format,
+               "text_key": text_key_of(text_key, json_key), "doc_sep": doc_sep, "errors": errors,
+               "special": special, "workers": workers}  # fmt: skip
+    counting = {"tokens_file": tokens_file, "token_format": token_format, "token_dtype": token_dtype,
+                "eos_id": eos_id, "vocab_size": vocab_size,
                 "tokenizer": tokenizer, "no_compress": no_compress, "boundary": boundary,
                 "max_ngram": max_ngram, "pad_id": pad_id}  # fmt: skip
     fields = {"max_ngram": max_ngram, "heads": heads, "layer_ids": layer_ids, "seed": seed, "pad_id": pad_id}
@@ -264,7 +271,12 @@ def _open(
         return _parts_source(names, fields, spec_file)
     if tokens_file is not None and names:
         raise UsageError("give `inputs` or `tokens_file`, not both")
-    if tokens_file is None and len(names) == 1 and Path(names[0]).is_dir():
+    if (
+        tokens_file is None
+        and len(names) == 1
+        and Path(names[0]).is_dir()
+        and not _is_corpus(names[0], reading)
+    ):
         expect_kind(names[0], [Kind.INDEX, Kind.DATASET], "give the text files inside it")
         _refuse_given(reading, "to text input, not to an index")
         carried = {**counting, **{k: v for k, v in fields.items()}, "spec_file": spec_file}
@@ -275,19 +287,31 @@ def _open(
                 f"{names[0]} is an index: it carries its own spec, vocabulary and boundary; drop {dropped}"
             )
         return _index_source(names[0])
-    if tokens_file is None and len(names) == 1 and (counting["token_format"] or _looks_like_tokens(names[0])):
+    token_file_given = counting["token_format"] or counting["token_dtype"]
+    if tokens_file is None and len(names) == 1 and (token_file_given or _looks_like_tokens(names[0])):
         tokens_file, names = names[0], []
     if tokens_file is None and not names:
         raise UsageError("give text `inputs` (or -), an index directory, or a token file")
-    if any(Path(name).is_dir() or _looks_like_tokens(name) for name in names):
+    if any(
+        (Path(name).is_dir() and not _is_corpus(name, reading)) or _looks_like_tokens(name) for name in names
+    ):
         raise UsageError("an index directory or a token file is analysed alone: give just that one input")
     boundary = counting["boundary"] or "none"
+    file_options = {"dtype": counting["token_dtype"], "eos_id": counting["eos_id"]}
     if tokens_file is not None:
         _refuse_given(reading, "to text input, not to a token file")
-        check_boundary(boundary, tokens_file, counting["token_format"])
+        check_boundary(boundary, tokens_file, counting["token_format"], **file_options)
     else:
-        _refuse_given({"token_format": counting["token_format"]}, "to a token file")
-        check_reading(reading["json_key"], reading["doc_sep"], reading["errors"] or "strict")
+        _refuse_given(
+            {key: counting[key] for key in ("token_format", "token_dtype", "eos_id")}, "to a token file"
+        )
+        check_reading(
+            names,
+            input_format=reading["input_format"],
+            text_key=reading["text_key"],
+            doc_sep=reading["doc_sep"],
+            errors=reading["errors"] or "strict",
+        )
     tok, vocab = _vocabulary(tokens_file, counting, reading, progress)
     spec = resolve_spec(spec_file=spec_file, tokenizer=tok, vocab=vocab, **fields)
     meta = {
@@ -302,9 +326,13 @@ def _open(
     if tokens_file is not None:
         meta["tokenization"] = tokenization_record(None)
         chunks = iter_token_file_chunks(
-            tokens_file, counting["token_format"], vocab_size=vocab.raw_size, vocab_name=vocab_name(tok)
+            tokens_file,
+            counting["token_format"],
+            vocab_size=vocab.raw_size,
+            vocab_name=vocab_name(tok),
+            **file_options,
         )
-        total = open_token_file(tokens_file, counting["token_format"]).nbytes
+        total = open_token_file(tokens_file, counting["token_format"], **file_options).nbytes
         assumed = (tok.name, vocab.raw_size) if tok is not None and counting["tokenizer"] is None else None
         return _Source(
             "tokens",
@@ -318,13 +346,17 @@ def _open(
             assumed_tokenizer=assumed,
         )
     assert tok is not None
-    text_options = {key: reading[key] for key in ("add_eot", "eot_token", "json_key", "doc_sep")}
+    text_options = {key: reading[key] for key in ("add_eot", "eot_token", "doc_sep", "input_format")}
     errors = reading["errors"] or "strict"
-    meta["tokenization"] = tokenization_record(tok, errors=errors, **text_options)
+    forms = [input_form(name, reading["input_format"], reading["text_key"]) for name in names]
+    meta["tokenization"] = tokenization_record(
+        tok, errors=errors, record_key=record_key(forms, reading["text_key"]), **text_options
+    )
     chunks = iter_token_chunks(
         names,
         tok,
         errors=errors,
+        text_key=reading["text_key"],
         chunk_tokens=min(CHUNK_TOKENS, max_tokens or CHUNK_TOKENS),
         workers=worker_count(reading["workers"]),
         **text_options,
@@ -416,6 +448,11 @@ def _index_source(path: str) -> _Source:
         int(index.tokens.nbytes),
         meta,
     )
+
+
+def _is_corpus(name: str, reading: dict[str, Any]) -> bool:
+    """Whether a directory is read as a corpus (a ``datasets.save_to_disk`` directory)."""
+    return input_form(name, reading["input_format"], reading["text_key"]) == "arrow"
 
 
 def _looks_like_tokens(name: str) -> bool:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import sys
+from typing import Annotated
 
 import typer
 from rich.text import Text
 
 from .. import interrupts
 from ..errors import NgramToolError
+from ..version import __version__
 from . import (
     bench_cmd,
     collisions_cmd,
@@ -35,6 +39,24 @@ app = typer.Typer(
     rich_markup_mode="rich",
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"ngramtool {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main_options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=_print_version, is_eager=True),
+    ] = False,
+) -> None:
+    """Engram-style n-gram hash memory: tokenize, canonicalize, hash, analyse and size tables."""
+
+
 for module in (
     hash_cmd,
     tokenize_cmd,
@@ -63,6 +85,7 @@ def main() -> None:
     (:mod:`ngramtool.interrupts`).
     """
     interrupts.install()
+    _log_to_stderr()
     if stdout_closed():
         _error(
             "standard output is closed (>&-): ngramtool writes its results there; "
@@ -100,6 +123,25 @@ def _run() -> int:
         _error(f"{where}{exc.strerror or exc}")
         return 1
     return 0
+
+
+LOG_LEVEL_VARIABLE = "NGRAMTOOL_LOG_LEVEL"
+
+
+def _log_to_stderr() -> None:
+    """Show the library's log messages (stdlib ``logging``, logger ``ngramtool``) on stderr from
+    ``NGRAMTOOL_LOG_LEVEL`` up (``INFO``, ``DEBUG``); by default none: the commands report what the
+    library logs (skipped records, unsafe cuts) in their own words."""
+    level = os.environ.get(LOG_LEVEL_VARIABLE, "").upper()
+    if not level:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("ngramtool")
+    logger.addHandler(handler)
+    if level not in logging.getLevelNamesMapping():
+        level = "WARNING"
+    logger.setLevel(level)
 
 
 def _error(message: str) -> None:

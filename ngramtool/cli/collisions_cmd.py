@@ -20,10 +20,11 @@ from ..wording import plural
 from .common import (
     AddEotOpt,
     DocSepOpt,
+    EosIdOpt,
     EotTokenOpt,
     ForceOpt,
+    FormatOpt,
     HeadsOpt,
-    JsonKeyOpt,
     JsonOpt,
     LayersOpt,
     MaxNgramOpt,
@@ -34,13 +35,17 @@ from .common import (
     SeedOpt,
     SpecFileOpt,
     SpecialOpt,
+    TextKeyOpt,
+    TokenDtypeOpt,
     TokenFormatOpt,
     TokensFileOpt,
     TokenVocabSizeOpt,
     WorkersOpt,
     byte_progress,
+    inputs_or_stdin,
     note_assumed_tokenizer,
     parse_int_list,
+    plain_progress,
     print_json,
     print_table,
     refuse_eot_token_without_add_eot,
@@ -66,7 +71,9 @@ sizes, each applied to every order: a sweep in one pass over the corpus.
 
 [bold]Examples[/]
 
+  cat corpus.txt | ngramtool collisions --table 262144      # stdin when no INPUT is given
   ngramtool collisions examples/corpus.txt --heads 4 --layers 1
+  ngramtool collisions train.parquet --table 262144,1048576
   ngramtool collisions examples/corpus.txt --table 16384,262144 --plot s.png
   ngramtool collisions corpus.ngidx --json
   ngramtool collisions ids.npy --vocab-size 62330 --max-tokens 200000
@@ -85,10 +92,16 @@ def collisions_command(
     ctx: typer.Context,
     inputs: Annotated[
         list[str] | None,
-        typer.Argument(help="Text files or -, an index directory, or one token file.", show_default=False),
+        typer.Argument(
+            help="Corpus files (text, JSONL, compressed, parquet, datasets directories) or - "
+            "[default: stdin when it is not a terminal], an index directory, or one token file.",
+            show_default=False,
+        ),
     ] = None,
     tokens_file: TokensFileOpt = None,
     token_format: TokenFormatOpt = None,
+    token_dtype: TokenDtypeOpt = None,
+    eos_id: EosIdOpt = None,
     vocab_size: TokenVocabSizeOpt = None,
     tokenizer: OptionalTokenizerOpt = None,
     no_compress: NoCompressOpt = False,
@@ -118,14 +131,16 @@ def collisions_command(
     add_eot: AddEotOpt = False,
     eot_token: EotTokenOpt = None,
     special: SpecialOpt = None,
-    json_key: JsonKeyOpt = None,
+    input_format: FormatOpt = None,
+    text_key: TextKeyOpt = None,
     doc_sep: DocSepOpt = None,
     errors: Annotated[
         str | None,
         typer.Option(
             "--errors",
             help="Bad input: 'strict' (stop, name the offset or line), 'replace' (invalid UTF-8 -> U+FFFD) "
-            "or, with --json-key, 'skip' (skip and count bad records). [default: strict]",
+            "or, for records (JSONL, parquet, datasets), 'skip' (skip and count bad records). "
+            "[default: strict]",
             show_default=False,
         ),
     ] = None,
@@ -159,9 +174,13 @@ def collisions_command(
             raise UsageError(f"--plot {plot}: use one of {', '.join(sorted(PLOT_SUFFIXES))}")
     with byte_progress(show_progress(quiet), None) as bar:
         result = measure_collisions(
-            inputs or [],
+            (inputs or [])
+            if tokens_file is not None
+            else inputs_or_stdin(inputs, "collisions --table 262144"),
             tokens_file=tokens_file,
             token_format=token_format,
+            token_dtype=token_dtype,
+            eos_id=eos_id,
             tokenizer=tokenizer,
             special=special,
             no_compress=no_compress,
@@ -176,7 +195,8 @@ def collisions_command(
             boundary=boundary,
             add_eot=add_eot,
             eot_token=eot_token,
-            json_key=json_key,
+            input_format=input_format,
+            text_key=text_key,
             doc_sep=doc_sep,
             errors=errors,
             workers=workers,
@@ -201,11 +221,13 @@ def collisions_command(
 
 
 class _Counting(Progress):
-    """A progress bar over the input bytes (on a terminal), with the counting rate."""
+    """A progress bar over the input bytes (on a terminal) with the counting rate, or plain lines
+    (off a terminal)."""
 
     def __init__(self, bar: Any, quiet: bool) -> None:
         self.bar, self.quiet = bar, quiet
         self.task = bar.add_task("counting", total=None)
+        self.lines = plain_progress("counting", quiet)
         self.tokens = 0
         self.started_at = time.perf_counter()
 
@@ -215,8 +237,10 @@ class _Counting(Progress):
     def started(self, total_bytes: int | None, jobs: int, engine: str) -> None:
         self.started_at = time.perf_counter()
         self.bar.update(self.task, total=total_bytes)
+        self.lines.started(total_bytes)
 
     def advanced(self, nbytes: int, ntokens: int) -> None:
+        self.lines.advanced(nbytes, ntokens)
         self.tokens += ntokens
         rate = self.tokens / max(time.perf_counter() - self.started_at, 1e-9)
         self.bar.update(self.task, advance=nbytes, description=f"counting {rate / 1e6:.2f}M tok/s")

@@ -28,15 +28,25 @@ from rich.table import Table
 
 from ..backends import BackendChoice
 from ..errors import UsageError, idle_parameters
-from ..formats.tokenfiles import TOKEN_FORMATS
+from ..formats.tokenfiles import READ_FORMATS
 from ..spec import HashSpec
 from ..wording import plural
+from .progress_lines import ProgressLines
 from .terminal import Console, escape_json_controls
 
 stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
 # ------------------------------------------------------------------------------ option types
+CorpusInputsArg = Annotated[
+    list[str] | None,
+    typer.Argument(
+        help="Corpus files (text, JSONL, compressed, parquet, datasets directories) or - for stdin "
+        "[default: stdin when it is not a terminal].",
+        show_default=False,
+    ),
+]
+"""The INPUT argument of the commands that read a corpus (hash, tokenize)."""
 TokenizerOpt = Annotated[
     str,
     typer.Option(
@@ -62,7 +72,22 @@ TokensFileOpt = Annotated[
 ]
 TokenFormatOpt = Annotated[
     str | None,
-    typer.Option("--token-format", help=f"Format of the token file: {', '.join(TOKEN_FORMATS)}."),
+    typer.Option(
+        "--token-format",
+        help=f"Format of the token file: {', '.join(READ_FORMATS)} (raw: a headerless memmap, OLMo/Dolma).",
+    ),
+]
+TokenDtypeOpt = Annotated[
+    str | None,
+    typer.Option("--token-dtype", help="Token type of a raw (headerless) token file: uint16 or uint32."),
+]
+EosIdOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--eos-id",
+        help="Cut a token file that records no documents after each of these ids (OLMo's EOS).",
+        min=0,
+    ),
 ]
 TokenVocabSizeOpt = Annotated[
     int | None,
@@ -75,8 +100,24 @@ NoCompressOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary on stderr.")]
-JsonKeyOpt = Annotated[
-    str | None, typer.Option("--json-key", help="Read JSONL: one document per line, text under KEY.")
+TextKeyOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--text-key",
+        "--json-key",
+        help="The key (JSONL) or column (parquet, datasets) that holds the text [default: text]; naming it "
+        "reads an input of no known suffix (or stdin) as JSONL. --json-key is its older name.",
+        show_default=False,
+    ),
+]
+FormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        help="Form of every INPUT: text, jsonl, parquet or arrow (default: from each name; compression "
+        "is recognized by its first bytes). See docs/inputs.md.",
+        show_default=False,
+    ),
 ]
 DocSepOpt = Annotated[
     str | None, typer.Option("--doc-sep", help="Plain text: this literal string separates documents.")
@@ -86,7 +127,7 @@ ErrorsOpt = Annotated[
     typer.Option(
         "--errors",
         help="Bad input: 'strict' (stop, name the offset or line), 'replace' (invalid UTF-8 -> U+FFFD) "
-        "or, with --json-key, 'skip' (skip and count bad records).",
+        "or, for records (JSONL, parquet, datasets), 'skip' (skip and count bad records).",
     ),
 ]
 SpecialOpt = Annotated[
@@ -238,6 +279,7 @@ _OPTIONS = {
     "tokens_file": "--tokens",
     "output": "-o",
     "inputs": "INPUT files",
+    "input_format": "--format",
 }
 
 
@@ -246,7 +288,7 @@ def option_for(parameter: str) -> str:
     return _OPTIONS.get(parameter, "--" + parameter.replace("_", "-"))
 
 
-TEXT_READING_OPTIONS = ("json_key", "doc_sep", "errors", "add_eot", "eot_token", "special")
+TEXT_READING_OPTIONS = ("input_format", "text_key", "doc_sep", "errors", "add_eot", "eot_token", "special")
 """Parameters that only change how text is read."""
 
 
@@ -282,9 +324,29 @@ def refuse_eot_token_without_add_eot(ctx: typer.Context, add_eot: bool) -> None:
         refuse_idle_options(ctx, ["eot_token"], "with --add-eot", "add --add-eot")
 
 
+def inputs_or_stdin(inputs: list[str] | None, command: str) -> list[str]:
+    """The INPUT files, or ``-`` (stdin) when none are given and stdin is not a terminal; on a
+    terminal, the usage error that says what to give."""
+    if inputs:
+        return inputs
+    if sys.stdin is not None and not sys.stdin.isatty():
+        return ["-"]
+    raise UsageError(
+        f"give INPUT files (text, JSONL, parquet, compressed: see --help), - for stdin, or pipe the text "
+        f"in: cat corpus.txt | ngramtool {command}"
+    )
+
+
 def show_progress(quiet: bool) -> bool:
     """Progress bars only on a terminal, and never with --quiet."""
     return not quiet and stderr.is_terminal
+
+
+def plain_progress(what: str, quiet: bool) -> ProgressLines:
+    """Plain progress lines on stderr where no bar shows: off a terminal, unless --quiet."""
+    return ProgressLines(
+        what, not quiet and not stderr.is_terminal, lambda line: stderr.print(line, markup=False)
+    )
 
 
 @contextmanager

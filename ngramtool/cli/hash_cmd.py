@@ -15,12 +15,14 @@ from .common import (
     AddEotOpt,
     BackendOpt,
     ChecksumOpt,
+    CorpusInputsArg,
     DeviceOpt,
     DocSepOpt,
+    EosIdOpt,
     EotTokenOpt,
     ErrorsOpt,
+    FormatOpt,
     HeadsOpt,
-    JsonKeyOpt,
     JsonOpt,
     LayersOpt,
     MaxNgramOpt,
@@ -33,13 +35,17 @@ from .common import (
     SpecFileOpt,
     SpecialOpt,
     TableOpt,
+    TextKeyOpt,
+    TokenDtypeOpt,
     TokenFormatOpt,
     TokensFileOpt,
     TokenVocabSizeOpt,
     VerboseOpt,
     WorkersOpt,
     byte_progress,
+    inputs_or_stdin,
     note_assumed_tokenizer,
+    plain_progress,
     print_json,
     refuse_eot_token_without_add_eot,
     refuse_idle_options,
@@ -51,6 +57,7 @@ from .common import (
     stderr,
     warn_unsafe_cuts,
 )
+from .progress_lines import rate_text
 
 HELP = """Hash text into an index directory of Engram table rows.
 
@@ -64,15 +71,20 @@ the rows from the tokens (4 bytes per token on disk instead of 4 + the rows).
 
   ngramtool hash examples/corpus.txt                      # -> examples/corpus.txt.ngidx
   ngramtool hash a.txt b.txt -o out.ngidx --force --json
-  cat corpus.txt | ngramtool hash - -o corpus.ngidx
-  ngramtool hash docs.jsonl --json-key text --boundary reset --add-eot
-  ngramtool hash chats.jsonl --json-key text -t qwen/tokenizer.json --add-eot
+  cat corpus.txt | ngramtool hash -o corpus.ngidx          # stdin when no INPUT is given
+  ngramtool hash docs.jsonl.zst --boundary reset --add-eot  # .jsonl/.json, .gz/.bz2/.xz/.zst
+  ngramtool hash train.parquet --text-key content          # parquet: one row, one document
+  ngramtool hash saved_dataset/ -o ds.ngidx               # an HF datasets.save_to_disk directory
+  zcat dump.jsonl.gz | ngramtool hash --format jsonl -o dump.ngidx
+  ngramtool hash chats.jsonl -t qwen/tokenizer.json --add-eot
   ngramtool hash --tokens ids.npy --vocab-size 50257 -o ids.ngidx
   ngramtool hash --tokens train.bin --tokenizer r50k_base.tiktoken     # nanoGPT/llm.c/Megatron .bin
+  ngramtool hash --tokens part-0.npy --token-format raw --token-dtype uint16 --eos-id 50279 -t olmo.json
   ngramtool hash corpus.txt --save-tokens corpus.bin --save-format llmc
   ngramtool hash corpus.txt --rows lazy                   # tokens-only: rows computed when read
-  ngramtool hash 'shards/*.txt' -o out/ --resume               # one index shard per file
+  ngramtool hash 'data/*.parquet' -o out/ --resume             # one index shard per file
   ngramtool hash 'shards/*.txt' -o out/ --shard-index 3 --num-shards 8   # this worker's subset
+  ngramtool hash big.parquet -o out/ --row-groups-per-shard 4    # a shard per 4 row groups
   ngramtool hash corpus.txt --tokenizer tokenizer.json --heads 4 --table 262144 --layers 2,15
   ngramtool hash corpus.txt --preset tutorial
   ngramtool hash corpus.txt --checksum sha256                 # a cryptographic digest of every array
@@ -88,9 +100,7 @@ def register(app: typer.Typer) -> None:
 
 def hash_command(
     ctx: typer.Context,
-    inputs: Annotated[
-        list[str] | None, typer.Argument(help="Text files, or - for stdin.", show_default=False)
-    ] = None,
+    inputs: CorpusInputsArg = None,
     output: Annotated[
         str | None,
         typer.Option(
@@ -104,6 +114,8 @@ def hash_command(
     force: Annotated[bool, typer.Option("--force", help="Replace an existing index.")] = False,
     tokens_file: TokensFileOpt = None,
     token_format: TokenFormatOpt = None,
+    token_dtype: TokenDtypeOpt = None,
+    eos_id: EosIdOpt = None,
     save_tokens: Annotated[
         Path | None, typer.Option("--save-tokens", help="Also write the raw ids as a token file here.")
     ] = None,
@@ -130,7 +142,8 @@ def hash_command(
     add_eot: AddEotOpt = False,
     eot_token: EotTokenOpt = None,
     special: SpecialOpt = None,
-    json_key: JsonKeyOpt = None,
+    input_format: FormatOpt = None,
+    text_key: TextKeyOpt = None,
     doc_sep: DocSepOpt = None,
     errors: ErrorsOpt = "strict",
     rows: Annotated[
@@ -156,6 +169,14 @@ def hash_command(
     resume: Annotated[
         bool, typer.Option("--resume", help="Sharded run: skip shards already finished.")
     ] = False,
+    row_groups_per_shard: Annotated[
+        int | None,
+        typer.Option(
+            "--row-groups-per-shard",
+            help="Sharded run: split a parquet file with more row groups into shards of this many.",
+            min=1,
+        ),
+    ] = None,
     engine: Annotated[
         str, typer.Option("--engine", help="Sharded run: 'local' (this process) or 'ray' (Ray tasks).")
     ] = "local",
@@ -179,11 +200,15 @@ def hash_command(
     """Hash INPUT... into an index directory (or, with -o DIR/, one index shard per input file)."""
     _refuse_idle_options(ctx, tokens_file, tokenizer, vocab_size, save_tokens, engine, output)
     refuse_eot_token_without_add_eot(ctx, add_eot)
+    if tokens_file is None:
+        inputs = inputs_or_stdin(inputs, "hash -o corpus.ngidx")
     request = HashRequest(
         inputs=tuple(inputs or ()),
         output=output,
         tokens_file=None if tokens_file is None else str(tokens_file),
         token_format=token_format,
+        token_dtype=token_dtype,
+        eos_id=eos_id,
         tokenizer=tokenizer,
         no_compress=no_compress,
         vocab_size=vocab_size,
@@ -194,10 +219,12 @@ def hash_command(
         special=special,
         add_eot=add_eot,
         eot_token=eot_token,
-        json_key=json_key,
+        input_format=input_format,
+        text_key=text_key,
         doc_sep=doc_sep,
         errors=errors,
         rows=rows,
+        row_groups_per_shard=row_groups_per_shard,
         save_tokens=None if save_tokens is None else str(save_tokens),
         save_format=save_format,
         workers=workers,
@@ -236,6 +263,7 @@ class _Progress(HashEvents):
     def __init__(self, bar: Any, quiet: bool, verbose: bool, tokens_file: Path | None) -> None:
         self.bar, self.quiet, self.verbose, self.tokens_file = bar, quiet, verbose, tokens_file
         self.task = bar.add_task("hashing", total=None)
+        self.lines = plain_progress("hashing", quiet)
         self.jobs = self.done = self.written = 0
         self.total: int | None = None
         self.engine = "local"
@@ -258,12 +286,14 @@ class _Progress(HashEvents):
     def started(self, total_bytes: int | None, jobs: int, engine: str) -> None:
         self.jobs, self.total, self.engine = jobs, total_bytes, engine
         self.started_at = time.perf_counter()
+        self.lines.started(total_bytes)
         if engine == "ray":
             self.bar.update(self.task, total=jobs, description="hashing shards on Ray")
         else:
             self.bar.update(self.task, total=total_bytes)
 
     def advanced(self, nbytes: int, ntokens: int) -> None:
+        self.lines.advanced(nbytes, ntokens)
         self.written += ntokens
         rate = self.written / max(time.perf_counter() - self.started_at, 1e-9)
         shard = f" shard {self.done + 1}/{self.jobs}" if self.jobs > 1 else ""
@@ -287,7 +317,9 @@ def _refuse_idle_options(
 ) -> None:
     """Options that would do nothing with the others given are usage errors."""
     if tokens_file is None:
-        refuse_idle_options(ctx, ["token_format"], "with --tokens FILE", "add --tokens FILE")
+        refuse_idle_options(
+            ctx, ["token_format", "token_dtype", "eos_id"], "with --tokens FILE", "add --tokens FILE"
+        )
     else:
         refuse_idle_options(ctx, TEXT_READING_OPTIONS, "to text INPUT files, not to --tokens")
         if tokenizer is None and vocab_size is not None:
@@ -363,6 +395,4 @@ def _profile_line(profile: dict[str, Any]) -> str:
 
 
 def _rate(tokens_per_second: float) -> str:
-    if tokens_per_second >= 1e6:
-        return f"{tokens_per_second / 1e6:.2f}M tok/s"
-    return f"{tokens_per_second / 1e3:.1f}K tok/s"
+    return f"{rate_text(tokens_per_second)} tok/s"

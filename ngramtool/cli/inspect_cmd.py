@@ -143,9 +143,9 @@ def _tokenization_line(record: dict[str, Any] | None) -> str:
     before, after = record.get("document_prefix"), record.get("document_suffix")
     if before or after:
         parts.append(f"post-processor ids {before} + text + {after}")
-    for key in ("json_key", "doc_sep"):
+    for key, option in (("json_key", "--text-key"), ("doc_sep", "--doc-sep"), ("format", "--format")):
         if record.get(key):
-            parts.append(f"--{key.replace('_', '-')} {record[key]!r}")
+            parts.append(f"{option} {record[key]!r}")
     parts.append(f"errors {record.get('errors')}")
     return "; ".join(parts)
 

@@ -12,7 +12,7 @@ from rich.table import Table
 from ..analysis.lint import Finding, HashConstants, lint_constants, recorded_constants
 from ..errors import UsageError
 from ..formats.index import spec_record
-from ..presets import preset, resolve_spec, save_spec_file
+from ..presets import config_fields, preset, resolve_spec, save_spec_file
 from ..spec import HashSpec
 from ..wording import plural
 from .common import (
@@ -29,6 +29,7 @@ from .common import (
     TableOpt,
     TokenizerOpt,
     given_options,
+    option_for,
     option_name,
     print_json,
     print_table,
@@ -59,6 +60,7 @@ give override it.
   ngramtool spec show --preset engram-27b --json
   ngramtool spec save my.json --heads 4 --table 262144 --layers 2
   ngramtool hash corpus.txt --spec my.json
+  ngramtool spec from-config model/config.json model.spec.json -t model/tokenizer.json
   ngramtool spec lint --preset tutorial --hidden-size 1000
   ngramtool spec lint corpus.txt.ngidx       # an index's constants
 """
@@ -77,6 +79,19 @@ SAVE_HELP = """Write a spec as JSON, to pass to --spec (hash, explain, collision
 
   ngramtool spec save my.json --heads 4 --table 262144 --layers 2
   ngramtool spec save dsv3.json --preset engram-27b --force
+"""
+FROM_CONFIG_HELP = """Write the spec of a released model's config.json, to pass to --spec.
+
+Reads the n-gram fields at the config's top level or in a nested object: the
+Engram demo's max_ngram_size, n_head_per_ngram, engram_vocab_size, layer_ids,
+pad_id (a raw id) and seed; Qwen3.8's ngram_size, heads_per_ngram and
+ngram_vocab_size_base. Fields the config lacks keep their defaults (listed).
+V' and the canonical pad come from --tokenizer (give the model's own).
+
+[bold]Examples[/]
+
+  ngramtool spec from-config config.json engram.json -t tokenizer.json
+  ngramtool hash corpus.txt --spec engram.json -t tokenizer.json
 """
 LINT_HELP = """Warn about spec pitfalls, each with the reason and the fix.
 
@@ -233,6 +248,68 @@ def save_command(
         print_json({"output": str(output), "spec": spec.to_dict(), "fingerprint": spec.fingerprint})
     elif not quiet:
         stderr.print(f"wrote {output} (spec {spec.fingerprint[:16]}, V'={spec.vocab_size:,})")
+
+
+# ----------------------------------------------------------------------------- from-config
+@spec_app.command("from-config", help=FROM_CONFIG_HELP)
+def from_config_command(
+    ctx: typer.Context,
+    config: Annotated[Path, typer.Argument(help="The model's config.json.")],
+    output: Annotated[Path, typer.Argument(help="The spec file to write (read back with --spec).")],
+    tokenizer: TokenizerOpt = "cl100k_base",
+    no_compress: NoCompressOpt = False,
+    vocab_size: VocabSizeOpt = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing file.")] = False,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Write the spec of a model config's n-gram fields as JSON for --spec."""
+    found = config_fields(config)
+    spec = build_spec(
+        ctx,
+        preset_name=None,
+        tokenizer=tokenizer,
+        no_compress=no_compress,
+        vocab_size=vocab_size,
+        spec_file=None,
+        fields=found.fields,
+    )
+    save_spec_file(spec, output, force=force)
+    defaulted = [
+        name for name in ("max_ngram", "heads", "table_sizes", "layer_ids", "seed") if name not in found.read
+    ]
+    if as_json:
+        print_json(
+            {
+                "output": str(output),
+                "read": found.read,
+                "defaulted": defaulted,
+                "spec": spec.to_dict(),
+                "fingerprint": spec.fingerprint,
+            }
+        )
+        return
+    if quiet:
+        return
+    for parameter, field in found.read.items():
+        stderr.print(f"{field} -> {option_for(parameter)} {_shown(found.fields[parameter])}", markup=False)
+    if defaulted:
+        stderr.print(
+            f"not in the config, so the defaults: {', '.join(option_for(name) for name in defaulted)}",
+            markup=False,
+        )
+    if found.tokenizer is not None and "tokenizer" not in given_options(ctx) and vocab_size is None:
+        stderr.print(
+            f"note: the config names the tokenizer {found.tokenizer!r}; V' here comes from {tokenizer}: "
+            "pass --tokenizer with that model's tokenizer.json",
+            markup=False,
+        )
+    stderr.print(f"wrote {output} (spec {spec.fingerprint[:16]}, V'={spec.vocab_size:,})", markup=False)
+
+
+def _shown(value: Any) -> str:
+    """A config value as an option takes it: ``2,15`` for a list."""
+    return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
 
 
 # ------------------------------------------------------------------------------------ lint

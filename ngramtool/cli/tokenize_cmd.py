@@ -16,16 +16,19 @@ from ..tokenization import Tokenized
 from ..wording import plural
 from .common import (
     AddEotOpt,
+    CorpusInputsArg,
     DocSepOpt,
     EotTokenOpt,
     ErrorsOpt,
     ForceOpt,
-    JsonKeyOpt,
+    FormatOpt,
     JsonOpt,
     NoCompressOpt,
     QuietOpt,
     SpecialOpt,
+    TextKeyOpt,
     TokenizerOpt,
+    inputs_or_stdin,
     print_json,
     refuse_eot_token_without_add_eot,
     refuse_idle_options,
@@ -46,9 +49,10 @@ exactly what the tokenizers library's encode(document).ids gives (see --special)
 [bold]Examples[/]
 
   ngramtool tokenize examples/corpus.txt -o corpus.npy
-  echo "Hello, World" | ngramtool tokenize - --canonical
+  echo "Hello, World" | ngramtool tokenize --canonical      # stdin when no INPUT is given
   ngramtool tokenize notes.txt --show --limit 40
-  ngramtool tokenize docs.jsonl --json-key text --json
+  ngramtool tokenize docs.jsonl.gz --json
+  ngramtool tokenize train.parquet --text-key content -o ids.npy
   ngramtool tokenize chat.txt --tokenizer tokenizer.json --special none   # specials as text
 """
 
@@ -60,7 +64,7 @@ def register(app: typer.Typer) -> None:
 
 def tokenize_command(
     ctx: typer.Context,
-    inputs: Annotated[list[str], typer.Argument(help="Text files, or - for stdin.")],
+    inputs: CorpusInputsArg = None,
     tokenizer: TokenizerOpt = "cl100k_base",
     no_compress: NoCompressOpt = False,
     canonical: Annotated[
@@ -71,7 +75,8 @@ def tokenize_command(
         bool, typer.Option("--show", help="Render token boundaries and normalized keys.")
     ] = False,
     limit: Annotated[int, typer.Option("--limit", help="Tokens shown by --show and --json.", min=1)] = 200,
-    json_key: JsonKeyOpt = None,
+    input_format: FormatOpt = None,
+    text_key: TextKeyOpt = None,
     doc_sep: DocSepOpt = None,
     errors: ErrorsOpt = "strict",
     special: SpecialOpt = None,
@@ -97,11 +102,12 @@ def tokenize_command(
         fix = None if output is not None else "add --show"  # -o and --show do not combine
         refuse_idle_options(ctx, ["limit"], "with --show or --json", fix)
     text = Tokenized(
-        inputs,
+        inputs_or_stdin(inputs, "tokenize"),
         tokenizer=tokenizer,
         special=special,
         no_compress=no_compress,
-        json_key=json_key,
+        input_format=input_format,
+        text_key=text_key,
         doc_sep=doc_sep,
         errors=errors,  # type: ignore[arg-type]
         add_eot=add_eot,

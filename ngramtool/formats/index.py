@@ -41,7 +41,8 @@ FORMAT_MAJOR = 1
 # 1.1: the "tokenization" record; the lookup table may be the one a dataset directory shares
 # 1.2: array checksums named by algorithm: "data_xxh3_128" (the default) or "data_sha256"; the
 #      rows' .npy header is padded to 4096 bytes (the data starts block-aligned); "rows.storage":
-#      tokens-only indexes ("lazy": no rows array, "token_crc32" block checksums of the tokens)
+#      tokens-only indexes ("lazy": no rows array, "token_crc32" block checksums of the tokens);
+#      "source_row_groups" for an index of some row groups of one parquet file (a sharded run's part)
 FORMAT_VERSION = "1.2"
 ROW_STORAGE = ("stored", "lazy")
 MANIFEST = "manifest.json"
@@ -85,6 +86,7 @@ class IndexMeta:
     created: str | None = None  # ISO time recorded in the manifest; None: now
     tokenization: dict[str, Any] | None = None  # how the input became ids (None: not recorded)
     storage: str = "stored"  # an index's rows: "stored", or "lazy" (computed from its tokens)
+    row_groups: tuple[int, int] | None = None  # the row groups [first, stop) of the one parquet source
 
     def manifest(self, format_name: str = FORMAT_NAME, version: str = FORMAT_VERSION) -> dict[str, Any]:
         """The manifest fields every output shares (counts and arrays are added by the writer)."""
@@ -106,6 +108,7 @@ class IndexMeta:
                 **({"storage": self.storage} if format_name == FORMAT_NAME else {}),
             },
             "sources": list(self.sources),
+            **({"source_row_groups": list(self.row_groups)} if self.row_groups is not None else {}),
         }
 
 

@@ -205,7 +205,7 @@ _DESCRIPTION = {
 }
 # Format 1 defines one masking policy and rows that always include the column offsets.
 _ROW_POLICY = {"negative_ids": text("mask"), "offsets_added": boolean(True)}
-_OPTIONAL = {"tokenization": ANY_OBJECT}
+_OPTIONAL = {"tokenization": ANY_OBJECT, "source_row_groups": list_of(integer(0))}
 
 STREAM_MANIFEST = record(
     {**_DESCRIPTION, **_ROW_POLICY, "sources": list_of(text())},

@@ -3,10 +3,10 @@
 A finished shard is skipped by a resumed sharded run only when the run would make it again the
 same way, and ``merge`` joins only shards made the same way: one tokenizer, vocabulary, hash spec,
 boundary policy, row storage (stored, or computed from the tokens) and tokenization
-(``special``, ``add_eot`` and its token, ``json_key``, ``doc_sep``, ``errors``). Both ask
-:func:`settings_difference`, so they can never disagree on what "the same way" means. A manifest
-written before ``tokenization`` was recorded (format 1.0) differs from every manifest that
-records it: what it did with special tokens is unknown.
+(``special``, ``add_eot`` and its token, the records' text key, ``doc_sep``, ``errors``, a forced
+input form). Both ask :func:`settings_difference`, so they can never disagree on what "the same
+way" means. A manifest written before ``tokenization`` was recorded (format 1.0) differs from
+every manifest that records it: what it did with special tokens is unknown.
 """
 
 from __future__ import annotations
@@ -20,12 +20,13 @@ from .index import row_storage
 NOT_RECORDED = "not recorded (written by an older ngramtool)"
 # (label naming the setting and the `parameters` that set it, how to read it from a manifest);
 # compared in this order.
+ROW_STORAGE_LABEL = "row storage (`rows`)"
 _TOP_LEVEL = (
     ("tokenizer (`tokenizer`)", lambda m: (m.get("tokenizer") or {}).get("fingerprint")),
     ("vocabulary (`tokenizer`, `no_compress`, `vocab_size`)", lambda m: m["vocab"]["fingerprint"]),
     ("hash spec", lambda m: m["spec"]["fingerprint"]),
     ("boundary (`boundary`)", lambda m: m["boundary"]),
-    ("row storage (`rows`)", row_storage),
+    (ROW_STORAGE_LABEL, row_storage),
 )
 _TOKENIZATION_LABELS = {
     "input": "input kind (text, or ids from `tokens_file`)",
@@ -34,9 +35,10 @@ _TOKENIZATION_LABELS = {
     "eot": "end-of-sequence token (`eot_token`)",
     "document_prefix": "post-processor tokens before each document",
     "document_suffix": "post-processor tokens after each document",
-    "json_key": "`json_key`",
+    "json_key": "key or column of the text (`text_key`)",
     "doc_sep": "`doc_sep`",
     "errors": "`errors`",
+    "format": "input form (`input_format`)",
 }
 
 
@@ -53,6 +55,8 @@ def settings_difference(ours: dict[str, Any], theirs: dict[str, Any]) -> Setting
     """The first setting (tokenizer, vocabulary, hash spec, boundary, then each tokenization field)
     on which two manifests (or a manifest and the one a run would write) differ, or None."""
     for label, read in _TOP_LEVEL:
+        if label == ROW_STORAGE_LABEL and not ("rows" in ours and "rows" in theirs):
+            continue  # saved type counts describe no rows: any storage gives the same counts
         mine, other = read(ours), read(theirs)
         if mine != other:
             return SettingDifference(label, _shown(mine), _shown(other))

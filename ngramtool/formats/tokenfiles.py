@@ -1,13 +1,18 @@
-"""Token files that trainers already use: nanoGPT, llm.c, Megatron and datatrove binaries, and ``.npy``.
+"""Token files that trainers already use: nanoGPT, llm.c, Megatron and datatrove binaries, ``.npy``,
+and headerless token memmaps (OLMo, Dolma: ``raw`` with a given dtype).
 
 Readers memory-map the tokens (nothing is loaded whole) and give document boundaries as
 ``doc_offsets`` (int64 [D+1]: document ``d`` spans ``tokens[doc_offsets[d]:doc_offsets[d+1]]``).
+A file that records no boundaries is one document, or is cut after every end-of-sequence id
+(``eos_id``); a raw file with Dolma's ``.csv.gz`` metadata beside it takes its documents from there.
 Writers stream tokens into temporary files beside the destination that are renamed into place by
 :meth:`TokenFileWriter.commit`. Every byte layout and the detection rules: docs/token-files.md.
 """
 
 from __future__ import annotations
 
+import csv
+import gzip
 import os
 import struct
 from collections.abc import Callable, Iterator
@@ -23,6 +28,9 @@ from .atomic import Staged, attributed, close_quietly, is_output_failure
 from .npy import npy_header
 
 TOKEN_FORMATS = ("npy", "nanogpt", "llmc", "megatron", "datatrove")
+"""The formats ngramtool reads and writes."""
+READ_FORMATS = (*TOKEN_FORMATS, "raw")
+"""The formats ngramtool reads: those it writes, and headerless memmaps (``raw``)."""
 FORMATS_WITH_DOCUMENTS = frozenset({"megatron", "datatrove"})
 """Formats that store document boundaries; in the others the whole file is one document."""
 
@@ -32,6 +40,11 @@ INT32 = np.dtype("<i4")
 INT64 = np.dtype("<i8")
 UINT16_VOCAB = 1 << 16
 """Vocabularies up to this size are written with uint16 tokens (llmc, datatrove, npy)."""
+RAW_DTYPES = {"uint16": np.dtype("<u2"), "uint32": np.dtype("<u4")}
+"""The token dtypes of headerless memmaps (``token_format=raw``), by name."""
+DOLMA_METADATA = ".csv.gz"
+"""The suffix of Dolma's per-document metadata beside a token memmap (rows: start, end, id, ...)."""
+NPY_MAGIC = b"\x93NUMPY"
 MEGATRON_UINT16_VOCAB = 65500
 """Megatron's ``optimal_dtype``: uint16 below this vocabulary size, int32 from it on."""
 
@@ -69,7 +82,7 @@ class TokenFile:
 
     Attributes:
         path: the file holding the tokens (``X.bin`` of a Megatron pair, ``X.ds`` of datatrove).
-        format: one of :data:`TOKEN_FORMATS`.
+        format: one of :data:`READ_FORMATS`.
         tokens: [T] token ids in the file's dtype, a memory map (empty files give an empty array).
         doc_offsets: int64 [D+1]; document ``d`` spans ``tokens[doc_offsets[d]:doc_offsets[d+1]]``.
         dtype: the stored token dtype (little-endian).
@@ -96,6 +109,12 @@ class TokenFile:
         return int(self.doc_offsets.shape[0]) - 1
 
     @property
+    def has_documents(self) -> bool:
+        """Whether the documents are known (the format records them, or ``eos_id`` or Dolma's
+        metadata cut them); otherwise the file is one document."""
+        return self.format in FORMATS_WITH_DOCUMENTS or "documents_from" in self.details
+
+    @property
     def nbytes(self) -> int:
         """Bytes of token data (headers and index files excluded); the chunks' ``nbytes`` add up to it."""
         return self.num_tokens * self.dtype.itemsize
@@ -108,7 +127,7 @@ class TokenFile:
             "dtype": self.dtype.name,
             "num_tokens": self.num_tokens,
             "num_documents": self.num_documents,
-            "document_boundaries": self.format in FORMATS_WITH_DOCUMENTS,
+            "document_boundaries": self.has_documents,
             "files": {str(file): file.stat().st_size for file in self.files},
             **self.details,
         }
@@ -125,6 +144,12 @@ def detect_token_format(path: str | Path) -> str:
     path = Path(path)
     name = path.name
     if name.endswith(".npy"):
+        head = _read_head(path, len(NPY_MAGIC))
+        if head and head != NPY_MAGIC:
+            raise UsageError(
+                f"{path} has no .npy header: OLMo and Dolma write headerless token memmaps under .npy "
+                "names; read it with `token_format=raw` and its `token_dtype` (uint16 or uint32)"
+            )
         return "npy"
     if name.endswith((".ds", ".ds.index")):
         tokens, index = _files_of(path, "datatrove")
@@ -146,12 +171,18 @@ def detect_token_format(path: str | Path) -> str:
         return "nanogpt"
     raise UsageError(
         f"cannot tell the token format of {path}: supported are .npy (npy), .bin (nanogpt, llmc, or "
-        f"megatron with its .idx) and .ds (datatrove); pass `token_format` ({', '.join(TOKEN_FORMATS)})"
+        f"megatron with its .idx) and .ds (datatrove); pass `token_format` ({', '.join(READ_FORMATS)})"
     )
 
 
-def open_token_file(path: str | Path, fmt: str | None = None) -> TokenFile:
-    """Open a token file, detecting its format unless ``fmt`` names one of :data:`TOKEN_FORMATS`.
+def open_token_file(
+    path: str | Path, fmt: str | None = None, *, dtype: str | None = None, eos_id: int | None = None
+) -> TokenFile:
+    """Open a token file, detecting its format unless ``fmt`` names one of :data:`READ_FORMATS`.
+
+    ``dtype`` (``uint16`` or ``uint32``) is the token type of a headerless memmap (``raw``, implied
+    by ``dtype``); ``eos_id`` cuts a file that records no documents after every end-of-sequence
+    id (else a raw file's Dolma metadata, ``X.csv.gz`` beside ``X.npy``, gives its documents).
 
     >>> import numpy as np
     >>> from ngramtool import open_token_file
@@ -161,28 +192,35 @@ def open_token_file(path: str | Path, fmt: str | None = None) -> TokenFile:
     ('nanogpt', 5, [0, 5])
     """
     path = Path(path)
-    fmt = detect_token_format(path) if fmt is None else _check_format(fmt)
+    if fmt is None and dtype is not None:
+        fmt = "raw"
+    fmt = detect_token_format(path) if fmt is None else _check_format(fmt, READ_FORMATS)
+    if dtype is not None and fmt != "raw":
+        raise UsageError(f"`token_dtype` applies to headerless files (`token_format=raw`); {path} is {fmt}")
     files = _files_of(path, fmt)
     for file in files:
         if not file.is_file():
             raise UsageError(f"token file not found: {file}")
     try:
-        return _OPENERS[fmt](files)
+        opened = _open_raw(path, dtype) if fmt == "raw" else _OPENERS[fmt](files)
+        return opened if eos_id is None else _cut_at_eos(opened, eos_id)
     except OSError as exc:
         raise NgramToolError(f"cannot read {files[0]}: {exc.strerror}") from None
 
 
-def check_boundary(boundary: str, path: str | Path, fmt: str | None = None) -> None:
-    """Refuse ``boundary="reset"`` on a token file that records no document boundaries (nanoGPT,
-    llm.c, ``.npy``): it reads as one document, so reset would change nothing."""
+def check_boundary(boundary: str, path: str | Path, fmt: str | None = None, **options: Any) -> None:
+    """Refuse ``boundary="reset"`` on a token file whose documents are unknown (nanoGPT, llm.c,
+    ``.npy``, raw, without ``eos_id``): it reads as one document, so reset would change nothing.
+    ``options``: those of :func:`open_token_file`."""
     if boundary != "reset":
         return
-    found = open_token_file(path, fmt).format
-    if found not in FORMATS_WITH_DOCUMENTS:
+    found = open_token_file(path, fmt, **options)
+    if not found.has_documents:
         raise UsageError(
-            f"`boundary=reset` restarts the windows at document starts, but {path} ({found}) "
-            "records none: it reads as one document; drop `boundary=reset`, or use a token file "
-            "that keeps documents (Megatron or datatrove)"
+            f"`boundary=reset` restarts the windows at document starts, but {path} ({found.format}) "
+            "records none: it reads as one document; drop `boundary=reset`, pass `eos_id` to cut "
+            "documents after each end-of-sequence id, or use a token file that keeps documents "
+            "(Megatron or datatrove)"
         )
 
 
@@ -193,8 +231,11 @@ def iter_token_file_chunks(
     *,
     vocab_size: int | None = None,
     vocab_name: str = "the vocabulary",
+    dtype: str | None = None,
+    eos_id: int | None = None,
 ) -> Iterator[TokenChunk]:
-    """Chunks of about ``chunk_tokens`` uint32 ids, with document starts taken from the file.
+    """Chunks of about ``chunk_tokens`` uint32 ids, with document starts taken from the file
+    (``dtype``, ``eos_id``: see :func:`open_token_file`).
 
     A document starting at the end of a chunk is placed at the start of the next one; starts at the
     end of the file (empty trailing documents) stay in the last chunk. A file without tokens but
@@ -203,7 +244,7 @@ def iter_token_file_chunks(
     With ``vocab_size``, a chunk holding an id at or above it raises NgramToolError naming the file,
     its largest id, and ``vocab_name`` with its size: the ids were made by another tokenizer.
     """
-    file = open_token_file(path, fmt)
+    file = open_token_file(path, fmt, dtype=dtype, eos_id=eos_id)
     starts = file.doc_offsets[:-1]
     total = file.num_tokens
     if total == 0:
@@ -422,9 +463,9 @@ class TokenFileWriter:
         raise UsageError(f"{where}: {hint}")
 
 
-def _check_format(fmt: str) -> str:
-    if fmt not in TOKEN_FORMATS:
-        raise UsageError(f"unknown token format {fmt!r}; choose one of {', '.join(TOKEN_FORMATS)}")
+def _check_format(fmt: str, formats: tuple[str, ...] = TOKEN_FORMATS) -> str:
+    if fmt not in formats:
+        raise UsageError(f"unknown token format {fmt!r}; choose one of {', '.join(formats)}")
     return fmt
 
 
@@ -516,15 +557,23 @@ def _open_npy(files: tuple[Path, ...]) -> TokenFile:
     return TokenFile(path, "npy", _map(path, dtype, offset, shape[0]), _whole(shape[0]), dtype, files)
 
 
+def _whole_tokens(path: Path, dtype: np.dtype, why: str) -> int:
+    """The number of ``dtype`` tokens in the headerless file ``path``; an error ending in ``why``
+    when its size is not a whole number of them."""
+    size = path.stat().st_size
+    if size % dtype.itemsize:
+        raise NgramToolError(f"{path}: {size:,} bytes is not a whole number of {dtype.name} tokens{why}")
+    return size // dtype.itemsize
+
+
 def _open_nanogpt(files: tuple[Path, ...]) -> TokenFile:
     (path,) = files
-    size = path.stat().st_size
-    if size % UINT16.itemsize:
-        raise NgramToolError(
-            f"{path}: {size:,} bytes is not a whole number of uint16 tokens; a nanoGPT .bin is headerless "
-            "uint16, so the file is truncated or in another format (pass `token_format`)"
-        )
-    count = size // UINT16.itemsize
+    count = _whole_tokens(
+        path,
+        UINT16,
+        "; a nanoGPT .bin is headerless uint16, so the file is truncated or in another "
+        "format (pass `token_format`)",
+    )
     return TokenFile(path, "nanogpt", _map(path, UINT16, 0, count), _whole(count), UINT16, files)
 
 
@@ -659,6 +708,88 @@ def _open_datatrove(files: tuple[Path, ...]) -> TokenFile:
     doc_offsets = np.concatenate([np.zeros(1, dtype=np.int64), ends.astype(np.int64)])
     details = {"header": {"token_bytes": dtype.itemsize, "token_bytes_derived_from": "file size / last end"}}
     return TokenFile(ds_path, "datatrove", _map(ds_path, dtype, 0, last), doc_offsets, dtype, files, details)
+
+
+def _open_raw(path: Path, dtype_name: str | None) -> TokenFile:
+    """A headerless token memmap; its documents from Dolma's metadata beside it, if there."""
+    if dtype_name is None:
+        raise UsageError(
+            f"{path}: a raw token file stores no token type: pass `token_dtype` (uint16 for vocabularies "
+            "up to 65,536 ids, as OLMo and Dolma write them, else uint32)"
+        )
+    dtype = RAW_DTYPES.get(dtype_name)
+    if dtype is None:
+        raise UsageError(f"`token_dtype` must be one of {', '.join(RAW_DTYPES)} (got {dtype_name!r})")
+    count = _whole_tokens(path, dtype, ": the file is truncated, or `token_dtype` is not its type")
+    tokens = _map(path, dtype, 0, count)
+    metadata = dolma_metadata(path)
+    if not metadata.is_file():
+        return TokenFile(path, "raw", tokens, _whole(count), dtype, (path,))
+    details = {"documents_from": metadata.name}
+    offsets = _dolma_offsets(metadata, path, count)
+    return TokenFile(path, "raw", tokens, offsets, dtype, (path, metadata), details)
+
+
+def dolma_metadata(path: Path) -> Path:
+    """Where Dolma writes the metadata of the token memmap ``path`` (``X.npy`` -> ``X.csv.gz``)."""
+    return path.with_name(path.name.removesuffix(path.suffix) + DOLMA_METADATA)
+
+
+def _dolma_offsets(metadata: Path, path: Path, count: int) -> np.ndarray:
+    """Document offsets from Dolma's metadata (one ``start,end,id,src,loc`` row per document, in
+    order, contiguous from 0 to the token count)."""
+    ends = [0]
+    try:
+        with gzip.open(metadata, "rt", encoding="utf-8", newline="") as handle:
+            for row_no, row in enumerate(csv.reader(handle), start=1):
+                start, end = _metadata_span(row, metadata, row_no)
+                if start != ends[-1] or end < start:
+                    raise NgramToolError(
+                        f"{metadata}:{row_no}: the document spans tokens {start:,} to {end:,} but the one "
+                        f"before it ends at {ends[-1]:,}: the metadata does not describe {path.name} in order"
+                    )
+                ends.append(end)
+    except (OSError, EOFError, UnicodeDecodeError, csv.Error) as exc:
+        raise NgramToolError(
+            f"{metadata}: unreadable Dolma metadata ({exc}); remove it or get it again"
+        ) from None
+    if ends[-1] != count:
+        raise NgramToolError(
+            f"{metadata}: its documents end at token {ends[-1]:,} but {path.name} holds {count:,} tokens: "
+            "they do not belong together (or `token_dtype` is not the file's type)"
+        )
+    return np.asarray(ends if len(ends) > 1 else [0, count], dtype=np.int64)
+
+
+def _metadata_span(row: list[str], metadata: Path, row_no: int) -> tuple[int, int]:
+    """(start, end) of one metadata row."""
+    try:
+        return int(row[0]), int(row[1])
+    except (IndexError, ValueError):
+        raise NgramToolError(
+            f"{metadata}:{row_no}: expected Dolma's start,end,id,... columns, got {row[:3]!r}"
+        ) from None
+
+
+def _cut_at_eos(file: TokenFile, eos_id: int) -> TokenFile:
+    """``file`` cut into documents after every ``eos_id`` (read in blocks)."""
+    if file.format in FORMATS_WITH_DOCUMENTS:
+        raise UsageError(
+            f"{file.path} ({file.format}) records its documents: `eos_id` applies to token files without "
+            "document boundaries"
+        )
+    if eos_id < 0:
+        raise UsageError(f"`eos_id` must be a token id (>= 0), got {eos_id}")
+    total = file.num_tokens
+    ends = [np.zeros(1, dtype=np.int64)]
+    for lo in range(0, total, BLOCK):
+        hits = np.flatnonzero(np.asarray(file.tokens[lo : lo + BLOCK]) == eos_id) + lo + 1
+        ends.append(hits[hits < total].astype(np.int64))
+    ends.append(np.asarray([total], dtype=np.int64))
+    details = {**file.details, "documents_from": f"eos_id {eos_id}"}
+    return TokenFile(
+        file.path, file.format, file.tokens, np.concatenate(ends), file.dtype, file.files, details
+    )
 
 
 def _write_megatron_index(handle: BinaryIO, doc_offsets: np.ndarray, dtype: np.dtype) -> None:

@@ -1,76 +1,113 @@
 """Readers: the documents of a corpus as text pieces, in bounded memory, one module per form.
 
-:func:`iter_text_pieces` is the one way to read an input (a path, or ``-`` for stdin): plain
-text (:mod:`.text`) or, with ``json_key``, JSONL (:mod:`.jsonl`). :func:`iter_string_pieces`
-reads documents given as Python strings. Every reader yields :class:`TextPiece` objects: pieces of
-text that encode on their own to the ids of the whole text (cut where :mod:`ngramtool.textcuts`
-allows), the first piece of each document marked. A new form of input is a module here that
-yields the same pieces, chosen in :func:`iter_text_pieces`.
+:func:`iter_text_pieces` is the one way to read an input (a path, a ``datasets.save_to_disk``
+directory, or ``-`` for stdin); its form comes from ``input_format`` or its name
+(:mod:`.forms`): plain text (:mod:`.text`), JSONL (:mod:`.jsonl`), either one compressed
+(:mod:`.compressed`: gzip, bzip2, xz, zstd, decompressed on a thread beside tokenizing), parquet
+and Arrow (:mod:`.columnar`). :func:`iter_string_pieces` reads documents given as Python strings.
+Every reader yields :class:`TextPiece` objects: pieces of text that encode on their own to the ids
+of the whole text (cut where :mod:`ngramtool.textcuts` allows), the first piece of each document
+marked. A new form of input is a module here that yields the same pieces, chosen in
+:func:`iter_text_pieces`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import sys
 from collections.abc import Iterable, Iterator
 
 from ..textcuts import whole_strings
 from . import text
-from .jsonl import jsonl_pieces
-from .pieces import (
+from .columnar import arrow_pieces, parquet_pieces, parquet_row_groups, parquet_share
+from .compressed import open_decompressed
+from .forms import (
+    DEFAULT_TEXT_KEY,
     ERRORS,
-    Errors,
-    TextPiece,
+    FORMATS,
+    RECORD_FORMATS,
+    check_errors,
+    check_input,
     check_reading,
-    input_size,
-    open_input,
-    refuse_repeated_inputs,
+    input_form,
+    record_key,
+    text_key_of,
 )
+from .jsonl import jsonl_pieces
+from .pieces import Errors, TextPiece, input_size, open_input, refuse_repeated_inputs
+
+log = logging.getLogger(__name__)
 
 __all__ = [
+    "DEFAULT_TEXT_KEY",
     "ERRORS",
+    "FORMATS",
+    "RECORD_FORMATS",
     "Errors",
     "TextPiece",
     "check_reading",
+    "input_form",
     "input_size",
     "iter_string_pieces",
     "iter_text_pieces",
     "open_input",
+    "parquet_row_groups",
+    "parquet_share",
+    "record_key",
     "refuse_repeated_inputs",
+    "text_key_of",
 ]
 
 
 def iter_text_pieces(
     source: str,
     *,
-    json_key: str | None = None,
+    input_format: str | None = None,
+    text_key: str | None = None,
     doc_sep: str | None = None,
     errors: Errors = "strict",
     piece_chars: int | None = None,
     safe_cuts: bool = True,
     keep_whole: tuple[str, ...] = (),
+    row_groups: tuple[int, int] | None = None,
 ) -> Iterator[TextPiece]:
-    """Pieces of one input (a path or ``-``), in order; the first piece starts a document.
+    """Pieces of one input (a path, a saved dataset directory or ``-``), in order; the first piece
+    of each document is marked.
 
-    Plain text is cut into pieces of about ``piece_chars`` characters (default
-    ``TARGET_PIECE_CHARS``) where :mod:`ngramtool.textcuts` rules 1 and 2 allow; with
-    ``safe_cuts=False`` (a tokenizer for which those cuts change ids, see
-    :func:`~ngramtool.textcuts.cuts_keep_ids`) only every ``MAX_PIECE_CHARS``, reported as hard
-    cuts. No cut splits one of the ``keep_whole`` strings (the tokenizer's special tokens). A JSONL
-    record is one piece.
+    The form is ``input_format`` or comes from the name (:func:`~.forms.input_form`). Plain text
+    is cut into pieces of about ``piece_chars`` characters (default ``TARGET_PIECE_CHARS``) where
+    :mod:`ngramtool.textcuts` rules 1 and 2 allow; with ``safe_cuts=False`` (a tokenizer for
+    which those cuts change ids, see :func:`~ngramtool.textcuts.cuts_keep_ids`) only every
+    ``MAX_PIECE_CHARS``, reported as hard cuts. No cut splits one of the ``keep_whole`` strings
+    (the tokenizer's special tokens). A record (a JSONL line, a parquet or dataset row: its text
+    under ``text_key``, default ``text``) is one piece. ``row_groups`` (first, stop) reads only
+    those row groups of a parquet file.
     """
-    check_reading(json_key, doc_sep, errors)
-    stream = open_input(source)
+    check_errors(errors)
+    form = check_input(source, input_format, text_key, doc_sep)
+    key = text_key or DEFAULT_TEXT_KEY
+    log.debug("reading %s as %s%s", source, form, "" if form == "text" else f" (text under {key!r})")
+    if form == "parquet":
+        yield from parquet_pieces(source, key, errors, row_groups)
+        return
+    if form == "arrow":
+        yield from arrow_pieces(source, key, errors)
+        return
     name = "<stdin>" if source == "-" else source
-    try:
-        if json_key is not None:
-            yield from jsonl_pieces(stream, name, errors, json_key)
+    with contextlib.ExitStack() as opened:
+        handle = open_input(source)
+        if handle is not sys.stdin.buffer:
+            opened.callback(handle.close)
+        stream, consumed = open_decompressed(handle, name)
+        opened.callback(stream.close)
+        if form == "jsonl":
+            yield from jsonl_pieces(stream, name, errors, key, consumed)
         else:
             target = piece_chars or text.TARGET_PIECE_CHARS
             whole = whole_strings(keep_whole)
-            yield from text.plain_pieces(stream, name, errors, doc_sep, target, safe_cuts, whole)
-    finally:
-        if stream is not sys.stdin.buffer:
-            stream.close()
+            decoding: Errors = "strict" if errors == "skip" else errors  # skip applies to records
+            yield from text.plain_pieces(stream, name, decoding, doc_sep, target, safe_cuts, whole, consumed)
 
 
 def iter_string_pieces(

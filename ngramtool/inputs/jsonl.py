@@ -1,10 +1,11 @@
-"""JSONL: one document per line, its text under one key; bad records are errors that name the
-line, or with ``errors="skip"`` are skipped and counted."""
+"""JSONL: one document per line, its text under one key (``text`` unless ``text_key`` names
+another); bad records are errors that name the line, or with ``errors="skip"`` are skipped and
+counted."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 from ..errors import NgramToolError
@@ -20,9 +21,9 @@ class _BadRecord(NgramToolError):
 class _JsonlRecords:
     """The texts of JSONL lines, under one key; errors name the line and say what it holds."""
 
-    def __init__(self, name: str, json_key: str, errors: Errors) -> None:
+    def __init__(self, name: str, key: str, errors: Errors) -> None:
         self.name = name
-        self.key = json_key
+        self.key = key
         self.errors = errors
         self.key_seen = False  # whether an earlier record had the key
         self.offset = 0  # bytes before the current line
@@ -56,8 +57,8 @@ class _JsonlRecords:
                     f"records have it; {skip}"
                 )
             raise _BadRecord(
-                f"{where}: no key {self.key!r} in this record (its keys: {keys}); pass the key that holds "
-                "the text with `json_key`"
+                f"{where}: no key {self.key!r} in this record (its keys: {keys}); name the key that holds "
+                "the text with `text_key`"
             )
         self.key_seen = True
         value = record[self.key]
@@ -78,12 +79,16 @@ def _key_list(record: dict, shown: int = 8) -> str:
     return (keys + more) or "none"
 
 
-def jsonl_pieces(stream: BinaryIO, name: str, errors: Errors, json_key: str) -> Iterator[TextPiece]:
-    """One piece per record; with ``errors="skip"`` bad records are counted, not raised."""
-    records = _JsonlRecords(name, json_key, errors)
-    skipped = nbytes = 0
+def jsonl_pieces(
+    stream: BinaryIO, name: str, errors: Errors, key: str, consumed: Callable[[], int]
+) -> Iterator[TextPiece]:
+    """One piece per record; with ``errors="skip"`` bad records are counted, not raised.
+    ``consumed()`` counts the source bytes read so far (compressed ones for a compressed input)."""
+    records = _JsonlRecords(name, key, errors)
+    skipped = nbytes = seen = 0
     for line_no, raw in enumerate(stream, start=1):
-        nbytes += len(raw)
+        now = consumed()
+        nbytes, seen = nbytes + now - seen, now
         try:
             text = records.text(raw, line_no)
         except _BadRecord:
@@ -94,6 +99,7 @@ def jsonl_pieces(stream: BinaryIO, name: str, errors: Errors, json_key: str) -> 
         if text is not None:
             yield TextPiece(text, True, nbytes, skipped=skipped)
             skipped = nbytes = 0
+    nbytes += consumed() - seen
     if skipped or nbytes:  # bad or blank lines at the end: their count and bytes
         yield TextPiece("", False, nbytes, skipped=skipped)
 

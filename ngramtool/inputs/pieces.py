@@ -13,7 +13,6 @@ from typing import Any, BinaryIO, Literal
 from ..errors import NgramToolError, UsageError
 
 Errors = Literal["strict", "replace", "skip"]
-ERRORS = ("strict", "replace", "skip")
 
 
 @dataclass(frozen=True)
@@ -26,7 +25,7 @@ class TextPiece:
         nbytes: input bytes this piece accounts for (for progress).
         hard_cut: True when the piece ends at a cut that is not known to be safe (see
             :mod:`ngramtool.textcuts`).
-        skipped: bad JSONL records skipped (``errors="skip"``) since the previous piece.
+        skipped: bad records skipped (``errors="skip"``) since the previous piece.
     """
 
     text: str
@@ -42,7 +41,10 @@ def open_input(source: str) -> BinaryIO:
         return sys.stdin.buffer
     path = Path(source)
     if path.is_dir():
-        raise UsageError(f"input {source} is a directory; give the text files inside it")
+        raise UsageError(
+            f"input {source} is a directory; give the files inside it (a directory is read only when "
+            "HF datasets.save_to_disk wrote it)"
+        )
     try:
         return path.open("rb")
     except FileNotFoundError:
@@ -74,21 +76,6 @@ def _file_identity(name: str) -> Any:
     return info.st_dev, info.st_ino
 
 
-def check_reading(json_key: str | None, doc_sep: str | None, errors: str) -> None:
-    """Refuse reading options that cannot be used together (called before any work)."""
-    if errors not in ERRORS:
-        raise UsageError(f"`errors` must be 'strict', 'replace' or 'skip' (got {errors!r})")
-    if json_key is not None and doc_sep is not None:
-        raise UsageError("`json_key` and `doc_sep` do not combine: JSONL lines are already documents")
-    if doc_sep == "":
-        raise UsageError("`doc_sep` must not be empty")
-    if errors == "skip" and json_key is None:
-        raise UsageError(
-            "`errors=skip` skips bad JSONL records and applies only with `json_key`: plain text has no "
-            "records; pass `errors=replace` to substitute U+FFFD for invalid UTF-8"
-        )
-
-
 def invalid_utf8(name: str, offset: int, byte: int, *, skippable: bool) -> str:
     """The message for invalid UTF-8 at a byte offset, with the ways past it."""
     skip = ", or `errors=skip` to skip the line" if skippable else ""
@@ -99,7 +86,15 @@ def invalid_utf8(name: str, offset: int, byte: int, *, skippable: bool) -> str:
 
 
 def input_size(inputs: Sequence[str]) -> int | None:
-    """Total bytes of the input files (for progress), or None when stdin is among them."""
+    """Total bytes of the input files, the files of dataset directories included (for progress),
+    or None when stdin is among them."""
     if "-" in inputs:
         return None
-    return sum(Path(name).stat().st_size for name in inputs if Path(name).is_file())
+    total = 0
+    for name in inputs:
+        path = Path(name)
+        if path.is_dir():
+            total += sum(file.stat().st_size for file in path.glob("*.arrow"))
+        elif path.is_file():
+            total += path.stat().st_size
+    return total

@@ -8,7 +8,7 @@ Python strings (:func:`string_pieces`) is cut the same way, each string one docu
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
 from ..errors import NgramToolError
@@ -52,17 +52,19 @@ def plain_pieces(
     target: int,
     safe: bool,
     whole: WholeStrings,
+    consumed: Callable[[], int],
 ) -> Iterator[TextPiece]:
-    """The pieces of one binary stream of UTF-8 text, in order; the first starts a document."""
+    """The pieces of one binary stream of UTF-8 text, in order; the first starts a document.
+    ``consumed()`` counts the source bytes read so far (compressed ones for a compressed input)."""
     decoder = _Utf8Stream(name, errors)
     buffer = ""
-    nbytes = 0
+    nbytes = seen = 0
     doc_start = True
     while True:
         block = stream.read(READ_BLOCK_BYTES)
         final = not block
         buffer += decoder.decode(block, final)
-        nbytes += len(block)
+        nbytes, seen = nbytes + consumed() - seen, consumed()
         segments = buffer.split(doc_sep) if doc_sep else [buffer]
         buffer = segments.pop()
         for doc in segments:  # complete documents
