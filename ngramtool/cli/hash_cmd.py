@@ -85,7 +85,8 @@ def register(app: typer.Typer) -> None:
 def hash_command(
     ctx: typer.Context,
     inputs: Annotated[
-        list[str] | None, typer.Argument(help="Text files, or - for stdin.", show_default=False)
+        list[str] | None,
+        typer.Argument(metavar="INPUT", help="Text files, or - for stdin.", show_default=False),
     ] = None,
     output: Annotated[
         str | None,

@@ -27,6 +27,7 @@ from .common import (
     SpecialOpt,
     TokenizerOpt,
     print_json,
+    print_table,
     refuse_eot_token_without_add_eot,
     refuse_idle_options,
     skipped_note,
@@ -60,7 +61,7 @@ def register(app: typer.Typer) -> None:
 
 def tokenize_command(
     ctx: typer.Context,
-    inputs: Annotated[list[str], typer.Argument(help="Text files, or - for stdin.")],
+    inputs: Annotated[list[str], typer.Argument(metavar="INPUT", help="Text files, or - for stdin.")],
     tokenizer: TokenizerOpt = "cl100k_base",
     no_compress: NoCompressOpt = False,
     canonical: Annotated[
@@ -180,7 +181,10 @@ def _render(records: list[dict]) -> None:
     stdout.print(text)
     grid = Table(title=plural(len(records), "token"), title_justify="left")
     for name in ("#", "raw id", "text", "canonical", "normalized key"):
-        grid.add_column(name, justify="right" if name in ("#", "raw id", "canonical") else "left")
+        # Token texts are shown as Python writes them: never wrapped inside the quotes.
+        grid.add_column(
+            name, justify="right" if name in ("#", "raw id", "canonical") else "left", no_wrap=True
+        )
     for i, record in enumerate(records):
         grid.add_row(
             str(i),
@@ -189,4 +193,4 @@ def _render(records: list[dict]) -> None:
             str(record["canonical_id"]),
             repr(record["key"]),
         )
-    stdout.print(grid)
+    print_table(grid)
