@@ -173,7 +173,9 @@ def run_commands(scripts: list[str], page: Page) -> list[str]:
         timeout=COMMAND_TIMEOUT_S,
         check=False,
     )
-    text = result.stdout.decode("utf-8", errors="backslashreplace").replace(str(page.directory), SHOWN_DIRECTORY)
+    text = result.stdout.decode("utf-8", errors="backslashreplace").replace(
+        str(page.directory), SHOWN_DIRECTORY
+    )
     pieces = text.split(f"\n{sentinel}\n")
     outputs = pieces[: len(scripts)]
     if len(outputs) < len(scripts):  # the shell stopped early (an `exit` in the block)
@@ -271,7 +273,6 @@ def write_replacements(page: Page) -> None:
     for start, end, body in sorted(page.replacements, reverse=True):
         text = text[:start] + body + text[end:]
     page.path.write_text(text, encoding="utf-8")
-
 
 
 def start_page(path: Path, directory: Path, env: dict[str, str], update: bool) -> subprocess.Popen:

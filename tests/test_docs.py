@@ -48,4 +48,6 @@ def test_every_transcript_is_a_console_block(path: Path) -> None:
     for language, body in FENCE.findall(path.read_text(encoding="utf-8")):
         first = body.lstrip().split("\n", 1)[0]
         if first.startswith("$ "):
-            assert language == "console", f"{path.name}: untested transcript ({language or 'untagged'}): {first}"
+            assert language == "console", (
+                f"{path.name}: untested transcript ({language or 'untagged'}): {first}"
+            )
