@@ -49,6 +49,7 @@ _MASKS = (
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d:\d\d|Z)?"), "<DATE>"),
     (re.compile(r"\b\d+(\.\d+)? ?([kKMG]|Mtok|Ktok)?( tok| tokens)?/s\b"), "<RATE>/s"),
     (re.compile(r"\b\d+(\.\d+)? s\b"), "<SECONDS> s"),
+    (re.compile(r"\b\d+(\.\d+)? cores busy\b"), "<CORES> cores busy"),
     (re.compile(r"\b\d+(\.\d+)? ?(ms|µs)\b"), "<SECONDS> ms"),
     # Timings and their derivatives in JSON: a float (an int for a rate) under a timing key.
     (
@@ -280,6 +281,7 @@ def start_page(path: Path, directory: Path, env: dict[str, str], update: bool) -
     return subprocess.Popen(
         [sys.executable, __file__, str(path), str(directory), *(["--update"] if update else [])],
         env=env,
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
