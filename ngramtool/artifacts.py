@@ -132,13 +132,18 @@ def open_index(path: str | Path) -> IndexLike:
     """Open an index directory (``ngramtool hash``) or a merged dataset of shards (``ngramtool
     merge``), memory-mapped; nothing is read whole.
 
-    >>> import ngramtool
-    >>> index = ngramtool.open_index("corpus.ngidx")  # ngramtool hash corpus.txt -o corpus.ngidx
-    >>> index.kind, len(index), index.rows.shape
-    ('index', 158122, (158122, 2, 16))
-    >>> tokens, rows = index.window(1000, 512)
-    >>> tokens.shape, rows.shape
-    ((512,), (512, 2, 16))
+    Args:
+        path: the index directory (with ``manifest.json``) or the dataset directory (with
+            ``dataset.json``).
+
+    Examples:
+        >>> import ngramtool
+        >>> index = ngramtool.open_index("corpus.ngidx")  # ngramtool hash corpus.txt -o corpus.ngidx
+        >>> index.kind, len(index), index.rows.shape
+        ('index', 158122, (158122, 2, 16))
+        >>> tokens, rows = index.window(1000, 512)
+        >>> tokens.shape, rows.shape
+        ((512,), (512, 2, 16))
     """
     kind = expect_kind(path, [Kind.INDEX, Kind.DATASET])
     return MergedIndex(Path(path)) if kind is Kind.DATASET else Index(Path(path))

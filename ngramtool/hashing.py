@@ -199,14 +199,15 @@ class NgramHasher:
         device: where to compute (``"cpu"``, ``"cuda"``, ``"cuda:N"``); None: where each chunk
             lives, when the backend can compute there.
 
-    >>> import numpy as np
-    >>> from ngramtool import HashSpec, NgramHasher, hash_ngrams
-    >>> spec = HashSpec(heads=2, table_sizes=(1009, 1009), vocab_size=1000, pad_id=0)
-    >>> ids = np.arange(10) * 97 % 1000
-    >>> hasher = NgramHasher(spec)
-    >>> rows = np.concatenate([hasher(ids[:3]), hasher(ids[3:])])  # any chunking, the same rows
-    >>> np.array_equal(rows, hash_ngrams(ids, spec)), rows.shape
-    (True, (10, 2, 4))
+    Examples:
+        >>> import numpy as np
+        >>> from ngramtool import HashSpec, NgramHasher, hash_ngrams
+        >>> spec = HashSpec(heads=2, table_sizes=(1009, 1009), vocab_size=1000, pad_id=0)
+        >>> ids = np.arange(10) * 97 % 1000
+        >>> hasher = NgramHasher(spec)
+        >>> rows = np.concatenate([hasher(ids[:3]), hasher(ids[3:])])  # any chunking, the same rows
+        >>> np.array_equal(rows, hash_ngrams(ids, spec)), rows.shape
+        (True, (10, 2, 4))
     """
 
     def __init__(
@@ -365,14 +366,15 @@ def hash_ngrams(
         ``[T, L, (N-1)*K]`` (or ``[B, T, L, (N-1)*K]``) of ``spec.row_dtype``; column
         ``(n-2)*K + head``.
 
-    >>> import numpy as np
-    >>> from ngramtool import HashSpec, hash_ngrams
-    >>> spec = HashSpec(heads=2, table_sizes=(1009, 1013), vocab_size=1000, pad_id=0)
-    >>> rows = hash_ngrams(np.array([5, 17, 42, 17]), spec)
-    >>> rows.shape, rows.dtype, rows[3, 0].tolist()
-    ((4, 2, 4), dtype('int32'), [...])
-    >>> bool((rows[:, 0, :2] < spec.offsets[0, 2]).all())  # order-2 heads come first in a layer's table
-    True
+    Examples:
+        >>> import numpy as np
+        >>> from ngramtool import HashSpec, hash_ngrams
+        >>> spec = HashSpec(heads=2, table_sizes=(1009, 1013), vocab_size=1000, pad_id=0)
+        >>> rows = hash_ngrams(np.array([5, 17, 42, 17]), spec)
+        >>> rows.shape, rows.dtype, rows[3, 0].tolist()
+        ((4, 2, 4), dtype('int32'), [...])
+        >>> bool((rows[:, 0, :2] < spec.offsets[0, 2]).all())  # order-2 heads come first in a layer's table
+        True
     """
     array = as_array(canonical_ids)
     options = {"offsets": offsets, "negative_ids": negative_ids, "backend": backend, "device": device}

@@ -153,12 +153,17 @@ def detect_token_format(path: str | Path) -> str:
 def open_token_file(path: str | Path, fmt: str | None = None) -> TokenFile:
     """Open a token file, detecting its format unless ``fmt`` names one of :data:`TOKEN_FORMATS`.
 
-    >>> import numpy as np
-    >>> from ngramtool import open_token_file
-    >>> np.arange(5, dtype=np.uint16).tofile("train.bin")  # a nanoGPT file: headerless uint16
-    >>> tokens = open_token_file("train.bin")
-    >>> tokens.format, tokens.num_tokens, tokens.doc_offsets.tolist()
-    ('nanogpt', 5, [0, 5])
+    Args:
+        path: the file (of a Megatron pair, its ``.bin``; of datatrove, its ``.ds``).
+        fmt: ``npy``, ``nanogpt``, ``llmc``, ``megatron`` or ``datatrove``; None: detect it.
+
+    Examples:
+        >>> import numpy as np
+        >>> from ngramtool import open_token_file
+        >>> np.arange(5, dtype=np.uint16).tofile("train.bin")  # a nanoGPT file: headerless uint16
+        >>> tokens = open_token_file("train.bin")
+        >>> tokens.format, tokens.num_tokens, tokens.doc_offsets.tolist()
+        ('nanogpt', 5, [0, 5])
     """
     path = Path(path)
     fmt = detect_token_format(path) if fmt is None else _check_format(fmt)
