@@ -12,7 +12,7 @@ from conftest import CORPUS, run
 from rich.console import Console
 from rich.table import Table
 
-from ngramtool.cli import common
+import ngramtool.cli.common as common
 
 WIDTH = 80
 BOX = re.compile("[─━│┃┏┗└┌]")
@@ -58,9 +58,7 @@ COMMANDS = {
 def test_tables_fit_80_columns(name):
     args = COMMANDS[name]
     if name == "tokenize --show":
-        result = run(
-            *args, stdin=b"The Jargon File is in the public domain.\n", env={"COLUMNS": "80"}
-        )
+        result = run(*args, stdin=b"The Jargon File is in the public domain.\n", env={"COLUMNS": "80"})
         output = result.stdout.decode()
     else:
         output = at_80_columns(*args)
