@@ -9,8 +9,9 @@ as a reader who types its blocks one after another would run them:
   run to run (timings, rates, dates, temporary paths) on both sides;
 - a ```` ```python ```` block runs (a ``>>>`` block as a doctest); an HTML comment
   ``<!-- invisible-code-block: python -->`` runs too, unseen: it prepares files a block needs;
-- ``<!-- skip: next "why" -->`` before a block leaves it out (something that cannot run offline
-  or needs a GPU or a cluster). That is the one marker, and it is kept rare.
+- ``<!-- skip: next "KIND: why" -->`` before a block leaves it out, where KIND is ``gpu`` (it
+  needs a CUDA GPU), ``benchmark`` (minutes, machine-dependent figures) or ``training`` (a
+  training run); tests/test_docs.py refuses any other skip. That is the one marker.
 
 Other blocks (```` ```bash ```` without output, ```` ```json ````, untagged) are not run.
 :func:`run_page` returns each mismatch; with ``update=True`` it writes what the commands really

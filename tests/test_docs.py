@@ -17,6 +17,9 @@ from markdown_docs import PAGES, REPO, docs_environment, install_command, page_r
 
 PAGE_IDS = [str(path.relative_to(REPO)) for path in PAGES]
 FENCE = re.compile(r"^[ \t]*```(\w*)\n(.*?)^[ \t]*```", re.M | re.S)
+SKIP_MARKER = re.compile(r"^[ \t]*<!--\s*skip\b(.*?)-->", re.M | re.S)
+SKIP_KINDS = ("gpu", "benchmark", "training")
+"""What a skipped block may need: a GPU, a benchmark's time and machine, a training run's time."""
 
 
 @pytest.fixture(scope="module")
@@ -51,3 +54,14 @@ def test_every_transcript_is_a_console_block(path: Path) -> None:
             assert language == "console", (
                 f"{path.name}: untested transcript ({language or 'untagged'}): {first}"
             )
+
+
+@pytest.mark.parametrize("path", PAGES, ids=PAGE_IDS)
+def test_only_gpu_benchmark_and_training_blocks_are_skipped(path: Path) -> None:
+    """Every skip marker leaves out the one next block, saying why, and the reason is a GPU, a
+    benchmark or a training run: everything else runs on a CPU in seconds."""
+    kinds = "|".join(SKIP_KINDS)
+    for marker in SKIP_MARKER.findall(path.read_text(encoding="utf-8")):
+        assert re.fullmatch(rf': next "({kinds}): [^"]+"\s*', marker), (
+            f'{path.name}: skip{marker}: write skip: next "KIND: why" with KIND one of {SKIP_KINDS}'
+        )
