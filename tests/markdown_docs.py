@@ -20,6 +20,7 @@ printed into the page instead (``python -m pytest tests/test_docs.py --update-do
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import doctest
 import json
@@ -299,7 +300,8 @@ def page_report(process: subprocess.Popen) -> dict[str, list[str]]:
 def main(argv: list[str]) -> int:
     """``markdown_docs.py PAGE DIRECTORY [--update]``: run a page, print a JSON report."""
     path, directory = Path(argv[0]), Path(argv[1])
-    page = run_page(Page(path, directory, dict(os.environ), update="--update" in argv))
+    with contextlib.redirect_stdout(sys.stderr):  # what the Python blocks print is not the report
+        page = run_page(Page(path, directory, dict(os.environ), update="--update" in argv))
     print(json.dumps({"mismatches": [str(m) for m in page.mismatches], "skipped": page.skipped}))
     return 0
 
