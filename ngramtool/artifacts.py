@@ -59,14 +59,16 @@ _FOUND = {
 def detect(path: str | Path) -> Kind:
     """What ``path`` holds: a directory by the manifest in it, a file by its name and first bytes
     (a stream starts with the stream's magic; token files and saved type counts are known by
-    their suffix; any other file is text)."""
+    their suffix; any other file is text). The prefix ``X`` of a Megatron pair ``X.bin`` +
+    ``X.idx`` (what Megatron's ``--data-path`` takes) is a token file."""
     path = Path(path)
     if path.is_dir():
         if (path / DATASET).is_file():
             return Kind.DATASET
         return Kind.INDEX if (path / MANIFEST).is_file() else Kind.DIRECTORY
     if not path.exists():
-        return Kind.MISSING
+        pair = [path.with_name(path.name + suffix) for suffix in (".bin", ".idx")]
+        return Kind.TOKEN_FILE if all(part.is_file() for part in pair) else Kind.MISSING
     if path.name.endswith(TYPE_COUNTS_SUFFIX):
         return Kind.TYPE_COUNTS
     if file_is_stream(path):
