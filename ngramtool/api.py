@@ -81,29 +81,57 @@ def hash_files(
         spec: the whole hash spec: a HashSpec, a preset name (``engram-demo``, ``engram-27b``,
             ``engram-40b``, ``tutorial``: the fields given override it) or a spec file's path.
             None: the fields given over HashSpec's defaults (:func:`ngramtool.resolve_spec`).
-        max_ngram, heads, layer_ids, table_sizes, seed, pad_id: the spec's fields (``pad_id``
-            is a raw id of the tokenizer; default: its pad or end-of-text id).
+        tokens_file: hash the ids of this token file (``.npy``, nanoGPT, llm.c or Megatron
+            ``.bin``, datatrove ``.ds``) instead of text; ``inputs`` must then be empty.
+        token_format: the token file's format (default: detected from its name and header).
+        vocab_size: V' of a token file whose ids are canonical already (``tokenizer=None``).
+        no_compress: hash raw ids (the identity vocabulary) instead of canonical ids.
+        max_ngram: N, the largest n-gram order; orders 2..N are hashed.
+        heads: K, hash heads per order.
+        layer_ids: the Engram layers, one table each.
+        table_sizes: the base table size per order 2..N, or one size for every order.
+        seed: the global seed of the multipliers.
+        pad_id: the id before a stream (or document) start, as a raw id of the tokenizer;
+            default: its pad or end-of-text id.
         boundary: ``none`` pads only at the stream start (Engram); ``reset`` at every document.
+        special: which special-token strings in the text become their ids: ``none``, ``all``
+            or names separated by commas; None: what the tokenizer library does.
+        add_eot: append the tokenizer's end-of-sequence token after each document.
+        eot_token: the token ``add_eot`` appends (default: from the tokenizer's configuration).
         input_format: the form of every input (``text``, ``jsonl``, ``parquet``, ``arrow``);
             default: from each input's name.
         text_key: the key (JSONL) or column (parquet, datasets) that holds the text; default
-            ``text``. Naming it reads inputs of no known form as JSONL. ``json_key``: the same.
-        special, add_eot, eot_token, doc_sep, errors: how text becomes ids (docs/tokenizers.md,
-            docs/commands.md).
-        token_dtype, eos_id: a headerless token file's dtype (``token_format="raw"``), and the id
-            that ends each document of a token file that records no documents.
+            ``text``. Naming it reads inputs of no known form as JSONL.
+        json_key: the same as ``text_key`` (its older name).
+        doc_sep: plain text: this literal string separates documents.
+        errors: bad input: stop (``strict``), replace invalid UTF-8 by U+FFFD (``replace``), or
+            skip and count bad records (``skip``, records only).
+        token_dtype: a headerless token file's dtype (``uint16`` or ``uint32``;
+            ``token_format="raw"``).
+        eos_id: the id that ends each document of a token file that records no documents.
         row_groups_per_shard: a sharded run splits a parquet file with more row groups into
             shards of this many.
         rows: ``stored`` (``rows.npy``) or ``lazy``: a tokens-only index (at most 5 bytes per
             token) whose rows are computed from its tokens when read, byte for byte the same.
-        save_tokens, save_format: also write the raw ids as a token file.
+        save_tokens: also write the raw ids as a token file at this path.
+        save_format: its format (``npy``, ``nanogpt``, ``llmc``, ``megatron``, ``datatrove``;
+            default: from the suffix).
         workers: tokenizer threads (default: all cores); the ids never depend on it.
         force: replace existing outputs.
+        backend: what computes the rows (``auto``, ``numba``, ``numpy``, ``torch``,
+            ``triton``); every backend gives the same rows.
+        device: where the hash runs (``cpu``, ``cuda``, ``cuda:N``); None: ``cpu`` for ``auto``,
+            else the backend's first usable device.
+        shard_index: with ``num_shards``, hash only this worker's share of the inputs.
+        num_shards: the number of workers sharing a sharded run (default: from ``RANK`` and
+            ``WORLD_SIZE``, or ``SLURM_ARRAY_*``).
+        resume: skip the shards already finished with the same settings.
+        engine: ``local``, or ``ray`` to run the shards as Ray tasks.
+        ray_address: the Ray cluster (``auto``, ``ray://...``, ``HOST:PORT``) for ``engine="ray"``;
+            None: ``RAY_ADDRESS``, else a local Ray instance.
         no_space_check: start even when the outputs' estimated size (from the input size and the
             spec) exceeds the free space of their file systems; by default such a run is
             refused before it starts.
-        backend, device: where to hash (``auto``, ``numba``, ``numpy``, ``torch``, ``triton``);
-            every backend gives the same rows.
         checksum: the outputs' data checksum, ``"xxh3-128"`` (fast, for integrity) or
             ``"sha256"`` (cryptographic); see docs/formats.md.
         events: receives progress (see :class:`ngramtool.executors.HashEvents`).
@@ -111,16 +139,17 @@ def hash_files(
     Returns:
         The index, opened; for a sharded run the list of this worker's shards; None for a stream.
 
-    >>> import ngramtool
-    >>> index = ngramtool.hash_files(["corpus.txt"], "out.ngidx", tokenizer="cl100k_base", force=True)
-    >>> len(index), index.rows.shape, index.doc_offsets.tolist()
-    (158122, (158122, 2, 16), [0, 158122])
-    >>> small = ngramtool.hash_files("corpus.txt", "small.ngidx", heads=2, table_sizes=4099, force=True)
-    >>> small.spec.heads, small.rows.shape
-    (2, (158122, 2, 4))
-    >>> lazy = ngramtool.hash_files("corpus.txt", "lazy.ngidx", rows="lazy", force=True)  # no rows.npy
-    >>> lazy.stores_rows, bool((lazy.rows[1000:1512] == index.rows[1000:1512]).all())
-    (False, True)
+    Examples:
+        >>> import ngramtool
+        >>> index = ngramtool.hash_files(["corpus.txt"], "out.ngidx", tokenizer="cl100k_base", force=True)
+        >>> len(index), index.rows.shape, index.doc_offsets.tolist()
+        (158122, (158122, 2, 16), [0, 158122])
+        >>> small = ngramtool.hash_files("corpus.txt", "small.ngidx", heads=2, table_sizes=4099, force=True)
+        >>> small.spec.heads, small.rows.shape
+        (2, (158122, 2, 4))
+        >>> lazy = ngramtool.hash_files("corpus.txt", "lazy.ngidx", rows="lazy", force=True)  # no rows.npy
+        >>> lazy.stores_rows, bool((lazy.rows[1000:1512] == index.rows[1000:1512]).all())
+        (False, True)
     """
     names = [inputs] if isinstance(inputs, str | Path) else list(inputs)
     request = _request(
@@ -193,17 +222,22 @@ def hash_texts(
     events: HashEvents | None = None,
 ) -> IndexLike | None:
     """Hash documents given as Python strings into one index directory (``-``: a pipe stream on
-    stdout), each string one document; the parameters are :func:`hash_files`'.
+    stdout), each string one document; the other parameters are :func:`hash_files`'.
 
     The strings are read once, in order, a bounded number at a time: any iterable works (a list, a
     generator, an HF ``datasets`` column or stream). The rows equal those of hashing the same
     documents from a JSONL file.
 
-    >>> import ngramtool
-    >>> docs = (line for line in ["the cat sat", "on the mat"])
-    >>> index = ngramtool.hash_texts(docs, "texts.ngidx", boundary="reset", force=True)
-    >>> index.tokens.tolist(), index.doc_offsets.tolist()
-    ([1820, 8415, 7731, 263, 279, 5634], [0, 3, 6])
+    Examples:
+        >>> import ngramtool
+        >>> docs = (line for line in ["the cat sat", "on the mat"])
+        >>> index = ngramtool.hash_texts(docs, "texts.ngidx", boundary="reset", force=True)
+        >>> index.tokens.tolist(), index.doc_offsets.tolist()
+        ([1820, 8415, 7731, 263, 279, 5634], [0, 3, 6])
+
+    Args:
+        texts: the documents, one string each.
+        output: the index directory, or ``-`` for a pipe stream on stdout.
     """
     request = _request(
         spec,

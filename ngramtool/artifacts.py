@@ -60,14 +60,16 @@ _FOUND = {
 def detect(path: str | Path) -> Kind:
     """What ``path`` holds: a directory by the manifest in it, a file by its name and first bytes
     (a stream starts with the stream's magic; token files and saved type counts are known by
-    their suffix; any other file is text)."""
+    their suffix; any other file is text). The prefix ``X`` of a Megatron pair ``X.bin`` +
+    ``X.idx`` (what Megatron's ``--data-path`` takes) is a token file."""
     path = Path(path)
     if path.is_dir():
         if (path / DATASET).is_file():
             return Kind.DATASET
         return Kind.INDEX if (path / MANIFEST).is_file() else Kind.DIRECTORY
     if not path.exists():
-        return Kind.MISSING
+        pair = [path.with_name(path.name + suffix) for suffix in (".bin", ".idx")]
+        return Kind.TOKEN_FILE if all(part.is_file() for part in pair) else Kind.MISSING
     if path.name.endswith(TYPE_COUNTS_SUFFIX):
         return Kind.TYPE_COUNTS
     if file_is_stream(path):
@@ -143,13 +145,18 @@ def open_index(path: str | Path) -> IndexLike:
     merge``), memory-mapped; nothing is read whole. The rows of a tokens-only index (``hash
     --rows lazy``) are computed from its tokens as they are read (:class:`~ngramtool.rawrows.RawRows`).
 
-    >>> import ngramtool
-    >>> index = ngramtool.open_index("corpus.ngidx")  # ngramtool hash corpus.txt -o corpus.ngidx
-    >>> index.kind, len(index), index.rows.shape
-    ('index', 158122, (158122, 2, 16))
-    >>> tokens, rows = index.window(1000, 512)
-    >>> tokens.shape, rows.shape
-    ((512,), (512, 2, 16))
+    Args:
+        path: the index directory (with ``manifest.json``) or the dataset directory (with
+            ``dataset.json``).
+
+    Examples:
+        >>> import ngramtool
+        >>> index = ngramtool.open_index("corpus.ngidx")  # ngramtool hash corpus.txt -o corpus.ngidx
+        >>> index.kind, len(index), index.rows.shape
+        ('index', 158122, (158122, 2, 16))
+        >>> tokens, rows = index.window(1000, 512)
+        >>> tokens.shape, rows.shape
+        ((512,), (512, 2, 16))
     """
     kind = expect_kind(path, [Kind.INDEX, Kind.DATASET])
     if kind is Kind.DATASET:

@@ -21,12 +21,13 @@ class NgramToolError(Exception):
     A parameter is named in backticks, ```heads```, a value given to it as ```errors=replace```
     (```add_eot=True``` for a switch); ``parameters`` lists the names the message mentions.
 
-    >>> from ngramtool import NgramToolError
-    >>> error = NgramToolError("bad.txt: invalid UTF-8; pass `errors=replace` to substitute U+FFFD")
-    >>> error.parameters, error.exit_code
-    (('errors',), 1)
-    >>> error.spelled(lambda name: "--" + name)
-    'bad.txt: invalid UTF-8; pass --errors replace to substitute U+FFFD'
+    Examples:
+        >>> from ngramtool import NgramToolError
+        >>> error = NgramToolError("bad.txt: invalid UTF-8; pass `errors=replace` to substitute U+FFFD")
+        >>> error.parameters, error.exit_code
+        (('errors',), 1)
+        >>> error.spelled(lambda name: "--" + name)
+        'bad.txt: invalid UTF-8; pass --errors replace to substitute U+FFFD'
     """
 
     exit_code = 1
@@ -50,12 +51,13 @@ class NgramToolError(Exception):
 class UsageError(NgramToolError):
     """An invalid parameter or combination of parameters (exit code 2).
 
-    >>> from ngramtool import HashSpec, UsageError
-    >>> try:
-    ...     HashSpec(heads=0)
-    ... except UsageError as error:
-    ...     print(error, "|", error.spelled(lambda name: "--" + name), "|", error.exit_code)
-    `heads` must be at least 1 (got 0) | --heads must be at least 1 (got 0) | 2
+    Examples:
+        >>> from ngramtool import HashSpec, UsageError
+        >>> try:
+        ...     HashSpec(heads=0)
+        ... except UsageError as error:
+        ...     print(error, "|", error.spelled(lambda name: "--" + name), "|", error.exit_code)
+        `heads` must be at least 1 (got 0) | --heads must be at least 1 (got 0) | 2
     """
 
     exit_code = 2

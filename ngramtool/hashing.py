@@ -248,14 +248,15 @@ class NgramHasher:
         device: where to compute (``"cpu"``, ``"cuda"``, ``"cuda:N"``); None: where each chunk
             lives, when the backend can compute there.
 
-    >>> import numpy as np
-    >>> from ngramtool import HashSpec, NgramHasher, hash_ngrams
-    >>> spec = HashSpec(heads=2, table_sizes=(1009, 1009), vocab_size=1000, pad_id=0)
-    >>> ids = np.arange(10) * 97 % 1000
-    >>> hasher = NgramHasher(spec)
-    >>> rows = np.concatenate([hasher(ids[:3]), hasher(ids[3:])])  # any chunking, the same rows
-    >>> np.array_equal(rows, hash_ngrams(ids, spec)), rows.shape
-    (True, (10, 2, 4))
+    Examples:
+        >>> import numpy as np
+        >>> from ngramtool import HashSpec, NgramHasher, hash_ngrams
+        >>> spec = HashSpec(heads=2, table_sizes=(1009, 1009), vocab_size=1000, pad_id=0)
+        >>> ids = np.arange(10) * 97 % 1000
+        >>> hasher = NgramHasher(spec)
+        >>> rows = np.concatenate([hasher(ids[:3]), hasher(ids[3:])])  # any chunking, the same rows
+        >>> np.array_equal(rows, hash_ngrams(ids, spec)), rows.shape
+        (True, (10, 2, 4))
     """
 
     def __init__(
@@ -356,23 +357,28 @@ class SequenceHasher:
     at random, batches in a model's ``forward``. Arrays give arrays; tensors give tensors on their
     device (the backend is chosen per device, as for :class:`NgramHasher`).
 
-    >>> import numpy as np
-    >>> from ngramtool import HashSpec, hash_ngrams
-    >>> from ngramtool.hashing import SequenceHasher
-    >>> spec = HashSpec(heads=2, table_sizes=(1009, 1009), vocab_size=1000, pad_id=0)
-    >>> batch = np.arange(12).reshape(2, 6) * 97 % 1000
-    >>> hasher = SequenceHasher(spec)
-    >>> np.array_equal(hasher(batch), hash_ngrams(batch, spec))  # each row padded at its start
-    True
-    >>> stream = hash_ngrams(batch.reshape(-1), spec)  # one stream: row 1 continues row 0
-    >>> np.array_equal(hasher(batch[1], before=batch[0]), stream[6:])
-    True
-
     Args:
-        spec, offsets, negative_ids, backend, device: as for :class:`NgramHasher`.
+        spec: the hash configuration.
+        offsets: add per-layer column offsets (table rows, the default) or return hash ids.
+        negative_ids: ``"mask"`` or ``"hash"``, as for :class:`NgramHasher`.
+        backend: ``"auto"`` (default) or a backend's name, as for :class:`NgramHasher`.
+        device: where to compute; None: where each sequence lives, as for :class:`NgramHasher`.
         check_ids: check that every id is below V' (an error names the first that is not);
             False skips the check (and, on a GPU, the wait for its answer) for ids known to be
             canonical, e.g. mapped through the compressed vocabulary's lookup table.
+
+    Examples:
+        >>> import numpy as np
+        >>> from ngramtool import HashSpec, hash_ngrams
+        >>> from ngramtool.hashing import SequenceHasher
+        >>> spec = HashSpec(heads=2, table_sizes=(1009, 1009), vocab_size=1000, pad_id=0)
+        >>> batch = np.arange(12).reshape(2, 6) * 97 % 1000
+        >>> hasher = SequenceHasher(spec)
+        >>> np.array_equal(hasher(batch), hash_ngrams(batch, spec))  # each row padded at its start
+        True
+        >>> stream = hash_ngrams(batch.reshape(-1), spec)  # one stream: row 1 continues row 0
+        >>> np.array_equal(hasher(batch[1], before=batch[0]), stream[6:])
+        True
     """
 
     def __init__(
@@ -552,14 +558,15 @@ def hash_ngrams(
         ``[T, L, (N-1)*K]`` (or ``[B, T, L, (N-1)*K]``) of ``spec.row_dtype``; column
         ``(n-2)*K + head``.
 
-    >>> import numpy as np
-    >>> from ngramtool import HashSpec, hash_ngrams
-    >>> spec = HashSpec(heads=2, table_sizes=(1009, 1013), vocab_size=1000, pad_id=0)
-    >>> rows = hash_ngrams(np.array([5, 17, 42, 17]), spec)
-    >>> rows.shape, rows.dtype, rows[3, 0].tolist()
-    ((4, 2, 4), dtype('int32'), [...])
-    >>> bool((rows[:, 0, :2] < spec.offsets[0, 2]).all())  # order-2 heads come first in a layer's table
-    True
+    Examples:
+        >>> import numpy as np
+        >>> from ngramtool import HashSpec, hash_ngrams
+        >>> spec = HashSpec(heads=2, table_sizes=(1009, 1013), vocab_size=1000, pad_id=0)
+        >>> rows = hash_ngrams(np.array([5, 17, 42, 17]), spec)
+        >>> rows.shape, rows.dtype, rows[3, 0].tolist()
+        ((4, 2, 4), dtype('int32'), [...])
+        >>> bool((rows[:, 0, :2] < spec.offsets[0, 2]).all())  # order-2 heads come first in a layer's table
+        True
     """
     array = as_array(canonical_ids)
     options = {"offsets": offsets, "negative_ids": negative_ids, "backend": backend, "device": device}

@@ -22,9 +22,10 @@ def canonical_ids(lut: np.ndarray, raw_ids: Any, *, first_position: int = 0) -> 
     Raises NgramToolError naming the position (counted from ``first_position``) of the first id
     that is outside the table's raw ids or has no token (``UNASSIGNED`` in the table).
 
-    >>> import numpy as np
-    >>> canonical_ids(np.array([0, 0, 1, -1]), [2, 1, -5]).tolist()
-    [1, 0, -5]
+    Examples:
+        >>> import numpy as np
+        >>> canonical_ids(np.array([0, 0, 1, -1]), [2, 1, -5]).tolist()
+        [1, 0, -5]
     """
     raw = np.asarray(raw_ids)
     if raw.size == 0:
@@ -62,8 +63,9 @@ def check_table(lut: Any, vocab_size: int) -> np.ndarray:
     """``lut`` as a 1-D int64 table whose canonical ids are all below ``vocab_size`` (V' of the
     spec that hashes them); anything else raises NgramToolError.
 
-    >>> check_table([0, 1, -1, 1], vocab_size=2).tolist()
-    [0, 1, -1, 1]
+    Examples:
+        >>> check_table([0, 1, -1, 1], vocab_size=2).tolist()
+        [0, 1, -1, 1]
     """
     table = np.asarray(lut)
     if table.ndim != 1 or not np.issubdtype(table.dtype, np.integer) or table.size == 0:

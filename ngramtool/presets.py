@@ -128,20 +128,26 @@ def resolve_spec(
         tokenizer: a tokenizer name or path (read with ``special``) or a loaded tokenizer: its
             compressed vocabulary (``no_compress``: the identity map) gives V', its pad or
             end-of-text id the pad.
+        special: how the tokenizer reads special-token strings (``none``, ``all``, names).
+        no_compress: the identity vocabulary instead of the compressed one.
         vocab: the vocabulary, when the caller has it already (it gives V' and maps the pad).
         vocab_size: V' without a tokenizer (the pad id is then canonical already).
-        max_ngram, heads, layer_ids, seed: the spec's fields (HashSpec's defaults otherwise).
+        max_ngram: N, the largest n-gram order (HashSpec's default otherwise).
+        heads: K, hash heads per order (likewise).
+        layer_ids: the Engram layers (likewise).
+        seed: the global seed of the multipliers (likewise).
         table_sizes: one base size per order 2..N, or one size (an int, or a sequence of one)
             for every order.
         pad_id: a RAW id of the tokenizer, mapped through the vocabulary; without a vocabulary,
             the canonical pad id. Default: the tokenizer's pad, else 0.
 
-    >>> from ngramtool import resolve_spec
-    >>> spec = resolve_spec(tokenizer="cl100k_base", heads=4, table_sizes=262144)
-    >>> spec.vocab_size, spec.pad_id, spec.table_sizes
-    (62330, 62325, (262144, 262144))
-    >>> resolve_spec(preset="engram-27b", vocab_size=1000).layer_ids
-    (2, 15)
+    Examples:
+        >>> from ngramtool import resolve_spec
+        >>> spec = resolve_spec(tokenizer="cl100k_base", heads=4, table_sizes=262144)
+        >>> spec.vocab_size, spec.pad_id, spec.table_sizes
+        (62330, 62325, (262144, 262144))
+        >>> resolve_spec(preset="engram-27b", vocab_size=1000).layer_ids
+        (2, 15)
     """
     values = (max_ngram, heads, layer_ids, table_sizes, seed, pad_id)
     given = {name: value for name, value in zip(_FIELDS, values, strict=True) if value is not None}

@@ -24,21 +24,22 @@ from .spec import HashSpec
 class RawRows:
     """Rows of spans of raw token ids, each span hashed with the ids before it.
 
-    >>> import numpy as np
-    >>> import ngramtool
-    >>> from ngramtool.rawrows import RawRows
-    >>> index = ngramtool.open_index("corpus.ngidx")
-    >>> rows_of = RawRows(index.spec, index.lut)  # or build_vocab(load_tokenizer("cl100k_base")).lut
-    >>> tokens = np.asarray(index.tokens[:1000])
-    >>> np.array_equal(rows_of(tokens[500:], before=tokens[:500]), index.rows[500:1000])
-    True
-
     Args:
         spec: the hash spec; its ``vocab_size`` must be the vocabulary's V'.
         lut: int64 [V], the raw -> canonical lookup table (an index's ``lut``, or the ``lut`` of
             :func:`ngramtool.build_vocab`).
         source: what the ids come from (a file, an index), named in error messages.
         backend, device: where to hash (see :class:`~ngramtool.hashing.NgramHasher`).
+
+    Examples:
+        >>> import numpy as np
+        >>> import ngramtool
+        >>> from ngramtool.rawrows import RawRows
+        >>> index = ngramtool.open_index("corpus.ngidx")
+        >>> rows_of = RawRows(index.spec, index.lut)  # or build_vocab(load_tokenizer("cl100k_base")).lut
+        >>> tokens = np.asarray(index.tokens[:1000])
+        >>> np.array_equal(rows_of(tokens[500:], before=tokens[:500]), index.rows[500:1000])
+        True
     """
 
     def __init__(

@@ -34,12 +34,13 @@ def _frozen(array: np.ndarray) -> np.ndarray:
 class HashSpec:
     """An Engram n-gram hash configuration, and the constants derived from it.
 
-    >>> from ngramtool import HashSpec
-    >>> spec = HashSpec(heads=2, layer_ids=(1,), table_sizes=(1000, 2000), vocab_size=5000, pad_id=0)
-    >>> spec.primes.tolist(), spec.num_columns, spec.row_dtype
-    ([[[1009, 1013], [2003, 2011]]], 4, dtype('int32'))
-    >>> HashSpec.from_json(spec.to_json()) == spec
-    True
+    Examples:
+        >>> from ngramtool import HashSpec
+        >>> spec = HashSpec(heads=2, layer_ids=(1,), table_sizes=(1000, 2000), vocab_size=5000, pad_id=0)
+        >>> spec.primes.tolist(), spec.num_columns, spec.row_dtype
+        ([[[1009, 1013], [2003, 2011]]], 4, dtype('int32'))
+        >>> HashSpec.from_json(spec.to_json()) == spec
+        True
 
     Args:
         max_ngram: N, the largest n-gram order; orders 2..N are hashed.

@@ -641,12 +641,18 @@ def load_tokenizer(spec: str, special: str | None = None) -> Tokenizer:
     text by ``special`` (``none``, ``all``, comma-separated names; None: the library's own way).
     Results are cached.
 
-    >>> from ngramtool import load_tokenizer
-    >>> tokenizer = load_tokenizer("cl100k_base")  # offline
-    >>> tokenizer.encode("Hello world").tolist(), tokenizer.n_vocab
-    ([9906, 1917], 100277)
-    >>> load_tokenizer("cl100k_base", special="all").encode("<|endoftext|>").tolist()
-    [100257]
+    Args:
+        spec: a tiktoken name (``cl100k_base``), a ``*.tiktoken`` ranks file, an HF
+            ``tokenizer.json`` (or a directory holding one), or ``bytes``.
+        special: which special-token strings in text become their ids.
+
+    Examples:
+        >>> from ngramtool import load_tokenizer
+        >>> tokenizer = load_tokenizer("cl100k_base")  # offline
+        >>> tokenizer.encode("Hello world").tolist(), tokenizer.n_vocab
+        ([9906, 1917], 100277)
+        >>> load_tokenizer("cl100k_base", special="all").encode("<|endoftext|>").tolist()
+        [100257]
     """
     rule = parse_special(special)
     key = (spec, rule)

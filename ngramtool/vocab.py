@@ -34,10 +34,11 @@ from .tokenizers import Tokenizer
 class CompressedVocab:
     """A raw -> canonical id map (made by :func:`build_vocab`).
 
-    >>> from ngramtool.vocab import identity_vocab
-    >>> vocab = identity_vocab(4)
-    >>> vocab.size, vocab.compressed, vocab.canonicalize([3, 0, -1]).tolist()
-    (4, False, [3, 0, -1])
+    Examples:
+        >>> from ngramtool.vocab import identity_vocab
+        >>> vocab = identity_vocab(4)
+        >>> vocab.size, vocab.compressed, vocab.canonicalize([3, 0, -1]).tolist()
+        (4, False, [3, 0, -1])
 
     Attributes:
         lut: int64 [V]; ``lut[raw] = canonical id``, -1 where the raw id has no token.
@@ -106,12 +107,18 @@ def vocab_record(vocab: CompressedVocab) -> dict[str, Any]:
 def build_vocab(tokenizer: Tokenizer, *, compress: bool = True, cache: bool = True) -> CompressedVocab:
     """The compressed (or identity) vocabulary of ``tokenizer``, from the disk cache when present.
 
-    >>> from ngramtool import build_vocab, load_tokenizer
-    >>> vocab = build_vocab(load_tokenizer("cl100k_base"))
-    >>> vocab.raw_size, vocab.size, vocab.keys[vocab.lut[9906]]
-    (100277, 62330, 'hello')
-    >>> vocab.canonicalize([9906, 1917]).tolist() == vocab.lut[[9906, 1917]].tolist()
-    True
+    Args:
+        tokenizer: a loaded tokenizer (:func:`load_tokenizer`).
+        compress: merge ids whose tokens normalize to the same key; False: the identity map.
+        cache: read and write the disk cache (``NGRAMTOOL_CACHE_DIR``).
+
+    Examples:
+        >>> from ngramtool import build_vocab, load_tokenizer
+        >>> vocab = build_vocab(load_tokenizer("cl100k_base"))
+        >>> vocab.raw_size, vocab.size, vocab.keys[vocab.lut[9906]]
+        (100277, 62330, 'hello')
+        >>> vocab.canonicalize([9906, 1917]).tolist() == vocab.lut[[9906, 1917]].tolist()
+        True
     """
     if not compress:
         return identity_vocab(tokenizer.n_vocab, tokenizer.fingerprint)

@@ -128,3 +128,13 @@ def small_spec() -> HashSpec:
     return HashSpec(
         max_ngram=3, heads=2, layer_ids=(0, 5), table_sizes=(1000, 1500), pad_id=1, vocab_size=500
     )
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--update-docs``: tests/test_docs.py writes real outputs into the pages instead of failing."""
+    parser.addoption(
+        "--update-docs",
+        action="store_true",
+        default=False,
+        help="write what the documented commands print into README.md and docs/*.md",
+    )

@@ -20,7 +20,9 @@ def test_collisions_prints_tables_and_draws_a_plot(files, tmp_path):  # noqa: F8
     pytest.importorskip("matplotlib")
     png = tmp_path / "sweep.png"
     result = run(
-        "collisions", files["a"], "--tokenizer", "bytes", "--heads", "2", "--table", "61,257", "--plot", png
+        "collisions",
+        *(files["a"], "--tokenizer", "bytes", "--heads", "2", "--table", "61,257", "--plot", png),
+        env={"COLUMNS": "200"},  # wide enough for every column on one line
     )
     out = result.stdout.decode()
     assert result.returncode == 0, result.stderr.decode()

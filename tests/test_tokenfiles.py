@@ -13,10 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import run_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ngramtool.formats.tokenfiles as tokenfiles
+from ngramtool.artifacts import Kind, detect
+from ngramtool.describe import describe_path
 from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.formats.tokenfiles import (
     FORMATS_WITH_DOCUMENTS,
@@ -139,6 +142,18 @@ def test_read_megatron(tmp_path):
         assert file.tokens.tolist() == [1, 2, 3, 4, 5, 6, 7]
         assert file.doc_offsets.tolist() == [0, 4, 6, 6, 6, 7]
     assert file.describe()["header"] == {"version": 1, "dtype_code": 8, "num_sequences": 5}
+
+
+def test_a_megatron_prefix_is_a_token_file_to_every_command(tmp_path):
+    """``X`` of ``X.bin`` + ``X.idx`` is what Megatron's --data-path takes: inspect reads it too."""
+    prefix = tmp_path / "corpus_text_document"
+    assert detect(prefix) is Kind.MISSING
+    write_megatron(prefix, [[1, 2, 3], [4]], [0, 1, 2])
+    assert detect(prefix) is Kind.TOKEN_FILE
+    report = run_json("inspect", prefix)
+    assert report == describe_path(prefix.with_suffix(".bin"))
+    assert (report["format"], report["num_tokens"], report["num_documents"]) == ("megatron", 4, 2)
+    assert detect(tmp_path / "corpus") is Kind.MISSING  # a prefix of nothing is still missing
 
 
 def test_megatron_index_is_walked_in_blocks(tmp_path, monkeypatch):

@@ -167,8 +167,13 @@ def measure_collisions(
             ``eos_id``), or saved type counts (``*.ngtypes.npz``) to merge.
         table_sizes: the base table sizes to analyse, each applied to every order (a sweep in one
             pass); default: the spec's (an index's own, or the parts' recorded ones).
-        spec_file, max_ngram, heads, layer_ids, seed, pad_id: the spec
-            (:func:`ngramtool.resolve_spec`); saved counts fix N, V' and the pad.
+        spec_file: the spec as a saved JSON file; or give its fields (the next five; see
+            :func:`ngramtool.resolve_spec`). Saved counts fix N, V' and the pad.
+        max_ngram: N, the largest n-gram order.
+        heads: K, hash heads per order.
+        layer_ids: the Engram layers.
+        seed: the global seed of the multipliers.
+        pad_id: the pad, as a raw id of the tokenizer.
         boundary: ``none`` (the default for text and token files) or ``reset``.
         max_tokens: count only the first tokens.
         save_types: also save the distinct n-gram counts there; parts of shards merge exactly.
@@ -177,12 +182,13 @@ def measure_collisions(
     Raises:
         NgramToolError: the input holds no tokens (unless ``save_types``: an empty part merges).
 
-    >>> from ngramtool.analysis.measurement import measure_collisions
-    >>> result = measure_collisions("corpus.txt", heads=2, layer_ids=[1], table_sizes=[4099, 65537])
-    >>> result.tokens, [t.types for t in result.types.values()]
-    (158122, [76124, 126098])
-    >>> [round(head.collision, 3) for head in result.reports[0].heads[:2]]
-    [0.946, 0.946]
+    Examples:
+        >>> from ngramtool.analysis.measurement import measure_collisions
+        >>> result = measure_collisions("corpus.txt", heads=2, layer_ids=[1], table_sizes=[4099, 65537])
+        >>> result.tokens, [t.types for t in result.types.values()]
+        (158122, [76124, 126098])
+        >>> [round(head.collision, 3) for head in result.reports[0].heads[:2]]
+        [0.946, 0.946]
     """
     progress = progress or Progress()
     names = [str(inputs)] if isinstance(inputs, str | Path) else [str(name) for name in inputs]

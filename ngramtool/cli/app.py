@@ -28,15 +28,15 @@ from . import (
     vocab_cmd,
 )
 from .common import option_for, stderr
+from .helptext import App
 from .terminal import READER_GONE_EXIT, Commands, ReaderGone, escape_controls, silence_stdout, stdout_closed
 
-app = typer.Typer(
+app = App(
     name="ngramtool",
     cls=Commands,
     help="Engram-style n-gram hash memory: tokenize, canonicalize, hash, analyse and size tables.",
     no_args_is_help=True,
     add_completion=False,
-    rich_markup_mode="rich",
     pretty_exceptions_enable=False,
 )
 

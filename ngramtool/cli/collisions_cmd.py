@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import numpy as np
 import typer
-from rich import box
 from rich.table import Table
 
 from ..analysis.collisions import CollisionReport, NgramTypes, expected_collision_ratio
@@ -50,6 +49,7 @@ from .common import (
     print_table,
     refuse_eot_token_without_add_eot,
     refuse_idle_options,
+    report_table,
     show_progress,
     skipped_note,
     status,
@@ -93,6 +93,7 @@ def collisions_command(
     inputs: Annotated[
         list[str] | None,
         typer.Argument(
+            metavar="INPUT",
             help="Corpus files (text, JSONL, compressed, parquet, datasets directories) or - "
             "[default: stdin when it is not a terminal], an index directory, or one token file.",
             show_default=False,
@@ -267,7 +268,7 @@ def _render(result: CollisionsResult) -> None:
         f"{plural(spec.max_ngram - 1, 'order')} x {plural(spec.heads, 'head')} = "
         f"{plural(spec.num_columns, 'table')} per layer"
     )
-    orders = Table(title="distinct n-grams", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    orders = report_table("distinct n-grams")
     for name in ("n", "distinct n-grams (types)", "occurrences", "types / occurrences"):
         orders.add_column(name, justify="right")
     for row in data["orders"]:
@@ -277,20 +278,15 @@ def _render(result: CollisionsResult) -> None:
             f"{row['occurrences']:,}",
             f"{row['types'] / row['occurrences']:.3f}",
         )
-    stdout.print(orders)
+    print_table(orders)
     for report in reports:
-        print_table(_head_table(report))
+        print_table(_head_table(report), drop=("max/row (exp)", "mean/row (exp)", "shared tok (exp)"))
         print_table(_order_table(report))
 
 
 def _head_table(report: CollisionReport) -> Table:
     sizes = ", ".join(f"{t:,}" for t in sorted(set(report.spec.table_sizes)))
-    grid = Table(
-        title=f"base table {sizes}: per head, measured (uniform-random expectation)",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-    )
+    grid = report_table(f"base table {sizes}: per head, measured (uniform-random expectation)")
     columns = (
         "layer",
         "n",
@@ -326,9 +322,7 @@ def _head_table(report: CollisionReport) -> Table:
 
 
 def _order_table(report: CollisionReport) -> Table:
-    grid = Table(
-        title="all heads of an order together", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
-    )
+    grid = report_table("all heads of an order together")
     for name in ("layer", "n", "types", "shared on every head (exp)", "indistinguishable (exp)"):
         grid.add_column(name, justify="right")
     for o in report.orders:

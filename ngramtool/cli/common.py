@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
@@ -24,7 +25,9 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.segment import Segment, Segments
 from rich.table import Table
+from rich.text import Text
 
 from ..backends import BackendChoice
 from ..errors import UsageError, idle_parameters
@@ -41,6 +44,7 @@ stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 CorpusInputsArg = Annotated[
     list[str] | None,
     typer.Argument(
+        metavar="INPUT",
         help="Corpus files (text, JSONL, compressed, parquet, datasets directories) or - for stdin "
         "[default: stdin when it is not a terminal].",
         show_default=False,
@@ -384,15 +388,92 @@ def print_json(data: Any, *, to_stderr: bool = False) -> None:
 ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing output file.")]
 
 
-def print_table(table: Table) -> None:
-    """Print a table at its natural width: numbers are never cut (a narrow terminal wraps lines)."""
-    natural = Measurement.get(stdout, stdout.options.update_width(10_000), table).maximum
+def report_table(title: str | None = None) -> Table:
+    """A table of figures as the reporting commands print them: a rule under the header, no
+    borders, two spaces between columns."""
+    return Table(
+        title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True
+    )
+
+
+def print_table(table: Table, drop: Sequence[str] = ()) -> None:
+    """Print a table within the terminal's width (``COLUMNS``; 80 when not a terminal).
+
+    A column made with ``no_wrap=True`` (numbers) is never cut or wrapped; the others wrap at
+    spaces, widest first, so a long header or a ``measured (expected)`` cell stacks on two lines.
+    If the table is still too wide, the columns named in ``drop`` are left out, in that order, and
+    a note says which (every figure stays in ``--json``); if even that is not enough, it is
+    printed at the width it needs. Rows are not padded with trailing spaces.
+    """
     width = stdout.width
-    stdout.width = max(width, natural)
-    try:
-        stdout.print(table)
-    finally:
-        stdout.width = width
+    left_out = []
+    for name in drop:
+        if _fit_columns(table, width) <= width:
+            break
+        left_out.append(name)
+        table.columns = [column for column in table.columns if column.header != name]
+    fitted = _fit_columns(table, width)
+    if table.title:  # a line of its own, not wrapped to the table's width
+        stdout.print(table.title, markup=False)
+        table.title = None
+    for line in stdout.render_lines(table, stdout.options.update_width(fitted), pad=False):
+        stdout.print(Segments(_strip_trailing_space(line)))
+    if left_out:
+        stdout.print(f"(not shown at this width: {', '.join(left_out)}; see --json)", markup=False)
+
+
+def _fit_columns(table: Table, width: int) -> int:
+    """Give each column of ``table`` a width so that the table fits ``width`` if it can; returns
+    the table's width. Long headers stack first; then wrapping columns give up space, widest
+    first, down to their longest word."""
+    for column in table.columns:
+        column.width = None
+    natural = Measurement.get(stdout, stdout.options.update_width(10_000), table).maximum
+    widths = [max(map(_cell_width, [column.header, *column.cells])) for column in table.columns]
+    stacked_headers = [
+        wide if column.no_wrap else max(_longest_word(column.header), *map(_cell_width, column.cells))
+        for column, wide in zip(table.columns, widths, strict=True)
+    ]
+    words = [
+        wide if column.no_wrap else max(map(_longest_word, [column.header, *column.cells]))
+        for column, wide in zip(table.columns, widths, strict=True)
+    ]
+    excess = natural - width
+    for least in (stacked_headers, words):
+        while excess > 0:
+            slack = [i for i, (now, low) in enumerate(zip(widths, least, strict=True)) if now > low]
+            if not slack:
+                break
+            widths[max(slack, key=lambda i: widths[i])] -= 1
+            excess -= 1
+    for column, fitted in zip(table.columns, widths, strict=True):
+        column.width = fitted
+    return width + max(excess, 0)
+
+
+def _cell_text(cell: Any) -> str:
+    """What a cell (rich markup or a rich Text) shows."""
+    return cell.plain if isinstance(cell, Text) else Text.from_markup(str(cell)).plain
+
+
+def _cell_width(cell: Any) -> int:
+    """The widest line of a cell."""
+    return max(Text(line).cell_len for line in _cell_text(cell).split("\n"))
+
+
+def _longest_word(cell: Any) -> int:
+    """The widest word of a cell: a wrapping column cannot be narrower."""
+    return max((Text(word).cell_len for word in _cell_text(cell).split()), default=0)
+
+
+def _strip_trailing_space(line: list[Segment]) -> list[Segment]:
+    """A rendered line without the spaces that pad it to the table's width."""
+    while line and not line[-1].control and not line[-1].text.strip():
+        line = line[:-1]
+    if line and not line[-1].control:
+        last = line[-1]
+        line = [*line[:-1], Segment(last.text.rstrip(), last.style)]
+    return [*line, Segment.line()]
 
 
 def say_backend(choice: BackendChoice) -> None:

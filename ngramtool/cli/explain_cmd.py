@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from ..errors import UsageError
 from ..explain import explain
@@ -29,6 +28,7 @@ from .common import (
     VerboseOpt,
     print_json,
     print_table,
+    report_table,
     say_backend,
     spec_fields,
     stderr,
@@ -130,7 +130,7 @@ def _render(spec: HashSpec, total: int, records: list[dict[str, Any]]) -> None:
             f"token {record['position']}: {record['text']!r}  raw {record['raw_id']} -> "
             f"canonical {record['canonical_id']} (key {record['key']!r})"
         )
-        grid = Table(title=title, title_justify="left", show_lines=False)
+        grid = report_table(title)
         for name in (
             "layer",
             "n",
@@ -142,7 +142,7 @@ def _render(spec: HashSpec, total: int, records: list[dict[str, Any]]) -> None:
             "+ offset",
             "= row",
         ):
-            grid.add_column(name, justify="left" if name == "window" else "right", no_wrap=True)
+            grid.add_column(name, justify="left" if name == "window" else "right")
         for gram in record["ngrams"]:
             for head in gram["heads"]:
                 first = head["head"] == 0

@@ -11,7 +11,7 @@ from ..artifacts import Kind, detect
 from ..describe import describe_path
 from ..formats.tokenfiles import TOKEN_FORMATS
 from ..wording import plural
-from .common import JsonOpt, print_json, print_table, refuse_idle_options, stdout
+from .common import JsonOpt, print_json, print_table, refuse_idle_options
 
 HELP = """Show what an index, a merged dataset, a stream or a token file holds.
 
@@ -126,7 +126,7 @@ def _render(report: dict[str, Any]) -> None:
                     str(spec["layer_ids"][li]),
                     " ".join(map(str, layer_rows)),
                 )
-        stdout.print(grid)
+        print_table(grid)
 
 
 def _tokenization_line(record: dict[str, Any] | None) -> str:

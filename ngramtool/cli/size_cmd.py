@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
-from rich import box
 from rich.table import Table
 
 from ..analysis.sizing import PCIE_X16, SizeReport, size_engram
@@ -20,6 +19,7 @@ from .common import (
     parse_int_list,
     print_json,
     print_table,
+    report_table,
     stdout,
 )
 from .spec_cmd import DimOpt
@@ -113,7 +113,7 @@ def _in_words(count: int) -> str:
 def _render(name: str, report: SizeReport, data: dict[str, Any]) -> None:
     spec = report.spec
     stdout.print(f"[bold]{name}[/]: {report.tables_in_words}")
-    grid = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    grid = report_table()
     grid.add_column("figure")
     grid.add_column("value", justify="right")
     grid.add_column("note")
@@ -152,7 +152,7 @@ def _render(name: str, report: SizeReport, data: dict[str, Any]) -> None:
 def _storage_table(report: SizeReport, offload: dict[str, Any] | None) -> Table:
     """Bytes per storage type: the tables, one token's reads and, with a rate, the offload traffic."""
     title = f"storage (fp8: + one fp32 scale per {report.fp8_block} values of a row)"
-    grid = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    grid = report_table(title)
     grid.add_column("type")
     grid.add_column("tables", justify="right")
     grid.add_column("bytes/token", justify="right")

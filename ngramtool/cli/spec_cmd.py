@@ -6,8 +6,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich import box
-from rich.table import Table
 
 from ..analysis.lint import Finding, HashConstants, lint_constants, recorded_constants
 from ..errors import UsageError
@@ -34,10 +32,12 @@ from .common import (
     print_json,
     print_table,
     refuse_idle_options,
+    report_table,
     spec_fields,
     stderr,
     stdout,
 )
+from .helptext import App
 
 VocabSizeOpt = Annotated[
     int | None,
@@ -108,7 +108,7 @@ TARGET lints recorded constants: an index, its manifest or 'spec show --json'.
   ngramtool spec lint corpus.txt.ngidx
 """
 
-spec_app = typer.Typer(help=HELP, no_args_is_help=True, rich_markup_mode="rich")
+spec_app = App(help=HELP, no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -188,9 +188,7 @@ def show_command(
         f"multipliers = 2r+1 with r < half_bound = {spec.half_bound:,} (floor(floor((2^63-1)/V')/2)); "
         f"rows stored as {spec.row_dtype}"
     )
-    grid = Table(
-        title="derived constants per layer", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
-    )
+    grid = report_table("derived constants per layer")
     for name in ("layer", "multipliers (lag 0..N-1)", "order", "primes (heads 0..K-1)", "offsets", "rows"):
         grid.add_column(name, justify="right" if name in ("layer", "order", "rows") else "left")
     for li, layer in enumerate(spec.layer_ids):
@@ -217,7 +215,9 @@ def _spec_report(spec: HashSpec) -> dict[str, Any]:
 @spec_app.command("save", help=SAVE_HELP)
 def save_command(
     ctx: typer.Context,
-    output: Annotated[Path, typer.Argument(help="The JSON file to write (read back with --spec).")],
+    output: Annotated[
+        Path, typer.Argument(metavar="FILE", help="The JSON file to write (read back with --spec).")
+    ],
     preset_name: PresetOpt = None,
     tokenizer: TokenizerOpt = "cl100k_base",
     no_compress: NoCompressOpt = False,

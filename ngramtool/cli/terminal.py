@@ -11,7 +11,8 @@ from typing import Any
 
 import rich.console
 import typer
-from typer.core import TyperGroup
+
+from .helptext import HelpGroup
 
 READER_GONE_EXIT = 128 + signal.SIGPIPE
 """141: the status a shell reports for a command that a closed pipe stopped (``yes | head -1``)."""
@@ -50,7 +51,7 @@ class Console(rich.console.Console):
         raise ReaderGone()
 
 
-class Commands(TyperGroup):
+class Commands(HelpGroup):
     """The command group; a broken pipe leaves a command as :class:`ReaderGone`, which click does
     not turn into its own silent exit status 1."""
 

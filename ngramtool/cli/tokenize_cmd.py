@@ -30,6 +30,7 @@ from .common import (
     TokenizerOpt,
     inputs_or_stdin,
     print_json,
+    print_table,
     refuse_eot_token_without_add_eot,
     refuse_idle_options,
     skipped_note,
@@ -186,7 +187,10 @@ def _render(records: list[dict]) -> None:
     stdout.print(text)
     grid = Table(title=plural(len(records), "token"), title_justify="left")
     for name in ("#", "raw id", "text", "canonical", "normalized key"):
-        grid.add_column(name, justify="right" if name in ("#", "raw id", "canonical") else "left")
+        # Token texts are shown as Python writes them: never wrapped inside the quotes.
+        grid.add_column(
+            name, justify="right" if name in ("#", "raw id", "canonical") else "left", no_wrap=True
+        )
     for i, record in enumerate(records):
         grid.add_row(
             str(i),
@@ -195,4 +199,4 @@ def _render(records: list[dict]) -> None:
             str(record["canonical_id"]),
             repr(record["key"]),
         )
-    stdout.print(grid)
+    print_table(grid)

@@ -10,7 +10,16 @@ from rich.table import Table
 
 from ..describe import describe_vocab
 from ..wording import plural
-from .common import ForceOpt, JsonOpt, NoCompressOpt, TokenizerOpt, print_json, refuse_idle_options, stdout
+from .common import (
+    ForceOpt,
+    JsonOpt,
+    NoCompressOpt,
+    TokenizerOpt,
+    print_json,
+    print_table,
+    refuse_idle_options,
+    stdout,
+)
 
 HELP = """Report a tokenizer's Engram compressed vocabulary.
 
@@ -68,6 +77,6 @@ def vocab_command(
         for group in groups:
             members = " ".join(repr(m["text"]) for m in group["members"])
             grid.add_row(str(group["canonical_id"]), repr(group["key"]), str(group["size"]), members)
-        stdout.print(grid)
+        print_table(grid)
     if export is not None:
         stdout.print(f"wrote {export}")

@@ -136,14 +136,23 @@ def merge_shards(
     dataset records them under ``left_out``. Each shard's manifest is recorded with its
     ``checksum`` (``"xxh3-128"`` or ``"sha256"``).
 
-    >>> import ngramtool
-    >>> from pathlib import Path
-    >>> for i in range(2):
-    ...     _ = Path(f"part{i}.txt").write_text(f"part {i} of a corpus " * 40)
-    >>> shards = ngramtool.hash_files("part*.txt", "parts/", tokenizer="bytes", force=True)
-    >>> dataset = ngramtool.merge_shards("parts")
-    >>> dataset["num_shards"], dataset["num_tokens"], len(ngramtool.open_index("parts"))
-    (2, 1520, 1520)
+    Args:
+        directory: the directory that holds the shards (``ngramtool hash ... -o DIR/``).
+        allow_missing: merge the finished shards and record the other entries as left out,
+            instead of refusing.
+
+    Returns:
+        What was written to ``dataset.json``.
+
+    Examples:
+        >>> import ngramtool
+        >>> from pathlib import Path
+        >>> for i in range(2):
+        ...     _ = Path(f"part{i}.txt").write_text(f"part {i} of a corpus " * 40)
+        >>> shards = ngramtool.hash_files("part*.txt", "parts/", tokenizer="bytes", force=True)
+        >>> dataset = ngramtool.merge_shards("parts")
+        >>> dataset["num_shards"], dataset["num_tokens"], len(ngramtool.open_index("parts"))
+        (2, 1520, 1520)
     """
     directory = Path(directory)
     check_algorithm(checksum)

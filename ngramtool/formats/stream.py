@@ -59,7 +59,13 @@ STDOUT = "-"  # the file name that a stream's write errors carry
 
 @dataclass(frozen=True)
 class StreamChunk:
-    """One verified chunk: raw ids, their rows, and document starts within the chunk."""
+    """One verified chunk of a stream, what iterating a :class:`StreamReader` yields.
+
+    Attributes:
+        tokens: uint32 [t] raw token ids.
+        rows: [t, L, C] their rows (the spec's row dtype); ``rows[i]`` ends at ``tokens[i]``.
+        doc_starts: int64, the positions within this chunk where a document starts.
+    """
 
     tokens: np.ndarray
     rows: np.ndarray
@@ -219,9 +225,20 @@ def _read_exact(src: BinaryIO, size: int, what: str, position: int) -> bytes:
 
 
 class StreamReader:
-    """Iterate over the chunks of a stream, verifying each; ``.manifest``, ``.spec``, ``.lut``.
+    """The chunks of a stream (made by :func:`read_stream`), each verified before it is yielded.
 
-    Attributes (valid after iteration ends): ``num_tokens``, ``num_documents``.
+    Iterating yields one :class:`StreamChunk` per chunk the writer sent, in order. When the
+    iteration ends, the trailer's counts and the checksum of the whole stream have been checked;
+    a truncated or damaged stream raises :class:`NgramToolError` when the reader reaches the
+    damage. A stream can be iterated once.
+
+    Attributes:
+        manifest: the stream's manifest: what an index's manifest.json records, without the
+            counts and arrays (the trailer carries the counts).
+        spec: the HashSpec of the rows.
+        lut: int64 [V], the raw -> canonical table the rows were made with.
+        num_tokens: the tokens yielded so far (all of them once the iteration has ended).
+        num_documents: the documents started so far (likewise).
     """
 
     def __init__(self, src: BinaryIO) -> None:
@@ -329,13 +346,20 @@ class StreamReader:
 def read_stream(src: BinaryIO) -> StreamReader:
     """Open a stream from a binary file object (e.g. ``sys.stdin.buffer``); iterate it for chunks.
 
-    >>> import io, subprocess, sys
-    >>> from ngramtool import read_stream
-    >>> piped = subprocess.run([sys.executable, "-m", "ngramtool", "hash", "corpus.txt", "-o", "-"],
-    ...                        capture_output=True, check=True).stdout
-    >>> reader = read_stream(io.BytesIO(piped))
-    >>> sum(chunk.tokens.shape[0] for chunk in reader), reader.num_documents, reader.spec.heads
-    (158122, 1, 8)
+    Args:
+        src: the stream, opened for reading in binary mode; its header is read at once.
+
+    Returns:
+        A reader whose iteration yields each :class:`StreamChunk`, verified.
+
+    Examples:
+        >>> import io, subprocess, sys
+        >>> from ngramtool import read_stream
+        >>> piped = subprocess.run([sys.executable, "-m", "ngramtool", "hash", "corpus.txt", "-o", "-"],
+        ...                        capture_output=True, check=True).stdout
+        >>> reader = read_stream(io.BytesIO(piped))
+        >>> sum(chunk.tokens.shape[0] for chunk in reader), reader.num_documents, reader.spec.heads
+        (158122, 1, 8)
     """
     return StreamReader(src)
 

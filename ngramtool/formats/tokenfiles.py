@@ -184,12 +184,17 @@ def open_token_file(
     by ``dtype``); ``eos_id`` cuts a file that records no documents after every end-of-sequence
     id (else a raw file's Dolma metadata, ``X.csv.gz`` beside ``X.npy``, gives its documents).
 
-    >>> import numpy as np
-    >>> from ngramtool import open_token_file
-    >>> np.arange(5, dtype=np.uint16).tofile("train.bin")  # a nanoGPT file: headerless uint16
-    >>> tokens = open_token_file("train.bin")
-    >>> tokens.format, tokens.num_tokens, tokens.doc_offsets.tolist()
-    ('nanogpt', 5, [0, 5])
+    Args:
+        path: the file (of a Megatron pair, its ``.bin``; of datatrove, its ``.ds``).
+        fmt: ``npy``, ``nanogpt``, ``llmc``, ``megatron`` or ``datatrove``; None: detect it.
+
+    Examples:
+        >>> import numpy as np
+        >>> from ngramtool import open_token_file
+        >>> np.arange(5, dtype=np.uint16).tofile("train.bin")  # a nanoGPT file: headerless uint16
+        >>> tokens = open_token_file("train.bin")
+        >>> tokens.format, tokens.num_tokens, tokens.doc_offsets.tolist()
+        ('nanogpt', 5, [0, 5])
     """
     path = Path(path)
     if fmt is None and dtype is not None:

@@ -38,24 +38,25 @@ class RowsCollate:
     at its start, as the Engram reference hashes its batches. It pickles, so DataLoader workers
     compute the rows.
 
-    >>> import torch
-    >>> from ngramtool import HashSpec
-    >>> from ngramtool.torch import RowsCollate
-    >>> from ngramtool.vocab import identity_vocab
-    >>> spec = HashSpec(heads=2, table_sizes=(1009, 1013), vocab_size=1000, pad_id=0)
-    >>> collate = RowsCollate(spec, identity_vocab(1000))
-    >>> batch = collate([[5, 17, 42], [9, 9, 9]])                  # a plain list's items
-    >>> batch["input_ids"].shape, batch["rows"].shape
-    (torch.Size([2, 3]), torch.Size([2, 3, 2, 4]))
-    >>> columns = collate({"input_ids": [[5, 17, 42], [9, 9]]})  # an HF transform's batch
-    >>> [rows.shape for rows in columns["rows"]]
-    [torch.Size([3, 2, 4]), torch.Size([2, 2, 4])]
-
     Args:
         spec: the hash spec.
         vocab: the raw -> canonical map, as for :class:`~ngramtool.torch.NgramRows`.
         key: the field that holds the token ids (``input_ids``; Megatron: ``tokens``).
         rows_key: the field the rows are added as.
+
+    Examples:
+        >>> import torch
+        >>> from ngramtool import HashSpec
+        >>> from ngramtool.torch import RowsCollate
+        >>> from ngramtool.vocab import identity_vocab
+        >>> spec = HashSpec(heads=2, table_sizes=(1009, 1013), vocab_size=1000, pad_id=0)
+        >>> collate = RowsCollate(spec, identity_vocab(1000))
+        >>> batch = collate([[5, 17, 42], [9, 9, 9]])                  # a plain list's items
+        >>> batch["input_ids"].shape, batch["rows"].shape
+        (torch.Size([2, 3]), torch.Size([2, 3, 2, 4]))
+        >>> columns = collate({"input_ids": [[5, 17, 42], [9, 9]]})  # an HF transform's batch
+        >>> [rows.shape for rows in columns["rows"]]
+        [torch.Size([3, 2, 4]), torch.Size([2, 2, 4])]
     """
 
     def __init__(

@@ -133,7 +133,8 @@ class TokenFileDataset(WindowDataset):
         padding: ``sequence`` (default): each window padded at its start (the reference's
             training); ``stream``: windows see the tokens before them (an index's boundary
             applies), equal to a stored index's rows.
-        random, seed: seeded random windows, as :class:`IndexDataset` (``seed`` defaults to 0).
+        random: windows drawn at random (seeded), as :class:`IndexDataset`; else in order.
+        seed: the seed of the random windows (default 0).
         token_format: a token file's format when its name does not tell (as ``--token-format``).
 
     Raises:

@@ -38,28 +38,29 @@ class NgramRows(nn.Module):
     (they follow from ``spec`` and ``vocab``, so they are left out of the state dict). The module
     pickles, so DataLoader workers and ``torch.save`` take it.
 
-    >>> import torch
-    >>> from ngramtool import HashSpec, hash_ngrams
-    >>> from ngramtool.torch import NgramRows
-    >>> from ngramtool.vocab import identity_vocab
-    >>> spec = HashSpec(heads=2, table_sizes=(1009, 1013), vocab_size=1000, pad_id=0)
-    >>> ngram_rows = NgramRows(spec, identity_vocab(1000))
-    >>> input_ids = torch.tensor([[5, 17, 42, 17], [9, 9, 9, 9]])
-    >>> rows = ngram_rows(input_ids)
-    >>> rows.shape, rows.dtype
-    (torch.Size([2, 4, 2, 4]), torch.int32)
-    >>> torch.equal(rows, torch.from_numpy(hash_ngrams(input_ids.numpy(), spec)))
-    True
-    >>> later = ngram_rows(input_ids[:, 2:], preceding=input_ids[:, :2])  # stream semantics
-    >>> torch.equal(later, rows[:, 2:])
-    True
-
     Args:
         spec: the hash spec (its ``vocab_size`` is the vocabulary's V').
         vocab: the raw -> canonical map: a :class:`~ngramtool.vocab.CompressedVocab`, its lookup
             table (an index's ``lut``, array or tensor), or a tokenizer name or file, whose
             compressed vocabulary is built (cached on disk).
         backend: ``auto`` (by device), or ``numba``, ``numpy``, ``torch``, ``triton``.
+
+    Examples:
+        >>> import torch
+        >>> from ngramtool import HashSpec, hash_ngrams
+        >>> from ngramtool.torch import NgramRows
+        >>> from ngramtool.vocab import identity_vocab
+        >>> spec = HashSpec(heads=2, table_sizes=(1009, 1013), vocab_size=1000, pad_id=0)
+        >>> ngram_rows = NgramRows(spec, identity_vocab(1000))
+        >>> input_ids = torch.tensor([[5, 17, 42, 17], [9, 9, 9, 9]])
+        >>> rows = ngram_rows(input_ids)
+        >>> rows.shape, rows.dtype
+        (torch.Size([2, 4, 2, 4]), torch.int32)
+        >>> torch.equal(rows, torch.from_numpy(hash_ngrams(input_ids.numpy(), spec)))
+        True
+        >>> later = ngram_rows(input_ids[:, 2:], preceding=input_ids[:, :2])  # stream semantics
+        >>> torch.equal(later, rows[:, 2:])
+        True
     """
 
     lut: torch.Tensor
