@@ -18,8 +18,11 @@ from markdown_docs import PAGES, REPO, docs_environment, install_command, page_r
 PAGE_IDS = [str(path.relative_to(REPO)) for path in PAGES]
 FENCE = re.compile(r"^[ \t]*```(\w*)\n(.*?)^[ \t]*```", re.M | re.S)
 SKIP_MARKER = re.compile(r"^[ \t]*<!--\s*skip\b(.*?)-->", re.M | re.S)
-SKIP_KINDS = ("gpu", "benchmark", "training")
-"""What a skipped block may need: a GPU, a benchmark's time and machine, a training run's time."""
+SKIP_KINDS = ("gpu", "benchmark", "training", "network", "external", "system")
+"""What a skipped block may need: a GPU, a benchmark's time and machine, a training run's time,
+the network (a Hub dataset), a library the tests do not install with data of its own (litdata,
+Megatron-LM), or the system (a mount as root, a shell's background job): tests that run the
+same code offline are named in the page."""
 
 
 @pytest.fixture(scope="module")
@@ -57,9 +60,9 @@ def test_every_transcript_is_a_console_block(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", PAGES, ids=PAGE_IDS)
-def test_only_gpu_benchmark_and_training_blocks_are_skipped(path: Path) -> None:
-    """Every skip marker leaves out the one next block, saying why, and the reason is a GPU, a
-    benchmark or a training run: everything else runs on a CPU in seconds."""
+def test_only_blocks_that_cannot_run_here_are_skipped(path: Path) -> None:
+    """Every skip marker leaves out the one next block, saying why, and the reason is one of
+    SKIP_KINDS: everything else runs on a CPU, offline, in seconds."""
     kinds = "|".join(SKIP_KINDS)
     for marker in SKIP_MARKER.findall(path.read_text(encoding="utf-8")):
         assert re.fullmatch(rf': next "({kinds}): [^"]+"\s*', marker), (
