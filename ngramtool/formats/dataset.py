@@ -140,6 +140,8 @@ def merge_shards(
         directory: the directory that holds the shards (``ngramtool hash ... -o DIR/``).
         allow_missing: merge the finished shards and record the other entries as left out,
             instead of refusing.
+        checksum: the algorithm of each shard's manifest checksum in ``dataset.json``,
+            ``"xxh3-128"`` (default) or ``"sha256"``.
 
     Returns:
         What was written to ``dataset.json``.

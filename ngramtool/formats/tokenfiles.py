@@ -180,13 +180,14 @@ def open_token_file(
 ) -> TokenFile:
     """Open a token file, detecting its format unless ``fmt`` names one of :data:`READ_FORMATS`.
 
-    ``dtype`` (``uint16`` or ``uint32``) is the token type of a headerless memmap (``raw``, implied
-    by ``dtype``); ``eos_id`` cuts a file that records no documents after every end-of-sequence
-    id (else a raw file's Dolma metadata, ``X.csv.gz`` beside ``X.npy``, gives its documents).
-
     Args:
         path: the file (of a Megatron pair, its ``.bin``; of datatrove, its ``.ds``).
-        fmt: ``npy``, ``nanogpt``, ``llmc``, ``megatron`` or ``datatrove``; None: detect it.
+        fmt: ``npy``, ``nanogpt``, ``llmc``, ``megatron``, ``datatrove`` or ``raw``; None:
+            detect it.
+        dtype: the token type (``uint16`` or ``uint32``) of a headerless memmap (``raw``,
+            implied by ``dtype``).
+        eos_id: cut a file that records no documents after every end-of-sequence id (else a
+            raw file's Dolma metadata, ``X.csv.gz`` beside ``X.npy``, gives its documents).
 
     Examples:
         >>> import numpy as np
