@@ -56,12 +56,14 @@ _MASKS = (
     # Timings and their derivatives in JSON: a float (an int for a rate) under a timing key.
     (
         re.compile(
-            r'("(?:\w*seconds|tokens_per_second|cores_busy|tokenize|hash|write|sha256|'
+            r'("(?:\w*seconds|tokens_per_second|cores_busy|tokenize|canonicalize|hash|write|sha256|xxh3-128|'
             r'peak_rss\w*|\w*_per_second)": )-?\d+(\.\d+)?(e-?\d+)?'
         ),
         r"\1<TIME>",
     ),
     (re.compile(r"(?<![\w.])/(?:tmp|var/tmp|private/tmp)/[^\s'\"]*"), "<TMP>"),
+    # The modification time in `ls -l`: "Dec  1 04:37".
+    (re.compile(r"\b[A-Z][a-z]{2} [ \d]\d \d\d:\d\d\b"), "<MTIME>"),
     (re.compile(r"\.partial\.[0-9a-z]{6,}|\.[0-9a-z]{8}\.partial"), ".<RANDOM>.partial"),
 )
 

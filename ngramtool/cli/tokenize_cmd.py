@@ -50,7 +50,7 @@ exactly what the tokenizers library's encode(document).ids gives (see --special)
 [bold]Examples[/]
 
   ngramtool tokenize examples/corpus.txt -o corpus.npy
-  echo "Hello, World" | ngramtool tokenize --canonical      # stdin when no INPUT is given
+  echo "Hello, World" | ngramtool tokenize --canonical    # no INPUT: reads stdin
   ngramtool tokenize notes.txt --show --limit 40
   ngramtool tokenize docs.jsonl.gz --json
   ngramtool tokenize train.parquet --text-key content -o ids.npy
