@@ -53,8 +53,8 @@ def devices() -> tuple[str, ...]:
 def unavailable_reason(device_type: str) -> str:
     """Why numba cannot run on ``device_type`` (anything but the CPU)."""
     return (
-        f"the numba backend runs on the CPU, not {device_type}: use --device cpu, "
-        "or --backend torch or triton for a GPU"
+        f"the numba backend runs on the CPU, not {device_type}: use `device=cpu`, "
+        "or `backend=torch` or triton for a GPU"
     )
 
 

@@ -14,6 +14,7 @@ from ..presets import config_fields, preset, resolve_spec, save_spec_file
 from ..spec import HashSpec
 from ..wording import plural
 from .common import (
+    ForceOpt,
     HeadsOpt,
     JsonOpt,
     LayersOpt,
@@ -229,7 +230,7 @@ def save_command(
     seed: SeedOpt = None,
     pad_id: PadOpt = None,
     spec_file: SpecFileOpt = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace an existing file.")] = False,
+    force: ForceOpt = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -247,7 +248,7 @@ def save_command(
     if as_json:
         print_json({"output": str(output), "spec": spec.to_dict(), "fingerprint": spec.fingerprint})
     elif not quiet:
-        stderr.print(f"wrote {output} (spec {spec.fingerprint[:16]}, V'={spec.vocab_size:,})")
+        _report_written(output, spec)
 
 
 # ----------------------------------------------------------------------------- from-config
@@ -259,7 +260,7 @@ def from_config_command(
     tokenizer: TokenizerOpt = "cl100k_base",
     no_compress: NoCompressOpt = False,
     vocab_size: VocabSizeOpt = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace an existing file.")] = False,
+    force: ForceOpt = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
@@ -304,6 +305,11 @@ def from_config_command(
             "pass --tokenizer with that model's tokenizer.json",
             markup=False,
         )
+    _report_written(output, spec)
+
+
+def _report_written(output: Path, spec: HashSpec) -> None:
+    """The line saying which spec file was written."""
     stderr.print(f"wrote {output} (spec {spec.fingerprint[:16]}, V'={spec.vocab_size:,})", markup=False)
 
 
