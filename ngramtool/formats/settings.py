@@ -18,15 +18,17 @@ from typing import Any
 from .index import row_storage
 
 NOT_RECORDED = "not recorded (written by an older ngramtool)"
+# What a reader gives for a setting a manifest does not describe: not compared (saved type counts
+# describe no rows, and any row storage gives the same counts).
+_NOT_DESCRIBED = object()
 # (label naming the setting and the `parameters` that set it, how to read it from a manifest);
 # compared in this order.
-ROW_STORAGE_LABEL = "row storage (`rows`)"
 _TOP_LEVEL = (
     ("tokenizer (`tokenizer`)", lambda m: (m.get("tokenizer") or {}).get("fingerprint")),
     ("vocabulary (`tokenizer`, `no_compress`, `vocab_size`)", lambda m: m["vocab"]["fingerprint"]),
     ("hash spec", lambda m: m["spec"]["fingerprint"]),
     ("boundary (`boundary`)", lambda m: m["boundary"]),
-    (ROW_STORAGE_LABEL, row_storage),
+    ("row storage (`rows`)", lambda m: row_storage(m) if "rows" in m else _NOT_DESCRIBED),
 )
 _TOKENIZATION_LABELS = {
     "input": "input kind (text, or ids from `tokens_file`)",
@@ -55,10 +57,8 @@ def settings_difference(ours: dict[str, Any], theirs: dict[str, Any]) -> Setting
     """The first setting (tokenizer, vocabulary, hash spec, boundary, then each tokenization field)
     on which two manifests (or a manifest and the one a run would write) differ, or None."""
     for label, read in _TOP_LEVEL:
-        if label == ROW_STORAGE_LABEL and not ("rows" in ours and "rows" in theirs):
-            continue  # saved type counts describe no rows: any storage gives the same counts
         mine, other = read(ours), read(theirs)
-        if mine != other:
+        if mine != other and _NOT_DESCRIBED not in (mine, other):
             return SettingDifference(label, _shown(mine), _shown(other))
     mine_all, other_all = ours.get("tokenization"), theirs.get("tokenization")
     if (mine_all is None) != (other_all is None):

@@ -35,7 +35,8 @@ def block_count(num_tokens: int, block_tokens: int = BLOCK_TOKENS) -> int:
 class BlockChecksumWriter:
     """Stream the CRC-32 of each block of the tokens appended into ``token_crc32.npy`` in
     ``directory`` (blocks of ``block_tokens``, default :data:`BLOCK_TOKENS`); :meth:`close` adds
-    the last, shorter block. The file's own data is checksummed with ``checksum``."""
+    the last, shorter block. The file's own data is checksummed with ``checksum``; ``out`` is its
+    writer (an index aborts it with its other files)."""
 
     def __init__(
         self, directory: Path, block_tokens: int | None = None, *, checksum: str = DEFAULT_CHECKSUM
@@ -73,10 +74,6 @@ class BlockChecksumWriter:
             **checksum_record("data", self.out.algorithm, self.out.checksum),
             "block_tokens": self.block_tokens,
         }
-
-    def abort(self) -> None:
-        """Close without finishing (the caller removes the file)."""
-        self.out.abort()
 
 
 class TokenBlocks:
