@@ -42,8 +42,8 @@ from typing import Any
 import numpy as np
 
 from ngramtool import HashSpec
-from ngramtool.analysis import collisions
-from ngramtool.analysis.collisions import NgramTypeCounter, sweep_collisions
+from ngramtool.analysis import collisions, scratch
+from ngramtool.analysis.collisions import NgramTypeCounter, NgramTypes, sweep_collisions
 
 CHUNK = 1 << 20
 METHODS = ("plain numpy", "ngramtool", "ngramtool (numpy only)")
@@ -103,13 +103,16 @@ class StageClock:
         setattr(owner, name, timed)
 
 
-def digest(types: dict[int, tuple[np.ndarray, np.ndarray]]) -> str:
-    """sha256 over every order's sorted keys and int64 counts (read in place: no copy adds to RSS)."""
+def digest(types: dict[int, Iterator[tuple[np.ndarray, np.ndarray]]]) -> str:
+    """sha256 over every order's sorted keys, then its int64 counts, given in blocks (so that
+    ngramtool's n-grams are read from its scratch files a block at a time: no copy adds to RSS)."""
     sha = hashlib.sha256()
     for order in sorted(types):
-        keys, counts = types[order]
-        sha.update(np.ascontiguousarray(keys, dtype=np.uint64).data)
-        sha.update(np.ascontiguousarray(counts, dtype=np.int64).data)
+        counts = hashlib.sha256()
+        for keys, block_counts in types[order]:
+            sha.update(np.ascontiguousarray(keys, dtype=np.uint64).data)
+            counts.update(np.ascontiguousarray(block_counts, dtype=np.int64).data)
+        sha.update(counts.digest())
     return sha.hexdigest()
 
 
@@ -139,13 +142,15 @@ def count_plain(path: Path, spec: HashSpec, clock: StageClock) -> dict[int, tupl
 
 def count_streaming(
     path: Path, spec: HashSpec, clock: StageClock, flush_keys: int | None, compiled: bool | None
-) -> tuple[dict[int, tuple[np.ndarray, np.ndarray]], Any]:
+) -> dict[int, NgramTypes]:
     """NgramTypeCounter over chunks read from the file."""
     kernels = collisions._counting_kernels(spec, compiled)
     if kernels is not None:
         clock.wrap(kernels, "ngram_keys", "keys")
         clock.wrap(kernels, "run_lengths", "run lengths")
-        clock.wrap(kernels, "merge_run", "merge")
+        clock.wrap(kernels, "merge_windows", "merge")
+        clock.wrap(scratch.ScratchFile, "append", "spill")
+        clock.wrap(scratch.ScratchFile, "read_into", "read back")
     clock.wrap(collisions.KeyCodec, "sort", "sort")
     counter = NgramTypeCounter(spec, flush_keys=flush_keys, compiled=compiled)
     start = time.process_time()
@@ -154,7 +159,7 @@ def count_streaming(
     types = counter.result()
     total = time.process_time() - start
     clock.seconds["other"] += total - sum(clock.seconds.values())
-    return {order: (t.keys, t.counts) for order, t in types.items()}, types
+    return types
 
 
 def child(args: argparse.Namespace) -> None:
@@ -172,25 +177,35 @@ def child(args: argparse.Namespace) -> None:
     analysis = None
     if args.child == "plain numpy":
         found = count_plain(Path(args.corpus), spec, clock)
+        blocks = {order: iter([arrays]) for order, arrays in found.items()}
+        distinct = {order: int(keys.shape[0]) for order, (keys, _) in found.items()}
+        occurrences = {order: int(counts.sum()) for order, (_, counts) in found.items()}
     else:
-        found, types = count_streaming(Path(args.corpus), spec, clock, args.flush_keys, compiled)
-        if args.sweep:
-            tables = [int(t) for t in args.sweep.split(",")]
-            specs = [HashSpec(vocab_size=args.vocab_size, pad_id=0, table_sizes=(t, t)) for t in tables]
-            start = time.process_time()
-            sweep_collisions(types, specs)
-            analysis = time.process_time() - start
-    cpu = time.process_time() - cpu - (analysis or 0.0)
+        types = count_streaming(Path(args.corpus), spec, clock, args.flush_keys, compiled)
+        blocks = {order: grams.blocks() for order, grams in types.items()}
+        distinct = {order: grams.types for order, grams in types.items()}
+        occurrences = {order: grams.occurrences for order, grams in types.items()}
+    cpu = time.process_time() - cpu
+    counting_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    stages = dict(clock.seconds)  # of the counting (the analysis writes scratch files too)
+    if args.child != "plain numpy" and args.sweep:
+        tables = [int(t) for t in args.sweep.split(",")]
+        specs = [HashSpec(vocab_size=args.vocab_size, pad_id=0, table_sizes=(t, t)) for t in tables]
+        start = time.process_time()
+        sweep_collisions(types, specs)
+        analysis = time.process_time() - start
+    wall = time.perf_counter() - wall
     result = {
         "method": args.child,
         "cpu_seconds": cpu,
-        "wall_seconds": time.perf_counter() - wall,
-        "stages": dict(clock.seconds),
-        "distinct": {order: int(keys.shape[0]) for order, (keys, _) in found.items()},
-        "occurrences": {order: int(counts.sum()) for order, (_, counts) in found.items()},
-        "digest": digest(found),
-        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "wall_seconds": wall,
+        "stages": stages,
+        "distinct": distinct,
+        "occurrences": occurrences,
+        "digest": digest(blocks),
+        "peak_rss_bytes": counting_rss,
         "analysis_cpu_seconds": analysis,
+        "analysis_peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
     }
     print(json.dumps(result))
 
@@ -253,7 +268,9 @@ def main() -> None:
         rate = args.tokens / cpu / 1e6
         print(f"{result['method']:24s} {rate:7.2f} {cpu:6.2f} {ratio} {rss:6.0f} MB  {stages}")
         if result["analysis_cpu_seconds"] is not None:
-            print(f"{'':24s} collision analysis of --sweep: {result['analysis_cpu_seconds']:.2f} CPU s")
+            analysis_rss = result["analysis_peak_rss_bytes"] / 2**20
+            seconds = result["analysis_cpu_seconds"]
+            print(f"{'':24s} then --sweep analysis: {seconds:.2f} CPU s, peak RSS {analysis_rss:.0f} MB")
     same = len({r["digest"] for r in results}) == 1
     print(f"identical n-grams and counts in every method: {same}")
     if not same:

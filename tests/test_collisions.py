@@ -13,11 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ngramtool import HashSpec, NgramToolError, UsageError, hash_ngrams
+from ngramtool.analysis import collisions, repeats, type_store
 from ngramtool.analysis.collisions import (
     NgramTypeCounter,
-    _indistinguishable,
-    _LayerMixes,
-    _row_loads,
+    _DenseLoads,
+    _SparseLoads,
+    _Tally,
     analyse_collisions,
     count_ngram_types,
     expected_all_heads_shared,
@@ -178,7 +179,8 @@ def test_long_streams_of_any_id_dtype_with_many_merges(compiled, dtype):
 @pytest.mark.parametrize("compiled", COUNTING)
 def test_memory_follows_the_distinct_ngrams_not_the_tokens(compiled):
     """Four times the tokens over the same few distinct n-grams: the same peak of traced memory,
-    a few MB, where holding anything per token would take 16 bytes a token (64 MB)."""
+    a few MB, where holding anything per token would take 16 bytes a token (64 MB). The 4M
+    tokens make 64 runs per order, merged in two levels."""
     spec = HashSpec(max_ngram=3, heads=1, layer_ids=(0,), table_sizes=(7, 7), pad_id=0, vocab_size=30)
     chunk = 1 << 16
 
@@ -193,6 +195,7 @@ def test_memory_follows_the_distinct_ngrams_not_the_tokens(compiled):
         tracemalloc.stop()
         return top
 
+    peak(1 << 16)  # loads (or compiles) the kernels, which tracemalloc would count
     small, large = peak(1 << 20), peak(1 << 22)
     assert large < 1.25 * small and large < 16 << 20, (small, large)
 
@@ -281,15 +284,35 @@ def test_figures_on_text_bytes_and_rows_agree_with_the_hasher():
                     assert rows[t, li, spec.column(n, h)] == mix % int(spec.primes[li, n - 2, h])
 
 
-@pytest.mark.parametrize("table", [1000, 10**12])  # bincount path; sort path for tables far above the n-grams
-def test_row_loads_on_both_paths(table):
+@pytest.mark.parametrize(
+    ("loads", "table"),
+    [
+        (lambda table: _DenseLoads(table, 3000), 1000),  # bincount of each block
+        (lambda table: _DenseLoads(table, 3000), 8_000_000),  # a table far above the block: rows hit
+        (lambda table: _SparseLoads(), 10**12),  # a table far above the n-grams: rows hit only
+    ],
+)
+def test_row_loads_of_every_kind_equal_a_counter(loads, table):
     rows = np.random.default_rng(5).integers(0, 1000, 3000).astype(np.uint64) * np.uint64(table // 1000)
     load = Counter(rows.tolist())
-    shared, used, top = _row_loads(rows, table)
-    assert shared.tolist() == [load[r] > 1 for r in rows.tolist()]
-    assert (used, top) == (len(load), max(load.values()))
+    counted = loads(table)
+    for block in np.array_split(rows, 7):
+        counted.add(block)
+    assert counted.shared(rows).tolist() == [load[r] > 1 for r in rows.tolist()]
+    assert (counted.used, counted.top) == (len(load), max(load.values()))
 
 
+@pytest.fixture
+def tiny_blocks(monkeypatch):
+    """Blocks, merge windows and repeat buckets of a few entries: every spill and refill happens."""
+    monkeypatch.setattr(collisions, "MIX_BLOCK", 7)
+    monkeypatch.setattr(type_store, "RUN_WINDOW", 3)
+    monkeypatch.setattr(type_store, "MERGE_WAYS", 3)  # levels of merges, groups of one left over
+    monkeypatch.setattr(type_store, "MERGED_BLOCK", 5)
+    monkeypatch.setattr(repeats, "BUCKET_VALUES", 4)
+
+
+@pytest.mark.parametrize("bucketed", [False, True])
 @pytest.mark.parametrize(
     "primes",
     [
@@ -297,7 +320,9 @@ def test_row_loads_on_both_paths(table):
         [7, 11, 13],  # product 1001: rows packed into one key, mixes 1001 apart collide
     ],
 )
-def test_indistinguishable_counts_equal_brute_force(primes):
+def test_indistinguishable_counts_equal_brute_force(primes, bucketed, monkeypatch):
+    if bucketed:
+        monkeypatch.setattr(repeats, "BUCKET_VALUES", 64)
     rng = np.random.default_rng(7)
     mix = rng.integers(0, 2**62, 3000, dtype=np.uint64)
     mix[100:140] = mix[:40]  # 40 pairs of identical mixes: same row on every head
@@ -306,10 +331,40 @@ def test_indistinguishable_counts_equal_brute_force(primes):
         mix[700:710] = mix[800:810] + np.uint64(math.prod(primes) * 3)
     rows = [tuple(int(m) % p for p in primes) for m in mix.tolist()]
     tuples = Counter(rows)
-    everyone = np.ones(mix.shape[0], dtype=bool)
     want = sum(1 for r in rows if tuples[r] > 1)
     assert want >= 84
-    assert _indistinguishable(_LayerMixes(mix), primes, everyone) == want
+    tally = _Tally(0, 2, primes, mix.shape[0], mix.shape[0])
+    blocks = np.array_split(np.arange(mix.shape[0]), 5)
+    for block in blocks:
+        tally.count_rows(mix[block])
+    for block in blocks:
+        tally.find_shared(mix[block], np.ones(block.shape[0], dtype=np.int64))
+    assert tally.by_mix == (math.prod(primes) > 2**63 - 1)
+    assert tally.repeats.count() == want
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_spilled_runs_blocks_and_buckets_equal_brute_force(tiny_blocks, seed):
+    """Counting in many spilled runs merged through windows of three entries, and the analysis in
+    blocks of seven n-grams with repeats cut into buckets of four: the brute-force figures, for
+    tables whose primes multiply past 2^63 and below it."""
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(0, 9, 500)
+    starts = np.sort(rng.choice(500, 6, replace=False))
+    base = dict(max_ngram=3, layer_ids=(0, 7), pad_id=1, vocab_size=9)
+    specs = [
+        HashSpec(heads=5, table_sizes=(8209, 8209), **base),
+        HashSpec(heads=5, table_sizes=(31, 61), **base),
+    ]
+    counter = NgramTypeCounter(specs[0], boundary="reset", flush_keys=13)
+    for lo in range(0, 500, 60):
+        within = starts[(starts >= lo) & (starts < lo + 60)] - lo
+        counter.update(ids[lo : lo + 60], within)
+    types = counter.result()
+    brute = brute_types(ids.tolist(), specs[0], starts.tolist())
+    assert as_counters(types) == brute
+    for report, spec in zip(sweep_collisions(types, specs), specs, strict=True):
+        assert_report_matches(report, brute, spec)
 
 
 def test_a_sweep_equals_separate_analyses():

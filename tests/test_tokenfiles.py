@@ -505,3 +505,25 @@ def test_round_trip_small_vocabulary(fmt, stream):
 @given(stream=streams(200_000))
 def test_round_trip_large_vocabulary(fmt, stream):
     round_trip(fmt, 200_000, stream)
+
+
+def _mapped_file_kb() -> int:
+    """This process's resident pages of mapped files (kB), from /proc."""
+    status = Path("/proc/self/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("RssFile:")))
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_reading_a_token_file_in_chunks_keeps_few_of_its_pages_mapped(tmp_path):
+    """64 MB of uint32 ids read chunk by chunk: the pages each chunk mapped are given back, so the
+    resident mapped pages stay near one chunk's, not the file's; and every id is read right."""
+    ids = np.arange(16 << 20, dtype=np.uint32)
+    path = tmp_path / "t.npy"
+    np.save(path, ids)
+    before, grown, total = _mapped_file_kb(), 0, 0
+    for chunk in iter_token_file_chunks(path, chunk_tokens=1 << 20):
+        assert chunk.tokens[0] == total and chunk.tokens[-1] == total + chunk.tokens.shape[0] - 1
+        total += chunk.tokens.shape[0]
+        grown = max(grown, _mapped_file_kb() - before)
+    assert total == ids.shape[0]
+    assert grown < 16 << 10, f"{grown} kB of the 64 MB file stayed mapped"

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import importlib.util
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from functools import cached_property
 from types import ModuleType
 from typing import Any, Literal
 
@@ -30,6 +29,9 @@ import numpy as np
 from ..errors import NgramToolError, UsageError
 from ..hashing import lag_windows, ngram_mixes
 from ..spec import HashSpec
+from .repeats import RepeatCounter
+from .scratch import ScratchFile
+from .type_store import RUN_COUNT, ArrayStore, SortedRuns, TypeStore
 
 Boundary = Literal["none", "reset"]
 # Keys buffered per order before they are sorted into the run: 64 MiB with the compiled kernels,
@@ -149,17 +151,15 @@ def _merge(
 
 
 class _DistinctCounter:
-    """Distinct keys with occurrence counts: a bounded buffer sorted and merged into a sorted run.
+    """Distinct keys of one order with occurrence counts: a bounded buffer, sorted when full.
 
-    A merge costs about the size of the run (the distinct keys so far): the larger the buffer,
-    the fewer merges. The buffer's pages are touched only as it fills, so a short stream does
-    not pay for a large one.
-
-    With ``kernels`` (:mod:`ngramtool.analysis.counting_kernels`, for one-word keys) the buffer is
-    compacted and merged in place: the run grows by the fresh keys only (``ndarray.resize`` moves
-    large arrays with ``mremap``, no copy), so memory is the distinct keys and counts plus the
-    buffer and ``scratch`` (int64, the buffer's size: a flushed buffer's counts), shared by the
-    orders. Without, numpy merges into new arrays (twice the run for a moment).
+    With ``kernels`` (:mod:`ngramtool.analysis.counting_kernels`, for one-word keys) each sorted
+    buffer is compacted to a run of distinct keys and counts (in ``scratch``: uint32, the
+    buffer's size, shared by the orders) and spilled to a scratch file; the runs are merged k
+    ways at once at the end (:class:`ngramtool.analysis.type_store.SortedRuns`). Memory is the
+    buffer, whatever the corpus. Without, numpy merges each run into the sorted distinct keys so
+    far, in memory (new arrays: twice the distinct keys for a moment). The buffer's pages are
+    touched only as it fills, so a short stream does not pay for a large one.
     """
 
     def __init__(
@@ -170,12 +170,13 @@ class _DistinctCounter:
         scratch: np.ndarray | None,
     ) -> None:
         self.codec = codec
-        self._kernels = kernels if codec.words == 1 else None
+        self._runs = SortedRuns(kernels) if kernels is not None and codec.words == 1 else None
+        self._kernels = kernels
         self._scratch = scratch
         self._buffer = np.empty(capacity, dtype=codec.dtype)
         self._fill = 0
-        self.keys = np.empty(0, dtype=codec.dtype)
-        self.counts = np.zeros(0, dtype=np.int64)
+        self._keys = np.empty(0, dtype=codec.dtype)
+        self._counts = np.zeros(0, dtype=np.int64)
 
     def add(self, keys: np.ndarray) -> None:
         while keys.shape[0]:
@@ -186,62 +187,76 @@ class _DistinctCounter:
             if self._fill == self._buffer.shape[0]:
                 self.flush()
 
-    def close(self) -> tuple[np.ndarray, np.ndarray]:
-        """Flush, release the buffer, and return (distinct keys, counts)."""
+    def close(self) -> TypeStore:
+        """Flush, release the buffer, and return the distinct keys with their counts."""
         self.flush()
         self._buffer = np.empty(0, dtype=self.codec.dtype)
-        return self.keys, self.counts
+        if self._runs is not None:
+            return self._runs.merged()
+        return ArrayStore(self._keys, self._counts)
 
     def flush(self) -> None:
         if not self._fill:
             return
         run = self.codec.sort(self._buffer[: self._fill])
         self._fill = 0
-        kernels, scratch = self._kernels, self._scratch
-        if kernels is None or scratch is None:
-            self.keys, self.counts = _merge(self.keys, self.counts, *_runs(run))
-        else:
-            if scratch.shape[0] < run.shape[0]:
-                scratch.resize(run.shape[0], refcheck=False)  # one array shared by the orders
-            distinct = kernels.run_lengths(run, scratch)
-            size = self.keys.shape[0]
-            # Grow by the run, merge in place, trim to the merged size (no one else holds them).
-            self.keys.resize(size + distinct, refcheck=False)
-            self.counts.resize(size + distinct, refcheck=False)
-            merged = kernels.merge_run(self.keys, self.counts, size, run, scratch, distinct)
-            self.keys.resize(merged, refcheck=False)
-            self.counts.resize(merged, refcheck=False)
+        if self._runs is None:
+            self._keys, self._counts = _merge(self._keys, self._counts, *_runs(run))
+            return
+        distinct = self._kernels.run_lengths(run, self._scratch)  # type: ignore[union-attr]
+        self._runs.add(run[:distinct], self._scratch[:distinct])  # type: ignore[index]
 
 
-@dataclass(frozen=True)
 class NgramTypes:
-    """The distinct n-grams of one order and how often each occurred.
+    """The distinct n-grams of one order and how often each occurred, sorted by key.
+
+    They may be many more than fit in memory: the counter leaves them in a scratch file, and
+    :meth:`blocks` reads them a block at a time. :attr:`keys` and :attr:`counts` read them all.
 
     Attributes:
         order: n.
-        keys: sorted distinct keys (see :class:`KeyCodec`).
-        counts: int64 occurrences of each key.
-        codec: how the keys pack the windows.
+        codec: how the keys pack the windows (see :class:`KeyCodec`).
+        store: where the keys and counts are.
     """
 
-    order: int
-    keys: np.ndarray
-    counts: np.ndarray
-    codec: KeyCodec
+    def __init__(self, order: int, codec: KeyCodec, store: TypeStore) -> None:
+        self.order = order
+        self.codec = codec
+        self.store = store
+
+    @classmethod
+    def from_arrays(cls, order: int, keys: np.ndarray, counts: np.ndarray, codec: KeyCodec) -> NgramTypes:
+        """Sorted distinct ``keys`` with their ``counts``, held in memory."""
+        return cls(order, codec, ArrayStore(keys, counts))
 
     @property
     def types(self) -> int:
         """Distinct n-grams."""
-        return int(self.keys.shape[0])
+        return self.store.size
 
     @property
     def occurrences(self) -> int:
         """n-gram occurrences (positions)."""
-        return int(self.counts.sum())
+        return self.store.occurrences
+
+    @property
+    def keys(self) -> np.ndarray:
+        """Every sorted distinct key, in memory."""
+        return self.store.read(0, self.types)[0]
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Every key's int64 occurrences, in memory."""
+        return self.store.read(0, self.types)[1]
+
+    def blocks(self, block: int = MIX_BLOCK) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(keys, counts) of ``block`` distinct n-grams at a time, in key order."""
+        return self.store.blocks(block)
 
     def windows(self, lo: int = 0, hi: int | None = None) -> np.ndarray:
         """int64 [U, order] windows of the distinct n-grams lo..hi; column k is lag k."""
-        return self.codec.decode(self.keys[lo:hi])
+        hi = self.types if hi is None else min(hi, self.types)
+        return self.codec.decode(self.store.read(lo, hi)[0])
 
 
 class NgramTypeCounter:
@@ -283,7 +298,7 @@ class NgramTypeCounter:
         self._kernels = _counting_kernels(spec, compiled)
         if flush_keys is None:
             flush_keys = FLUSH_KEYS if self._kernels is not None else NUMPY_FLUSH_KEYS
-        scratch = np.empty(flush_keys, dtype=np.int64) if self._kernels is not None else None
+        scratch = np.empty(flush_keys, dtype=RUN_COUNT) if self._kernels is not None else None
         self._chunk_keys = np.empty((n - 1, 0), dtype=np.uint64)  # reused: fresh pages are slow
         self._counters = {
             order: _DistinctCounter(key_codec(spec.vocab_size, order), flush_keys, self._kernels, scratch)
@@ -367,7 +382,7 @@ class NgramTypeCounter:
         """The distinct n-grams per order (call once, after the last update)."""
         out = {}
         for order, counter in self._counters.items():
-            out[order] = NgramTypes(order, *counter.close(), counter.codec)
+            out[order] = NgramTypes(order, counter.codec, counter.close())
         return out
 
 
@@ -550,8 +565,11 @@ def analyse_collisions(types: Mapping[int, NgramTypes], spec: HashSpec) -> Colli
 def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec]) -> list[CollisionReport]:
     """Collision figures for several specs that differ only in table sizes (heads may differ too).
 
-    Each distinct n-gram's mix is computed once per layer and reduced modulo every spec's primes,
-    so the cost per extra table size is a few passes over the distinct n-grams, not the corpus.
+    The distinct n-grams are read in blocks, twice per order: the first pass computes their mixes
+    (kept in a scratch file for the second) and counts every head's row loads, the second finds
+    which n-grams share their row (a load above one). The mixes are reduced modulo every spec's
+    primes, so the cost per extra table size is a few passes over the distinct n-grams, not the
+    corpus. Memory: a block, and each head's loads (4 bytes per row of its table).
     """
     if not specs:
         raise UsageError("give at least one spec (table size) to analyse")
@@ -568,13 +586,34 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
     orders: list[list[OrderStats]] = [[] for _ in specs]
     for order in range(2, first.max_ngram + 1):
         grams = types[order]
-        mixes = _order_mixes(grams, first)
-        for li in range(first.num_layers):
-            layer_mixes = _LayerMixes(mixes[li])
-            for si, spec in enumerate(specs):
-                head_stats, order_stats = _layer_stats(grams, layer_mixes, spec, li)
-                heads[si].extend(head_stats)
-                orders[si].append(order_stats)
+        tallies = [
+            [
+                _Tally(spec.layer_ids[li], order, spec.primes[li, order - 2], grams.types, grams.occurrences)
+                for spec in specs
+            ]
+            for li in range(first.num_layers)
+        ]
+        kept = ScratchFile()  # the mixes, for pass two
+        for mixes in _mix_blocks(grams, first):
+            kept.append(mixes)
+            for li, layer in enumerate(tallies):
+                for tally in layer:
+                    tally.count_rows(mixes[li])
+        at = 0
+        for _, counts in grams.blocks(MIX_BLOCK):
+            mixes = kept.read(np.uint64, first.num_layers * counts.shape[0], at).reshape(first.num_layers, -1)
+            at += mixes.nbytes
+            for li, layer in enumerate(tallies):
+                for tally in layer:
+                    tally.find_shared(mixes[li], counts)
+        kept.close()
+        for layer in tallies:
+            same_mix = None  # indistinguishable n-grams wherever the primes' product exceeds 2^63 - 1
+            for si, tally in enumerate(layer):
+                if tally.by_mix and same_mix is None:
+                    same_mix = tally.repeats.count()
+                heads[si].extend(tally.head_stats())
+                orders[si].append(tally.order_stats(same_mix if tally.by_mix else tally.repeats.count()))
     return [
         CollisionReport(
             spec,
@@ -585,116 +624,160 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
     ]
 
 
-def _order_mixes(grams: NgramTypes, spec: HashSpec) -> np.ndarray:
-    """uint64 [L, U]: the order's mix of every distinct n-gram in every layer (never negative)."""
-    out = np.empty((spec.num_layers, grams.types), dtype=np.uint64)
-    for lo in range(0, grams.types, MIX_BLOCK):
-        hi = min(lo + MIX_BLOCK, grams.types)
-        windows = np.zeros((hi - lo, spec.max_ngram), dtype=np.int64)
-        windows[:, : grams.order] = grams.windows(lo, hi)
-        out[:, lo:hi] = ngram_mixes(windows, spec)[:, :, grams.order - 2].T.view(np.uint64)
-    return out
+def _mix_blocks(grams: NgramTypes, spec: HashSpec) -> Iterator[np.ndarray]:
+    """uint64 [L, b]: the mixes of the distinct n-grams in every layer, a block at a time (mixes
+    are never negative)."""
+    for keys, _ in grams.blocks(MIX_BLOCK):
+        windows = np.zeros((keys.shape[0], spec.max_ngram), dtype=np.int64)
+        windows[:, : grams.order] = grams.codec.decode(keys)
+        mixes = ngram_mixes(windows, spec)[:, :, grams.order - 2].T
+        yield np.ascontiguousarray(mixes).view(np.uint64)
 
 
-def _layer_stats(
-    grams: NgramTypes, mixes: _LayerMixes, spec: HashSpec, li: int
-) -> tuple[list[HeadStats], OrderStats]:
-    """Per-head and all-heads figures of one order in layer index ``li``."""
-    t, occurrences = grams.types, grams.occurrences
-    layer, primes = spec.layer_ids[li], [int(p) for p in spec.primes[li, grams.order - 2]]
-    rows = np.empty(t, dtype=np.uint64)
-    shared_all = np.ones(t, dtype=bool)
-    heads = []
-    for h, prime in enumerate(primes):
-        np.remainder(mixes.values, np.uint64(prime), out=rows)
-        shared, used, top = _row_loads(rows, prime)
-        shared_all &= shared
-        heads.append(
-            HeadStats(
-                layer=layer,
-                order=grams.order,
-                head=h,
-                table=prime,
-                types=t,
-                occurrences=occurrences,
-                rows=used,
-                collision=1.0 - used / t if t else 0.0,
-                expected_collision=expected_collision_ratio(t, prime),
-                shared_types=float(shared.mean()) if t else 0.0,
-                shared_tokens=float(grams.counts.sum(where=shared) / occurrences) if t else 0.0,
-                expected_shared=expected_shared_share(t, prime),
-                mean_per_row=t / used if used else 0.0,
-                expected_mean_per_row=expected_mean_per_row(t, prime),
-                max_per_row=top,
-                expected_max_per_row=expected_max_per_row(t, prime),
-            )
-        )
-    indistinguishable = _indistinguishable(mixes, primes, shared_all)
-    summary = OrderStats(
-        layer=layer,
-        order=grams.order,
-        tables=tuple(primes),
-        types=t,
-        all_heads_shared=float(shared_all.mean()) if t else 0.0,
-        expected_all_heads_shared=expected_all_heads_shared(t, primes),
-        indistinguishable=indistinguishable / t if t else 0.0,
-        expected_indistinguishable=expected_indistinguishable(t, primes),
-    )
-    return heads, summary
+class _Tally:
+    """What one spec's heads make of one order's n-grams in one layer, gathered block by block.
 
-
-def _row_loads(rows: np.ndarray, table: int) -> tuple[np.ndarray, int, int]:
-    """(per n-gram: is its row shared?, rows used, most n-grams in one row)."""
-    if rows.shape[0] == 0:
-        return np.zeros(0, dtype=bool), 0, 0
-    signed = rows.view(np.int64)  # rows < table < 2^63
-    if table <= 4 * rows.shape[0] + (1 << 22):
-        load = np.bincount(signed, minlength=table)
-        return (load > 1)[signed], int(np.count_nonzero(load)), int(load.max())
-    _, inverse, load = np.unique(signed, return_inverse=True, return_counts=True)
-    return load[inverse] > 1, int(load.shape[0]), int(load.max())
-
-
-@dataclass
-class _LayerMixes:
-    """One order's mixes in one layer, and (computed once, on demand) the mix values that repeat."""
-
-    values: np.ndarray
-
-    @cached_property
-    def repeated(self) -> np.ndarray:
-        """Sorted distinct mix values that more than one n-gram has."""
-        return _repeated_values(self.values)
-
-
-def _indistinguishable(mixes: _LayerMixes, primes: Sequence[int], candidates: np.ndarray) -> int:
-    """How many n-grams have the same row on every head as some other n-gram.
-
-    Equal rows on every head means mix_a = mix_b modulo every prime, so modulo their product. When
-    the product exceeds 2^63 - 1, the largest difference of two mixes, that means equal mixes
-    (Chinese remainder theorem): the answer is the same for every such table size, from one sort.
-    Otherwise the rows of all heads pack into one uint64 key (mixed radix), compared among the
-    n-grams shared on every head (``candidates``, the only ones that can qualify).
+    Pass one counts each head's row loads; pass two marks the n-grams whose row holds another
+    (shared), per head and on every head, and feeds those shared on every head to a
+    :class:`ngramtool.analysis.repeats.RepeatCounter`: two n-grams have the same row on every
+    head when their mixes agree modulo every prime, so modulo their product. When the product
+    exceeds 2^63 - 1, the largest difference of two mixes, that means equal mixes (Chinese
+    remainder theorem; ``by_mix``, the same answer for every such spec of the layer); otherwise
+    the rows of all heads pack into one uint64 (mixed radix).
     """
-    if math.prod(primes) > _I64_MAX:
-        return _count_repeated(mixes.values, mixes.repeated)
-    sub = mixes.values[candidates]
-    key = np.zeros(sub.shape[0], dtype=np.uint64)
-    for prime in primes:
-        key *= np.uint64(prime)
-        key += sub % np.uint64(prime)
-    return _count_repeated(key, _repeated_values(key))
+
+    def __init__(self, layer: int, order: int, primes: Sequence[int], types: int, occurrences: int) -> None:
+        self.layer, self.order = layer, order
+        self.types, self.occurrences = types, occurrences
+        self.primes = [int(p) for p in primes]
+        self.loads = [_row_loads(prime, types) for prime in self.primes]
+        product = math.prod(self.primes)
+        self.by_mix = product > _I64_MAX
+        self.repeats = RepeatCounter(_I64_MAX + 1 if self.by_mix else product, types)
+        self.shared_types = [0] * len(self.primes)
+        self.shared_tokens = [0] * len(self.primes)
+        self.all_shared = 0
+
+    def count_rows(self, mixes: np.ndarray) -> None:
+        """Pass one: add a block's n-grams to each head's row loads."""
+        for prime, load in zip(self.primes, self.loads, strict=True):
+            load.add(mixes % np.uint64(prime))
+
+    def find_shared(self, mixes: np.ndarray, counts: np.ndarray) -> None:
+        """Pass two (the loads complete): the block's shared n-grams, per head and on every head."""
+        everywhere = np.ones(mixes.shape[0], dtype=bool)
+        packed = None if self.by_mix else np.zeros(mixes.shape[0], dtype=np.uint64)
+        for h, (prime, load) in enumerate(zip(self.primes, self.loads, strict=True)):
+            rows = mixes % np.uint64(prime)
+            shared = load.shared(rows)
+            self.shared_types[h] += int(np.count_nonzero(shared))
+            self.shared_tokens[h] += int(counts.sum(where=shared))
+            everywhere &= shared
+            if packed is not None:
+                packed *= np.uint64(prime)
+                packed += rows
+        self.all_shared += int(np.count_nonzero(everywhere))
+        self.repeats.add((mixes if packed is None else packed)[everywhere])
+
+    def head_stats(self) -> list[HeadStats]:
+        """Each head's figures (after both passes)."""
+        t, stats = self.types, []
+        for h, (prime, load) in enumerate(zip(self.primes, self.loads, strict=True)):
+            stats.append(
+                HeadStats(
+                    layer=self.layer,
+                    order=self.order,
+                    head=h,
+                    table=prime,
+                    types=t,
+                    occurrences=self.occurrences,
+                    rows=load.used,
+                    collision=1.0 - load.used / t if t else 0.0,
+                    expected_collision=expected_collision_ratio(t, prime),
+                    shared_types=self.shared_types[h] / t if t else 0.0,
+                    shared_tokens=self.shared_tokens[h] / self.occurrences if t else 0.0,
+                    expected_shared=expected_shared_share(t, prime),
+                    mean_per_row=t / load.used if load.used else 0.0,
+                    expected_mean_per_row=expected_mean_per_row(t, prime),
+                    max_per_row=load.top,
+                    expected_max_per_row=expected_max_per_row(t, prime),
+                )
+            )
+        return stats
+
+    def order_stats(self, indistinguishable: int) -> OrderStats:
+        """The all-heads figures, given how many n-grams are indistinguishable."""
+        t = self.types
+        return OrderStats(
+            layer=self.layer,
+            order=self.order,
+            tables=tuple(self.primes),
+            types=t,
+            all_heads_shared=self.all_shared / t if t else 0.0,
+            expected_all_heads_shared=expected_all_heads_shared(t, self.primes),
+            indistinguishable=indistinguishable / t if t else 0.0,
+            expected_indistinguishable=expected_indistinguishable(t, self.primes),
+        )
 
 
-def _repeated_values(values: np.ndarray) -> np.ndarray:
-    """Sorted distinct values that occur more than once in ``values``."""
-    ordered = np.sort(values)
-    return np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
+def _row_loads(table: int, types: int) -> _DenseLoads | _SparseLoads:
+    """Row loads of a table for ``types`` n-grams: one count per row, or, for a table far larger
+    than the n-grams, counts of the rows hit only."""
+    return _SparseLoads() if table > 4 * types + (1 << 22) else _DenseLoads(table, types)
 
 
-def _count_repeated(values: np.ndarray, repeated: np.ndarray) -> int:
-    """How many entries of ``values`` are in the sorted array ``repeated``."""
-    if repeated.shape[0] == 0:
-        return 0
-    pos = np.minimum(np.searchsorted(repeated, values), repeated.shape[0] - 1)
-    return int(np.count_nonzero(repeated[pos] == values))
+class _DenseLoads:
+    """How many n-grams each row of a table holds: 4 bytes per row."""
+
+    def __init__(self, table: int, types: int) -> None:
+        self.table = table
+        self.loads = np.zeros(table, dtype=np.int32 if types < 2**31 else np.int64)
+
+    def add(self, rows: np.ndarray) -> None:
+        """Count uint64 rows (< table)."""
+        signed = rows.view(np.int64)  # rows < table < 2^63
+        if self.table <= 8 * rows.shape[0] + (1 << 22):
+            np.add(self.loads, np.bincount(signed, minlength=self.table), out=self.loads, casting="unsafe")
+        else:  # a table far larger than the block: count the rows it hit
+            hit, times = np.unique(signed, return_counts=True)
+            self.loads[hit] += times.astype(self.loads.dtype)
+
+    def shared(self, rows: np.ndarray) -> np.ndarray:
+        """Per row given: does it hold more than one n-gram?"""
+        return self.loads[rows.view(np.int64)] > 1
+
+    @property
+    def used(self) -> int:
+        """Rows holding an n-gram."""
+        return int(np.count_nonzero(self.loads))
+
+    @property
+    def top(self) -> int:
+        """Most n-grams in one row."""
+        return int(self.loads.max()) if self.loads.shape[0] else 0
+
+
+class _SparseLoads:
+    """The loads of the rows hit only, sorted by row: memory follows the n-grams, not the table."""
+
+    def __init__(self) -> None:
+        self.rows = np.empty(0, dtype=np.uint64)
+        self.loads = np.zeros(0, dtype=np.int64)
+
+    def add(self, rows: np.ndarray) -> None:
+        """Count uint64 rows."""
+        self.rows, self.loads = _merge(self.rows, self.loads, *_runs(np.sort(rows)))
+
+    def shared(self, rows: np.ndarray) -> np.ndarray:
+        """Per row given (each one counted by :meth:`add`): does it hold more than one n-gram?"""
+        return self.loads[np.searchsorted(self.rows, rows)] > 1
+
+    @property
+    def used(self) -> int:
+        """Rows holding an n-gram."""
+        return int(self.rows.shape[0])
+
+    @property
+    def top(self) -> int:
+        """Most n-grams in one row."""
+        return int(self.loads.max()) if self.loads.shape[0] else 0

@@ -2,24 +2,19 @@
 
 :class:`ngramtool.analysis.collisions.NgramTypeCounter` uses them when numba is installed and every
 order's keys fit one uint64 word; otherwise it computes the same arrays with numpy. Each kernel
-makes one pass and allocates nothing, so the counter's memory is its sorted distinct keys and
-counts plus fixed buffers:
+makes one pass and allocates nothing:
 
 - :func:`ngram_keys`: the packed key of every unmasked position's n-grams, all orders at once,
   straight from the ids (the windows' pads at the stream and document starts and for masked
   ids included), instead of lag windows of ``N`` int64 per token;
-- :func:`run_lengths`: a sorted buffer compacted in place to its distinct keys and counts;
-- :func:`merge_run`: a sorted run merged into the sorted distinct keys in place, from the back
-  (the caller grows the arrays by the run's size first and trims them after), so no element is
-  overwritten before it is moved and no copy is made.
+- :func:`run_lengths`: a sorted buffer compacted in place to its distinct keys and counts (a run,
+  spilled to disk by :class:`ngramtool.analysis.type_store.SortedRuns`);
+- :func:`merge_windows`: the runs merged k ways at once, a window of each at a time.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from ..jit import compiled
 
@@ -84,61 +79,57 @@ def _run_lengths(keys, counts):
     return last + 1
 
 
-@intrinsic
-def move_items(typingctx, array, start, stop, shift):
-    """``array[start + shift : stop + shift] = array[start:stop]`` as one ``memmove`` (overlap
-    allowed). Compiled code only; the caller keeps every index in bounds."""
-    signature = types.void(array, types.intp, types.intp, types.intp)
+def _merge_windows(keys, counts, positions, fills, more, out_keys, out_counts, filled):
+    """Merge sorted runs, a window of each at a time, into ``out_keys``/``out_counts`` from
+    ``filled`` on (equal keys once, counts added); returns (filled, status).
 
-    def codegen(context, builder, sig, args):
-        data = context.make_array(sig.args[0])(context, builder, args[0]).data
-        first, last, by = args[1], args[2], args[3]
-        itemsize = context.get_abi_sizeof(context.get_data_type(sig.args[0].dtype))
-        source = builder.gep(data, [first])
-        target = builder.gep(data, [builder.add(first, by)])
-        cgutils.raw_memmove(builder, target, source, builder.sub(last, first), itemsize)
-        return context.get_dummy_value()
-
-    return signature, codegen
-
-
-def _merge_run(keys, counts, size, run_keys, run_counts, distinct):
-    """Merge the run (``distinct`` sorted distinct keys with counts) into ``keys[:size]`` (sorted,
-    distinct; the arrays have room for ``size + distinct``); returns the merged size.
-
-    From the back, branch-free: each step compares the last unmerged key of each side, writes the
-    larger (equal keys once, counts added) and moves on in one or both. Writes never pass an
-    unread key. A key present on both sides leaves a gap below the merged part, closed at the end
-    by one ``memmove`` of the part that moved.
+    Run r's window is ``keys[r, positions[r]:fills[r]]`` (and its counts); ``more[r]`` says the run
+    has more entries than its window held. The key at the head of each live run is kept in a
+    small array: each step takes its smallest (a scan: there are few runs), emits it and loads
+    that run's next key. Status: ``r >= 0`` when run r's window is empty and it has more (the
+    caller refills it, then calls again), -1 when the output is full, -2 when every run is merged.
     """
-    i = size - 1
-    j = distinct - 1
-    k = size + distinct - 1
-    while i >= 0 and j >= 0:
-        present = keys[i]
-        key = run_keys[j]
-        count_present = counts[i]
-        count_key = run_counts[j]
-        take_present = present >= key
-        take_key = key >= present
-        keys[k] = present if take_present else key
-        counts[k] = (count_present if take_present else 0) + (count_key if take_key else 0)
-        i -= take_present
-        j -= take_key
-        k -= 1
-    while j >= 0:
-        keys[k] = run_keys[j]
-        counts[k] = run_counts[j]
-        j -= 1
-        k -= 1
-    gap = k - i  # keys found in both: the merged part starts that far above the untouched part
-    end = size + distinct
-    if gap:
-        move_items(keys, k + 1, end, -gap)
-        move_items(counts, k + 1, end, -gap)
-    return end - gap
+    runs = keys.shape[0]
+    capacity = out_keys.shape[0]
+    slots = np.empty(runs, dtype=np.int64)  # the live runs
+    heads = np.empty(runs, dtype=np.uint64)  # the key at the head of each
+    live = 0
+    for r in range(runs):
+        if positions[r] < fills[r]:
+            slots[live] = r
+            heads[live] = keys[r, positions[r]]
+            live += 1
+        elif more[r]:
+            return filled, r
+    while filled < capacity and live > 0:
+        best = 0
+        best_key = heads[0]
+        for slot in range(1, live):
+            if heads[slot] < best_key:
+                best = slot
+                best_key = heads[slot]
+        r = slots[best]
+        p = positions[r]
+        count = counts[r, p]
+        if filled > 0 and out_keys[filled - 1] == best_key:
+            out_counts[filled - 1] += count
+        else:
+            out_keys[filled] = best_key
+            out_counts[filled] = count
+            filled += 1
+        p += 1
+        positions[r] = p
+        if p < fills[r]:
+            heads[best] = keys[r, p]
+        elif more[r]:
+            return filled, r
+        else:  # the run is merged: its slot takes the last live one
+            live -= 1
+            slots[best] = slots[live]
+            heads[best] = heads[live]
+    return filled, (-2 if live == 0 else -1)
 
 
 ngram_keys = compiled(_ngram_keys)
 run_lengths = compiled(_run_lengths)
-merge_run = compiled(_merge_run)
+merge_windows = compiled(_merge_windows)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import zipfile
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,23 +68,43 @@ def merge_types(parts: Sequence[Mapping[int, NgramTypes]]) -> dict[int, NgramTyp
         keys, counts = parts[0][order].keys, parts[0][order].counts.copy()
         for part in parts[1:]:
             keys, counts = _merge(keys, counts, part[order].keys, part[order].counts.copy())
-        merged[order] = NgramTypes(order, keys, counts, parts[0][order].codec)
+        merged[order] = NgramTypes.from_arrays(order, keys, counts, parts[0][order].codec)
     return merged
 
 
 def save_types(path: Path, types: Mapping[int, NgramTypes], meta: Mapping[str, Any]) -> None:
-    """Write one part: per order its sorted keys and counts, and ``meta`` (see IDENTITY) as JSON."""
+    """Write one part: per order its sorted keys and counts, and ``meta`` (see IDENTITY) as JSON.
+
+    The file is an ``.npz`` archive (``keys_N``, ``counts_N``, ``meta``); the arrays are written a
+    block at a time, so saving holds no more of them in memory than counting did.
+    """
     missing = [key for key in IDENTITY if key not in meta]
     if missing:
         raise ValueError(f"partial counts need {missing} in their metadata")
-    arrays = {}
-    for order, grams in types.items():
-        arrays[f"keys_{order}"] = grams.keys
-        arrays[f"counts_{order}"] = grams.counts
     header = json.dumps({"format": FORMAT_NAME, "version": FORMAT_VERSION, **meta}).encode("utf-8")
-    arrays["meta"] = np.frombuffer(header, dtype=np.uint8)
-    with staged_file(path) as tmp, tmp.open("wb") as handle:
-        np.savez(handle, **arrays)
+    with staged_file(path) as tmp, zipfile.ZipFile(tmp, "w", allowZip64=True) as archive:
+        for order, grams in types.items():
+            _write_member(
+                archive, f"keys_{order}", grams.codec.dtype, grams.types, (k for k, _ in grams.blocks())
+            )
+            _write_member(
+                archive, f"counts_{order}", np.dtype(np.int64), grams.types, (c for _, c in grams.blocks())
+            )
+        _write_member(
+            archive, "meta", np.dtype(np.uint8), len(header), [np.frombuffer(header, dtype=np.uint8)]
+        )
+
+
+def _write_member(
+    archive: zipfile.ZipFile, name: str, dtype: np.dtype, size: int, blocks: Iterable[np.ndarray]
+) -> None:
+    """One ``.npy`` member of ``size`` items of ``dtype``, its data written block by block."""
+    with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+        np.lib.format.write_array_header_2_0(
+            member, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": (size,)}
+        )
+        for block in blocks:
+            member.write(np.ascontiguousarray(block, dtype=dtype).data)
 
 
 def load_types(path: Path) -> tuple[dict[int, NgramTypes], dict[str, Any]]:
@@ -102,7 +122,7 @@ def load_types(path: Path) -> tuple[dict[int, NgramTypes], dict[str, Any]]:
                     raise NgramToolError(
                         f"{path}: keys of order {order} are {keys.dtype}, expected {codec.dtype}"
                     )
-                types[order] = NgramTypes(order, keys, data[f"counts_{order}"], codec)
+                types[order] = NgramTypes.from_arrays(order, keys, data[f"counts_{order}"], codec)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
         raise NgramToolError(f"{path}: not a readable partial count file ({exc})") from None
     return types, meta

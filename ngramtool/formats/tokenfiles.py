@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import mmap
 import os
 import struct
 from collections.abc import Callable, Iterator
@@ -267,7 +268,24 @@ def iter_token_file_chunks(
                 f"{vocab_size:,} ids (0 to {vocab_size - 1:,}), so another tokenizer made them: name "
                 "it with `tokenizer=NAME`, or give `vocab_size=N` for ids that are canonical already"
             )
-        yield TokenChunk(part.astype(np.uint32), starts_within(starts, lo, hi, total), part.nbytes)
+        ids = part.astype(np.uint32)
+        release_pages(file.tokens, lo, hi)
+        yield TokenChunk(ids, starts_within(starts, lo, hi, total), part.nbytes)
+
+
+def release_pages(array: np.ndarray, lo: int, hi: int) -> None:
+    """Let the kernel take back the pages of ``array[lo:hi]`` that reading it mapped, when the
+    array is a memory map: read once in order, a large file would otherwise count whole in the
+    process's resident memory. The data stays in the page cache; reading it again maps it again."""
+    owner: Any = array
+    while owner is not None and not isinstance(getattr(owner, "_mmap", None), mmap.mmap):
+        owner = owner.base if isinstance(owner, np.ndarray) else None
+    if owner is None or hi <= lo or not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    mapping = owner._mmap
+    start = array[lo:hi].__array_interface__["data"][0] - np.frombuffer(mapping, np.uint8).ctypes.data
+    first = start - start % mmap.PAGESIZE
+    mapping.madvise(mmap.MADV_DONTNEED, first, start + (hi - lo) * array.itemsize - first)
 
 
 def largest_id(file: TokenFile) -> int:

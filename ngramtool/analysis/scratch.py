@@ -1,0 +1,72 @@
+"""Scratch files of the collision analysis: what it would otherwise hold in memory, on disk.
+
+Counting distinct n-grams spills sorted runs of keys and counts (:mod:`ngramtool.analysis.type_store`)
+and finding repeated values spills them by value range (:mod:`ngramtool.analysis.repeats`), so that
+memory stays bounded whatever the corpus. A scratch file is created unlinked in the temporary
+directory (``TMPDIR``; ``O_TMPFILE`` on Linux): the process holds the only reference to it, so
+nothing outlives the process, however it ends (``kill -9`` included), and a later run has nothing
+to reclaim.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import numpy as np
+
+from ..errors import NgramToolError
+from ..formats.atomic import free_bytes
+from ..wording import byte_size
+
+
+class ScratchFile:
+    """An unlinked temporary file that arrays are appended to and read back from by offset."""
+
+    def __init__(self) -> None:
+        # Held for the object's lifetime, not a block: closed by close() or with the process.
+        self._file = tempfile.TemporaryFile(prefix="ngramtool-scratch-", buffering=0)  # noqa: SIM115
+        self._fd = self._file.fileno()
+        self.size = 0  # bytes appended
+
+    def append(self, array: np.ndarray) -> int:
+        """Append ``array``'s bytes; returns the offset they start at. A full disk is a one-line
+        error that names the temporary directory and how to give it room."""
+        data = memoryview(np.ascontiguousarray(array)).cast("B")
+        offset = self.size
+        done = 0
+        try:
+            while done < len(data):
+                done += os.pwrite(self._fd, data[done:], offset + done)
+        except OSError as exc:
+            folder = tempfile.gettempdir()
+            free = free_bytes(folder)
+            room = f"; {byte_size(free)} free" if free is not None else ""
+            reason = (exc.strerror or str(exc)).lower()
+            raise NgramToolError(
+                f"cannot write the collision analysis's scratch files in {folder}: {reason} "
+                f"({byte_size(self.size + done)} written{room}); nothing was left behind: set TMPDIR "
+                "to a file system with more room (they take up to 12 bytes per n-gram occurrence)"
+            ) from None
+        self.size += len(data)
+        return offset
+
+    def read_into(self, array: np.ndarray, offset: int) -> None:
+        """Fill the contiguous ``array`` with the bytes at ``offset``."""
+        view = memoryview(array).cast("B")
+        done = 0
+        while done < len(view):
+            got = os.preadv(self._fd, [view[done:]], offset + done)
+            if got == 0:
+                raise NgramToolError(f"a scratch file ended at byte {offset + done} (expected {len(view)})")
+            done += got
+
+    def read(self, dtype: np.dtype | type, count: int, offset: int) -> np.ndarray:
+        """``count`` items of ``dtype`` from ``offset``, as a new array."""
+        array = np.empty(count, dtype=dtype)
+        self.read_into(array, offset)
+        return array
+
+    def close(self) -> None:
+        """Release the file (its space is freed at once)."""
+        self._file.close()
