@@ -9,10 +9,13 @@ Definitions and derivations are in docs/analysis.md. In short:
   look like the pad id to their neighbours, as in :class:`ngramtool.hashing.NgramHasher`.
 * Distinct n-grams are counted exactly by sorting packed keys: the n ids as digits base V' in one
   uint64 when V'^n <= 2^64, else in several uint64 words (a structured key, sorted with lexsort).
-  Keys stream through a bounded buffer that is sorted and merged into the sorted run of distinct
-  keys and their counts, so memory follows the number of distinct n-grams, not of tokens.
+  Keys stream through a bounded buffer; each full buffer is sorted into a run of distinct keys
+  and counts. With the compiled kernels the runs go to unlinked scratch files and are merged k
+  ways at the end (:mod:`ngramtool.analysis.type_store`), so memory stays bounded whatever the
+  corpus; without, numpy merges them in memory (memory follows the distinct n-grams).
 * A head's row of an n-gram is ``mix mod prime``; the mixes do not depend on the table sizes, so
-  a sweep over table sizes computes each distinct n-gram's mix once and reduces it per prime.
+  a sweep over table sizes computes each distinct n-gram's mix once and reduces it per prime,
+  reading the distinct n-grams a block at a time.
 """
 
 from __future__ import annotations
@@ -34,8 +37,8 @@ from .scratch import ScratchFile
 from .type_store import RUN_COUNT, ArrayStore, SortedRuns, TypeStore
 
 Boundary = Literal["none", "reset"]
-# Keys buffered per order before they are sorted into the run: 64 MiB with the compiled kernels,
-# which merge in place; numpy merges into new arrays, so fewer, larger merges pay (256 MiB).
+# Keys buffered per order before they are sorted into a run: 64 MiB with the compiled kernels,
+# which spill the runs; numpy merges them in memory, so fewer, larger merges pay (256 MiB).
 FLUSH_KEYS = 1 << 23
 NUMPY_FLUSH_KEYS = 1 << 25
 MIX_BLOCK = 1 << 20  # distinct n-grams decoded and mixed at a time
@@ -265,16 +268,18 @@ class NgramTypeCounter:
     Feed canonical ids chunk by chunk (any chunking gives the same result); the windows are the
     ones :class:`ngramtool.hashing.NgramHasher` hashes with the same ``boundary``.
 
-    Memory: the distinct n-grams' keys and counts (16 bytes each with one-word keys), plus per
-    order a buffer of ``flush_keys`` keys (and with the compiled kernels one shared counts
-    scratch of that size), plus the current chunk's keys; nothing grows with the tokens.
+    Memory, with the compiled kernels: per order a buffer of ``flush_keys`` keys, one shared uint32
+    counts scratch of that size, and the current chunk's keys; the runs of distinct n-grams go to
+    scratch files in ``TMPDIR`` (up to 12 bytes per occurrence, then 16 per distinct n-gram once
+    merged), so nothing grows with the corpus. Without: the distinct n-grams' keys and counts in
+    memory (16 bytes each with one-word keys, twice that during a merge) plus the buffers.
 
     Args:
         spec: supplies N, V' and the pad id.
         boundary: ``"none"`` pads only at the stream start; ``"reset"`` at every document start.
-        flush_keys: keys buffered per order before a sort-and-merge (memory vs. merge count: a
-            merge costs about the distinct n-grams counted so far); None: ``FLUSH_KEYS`` with
-            the compiled kernels, ``NUMPY_FLUSH_KEYS`` without.
+        flush_keys: keys buffered per order before they are sorted into a run (below 2^32;
+            memory vs. the number of runs); None: ``FLUSH_KEYS`` with the compiled kernels,
+            ``NUMPY_FLUSH_KEYS`` without.
         compiled: count with the numba kernels (:mod:`ngramtool.analysis.counting_kernels`);
             None (default): when numba is installed and every order's keys fit one uint64 word.
             Both ways give identical results.
@@ -290,8 +295,8 @@ class NgramTypeCounter:
     ) -> None:
         if boundary not in ("none", "reset"):
             raise UsageError(f"boundary must be 'none' or 'reset' (got {boundary!r})")
-        if flush_keys is not None and flush_keys < 1:
-            raise UsageError(f"flush_keys must be at least 1 (got {flush_keys})")
+        if flush_keys is not None and not 1 <= flush_keys < 2**32:
+            raise UsageError(f"flush_keys must be at least 1 and below 2^32 (got {flush_keys})")
         self.spec = spec
         self.boundary = boundary
         n = spec.max_ngram

@@ -65,9 +65,9 @@ def merge_types(parts: Sequence[Mapping[int, NgramTypes]]) -> dict[int, NgramTyp
         raise UsageError("no partial counts to merge")
     merged: dict[int, NgramTypes] = {}
     for order in parts[0]:
-        keys, counts = parts[0][order].keys, parts[0][order].counts.copy()
+        keys, counts = parts[0][order].keys, parts[0][order].counts  # fresh arrays
         for part in parts[1:]:
-            keys, counts = _merge(keys, counts, part[order].keys, part[order].counts.copy())
+            keys, counts = _merge(keys, counts, part[order].keys, part[order].counts)
         merged[order] = NgramTypes.from_arrays(order, keys, counts, parts[0][order].codec)
     return merged
 
