@@ -284,22 +284,43 @@ def test_figures_on_text_bytes_and_rows_agree_with_the_hasher():
                     assert rows[t, li, spec.column(n, h)] == mix % int(spec.primes[li, n - 2, h])
 
 
+def _compiled_kernels():
+    return pytest.importorskip("ngramtool.analysis.counting_kernels")
+
+
 @pytest.mark.parametrize(
     ("loads", "table"),
     [
-        (lambda table: _DenseLoads(table, 3000), 1000),  # bincount of each block
-        (lambda table: _DenseLoads(table, 3000), 8_000_000),  # a table far above the block: rows hit
-        (lambda table: _SparseLoads(), 10**12),  # a table far above the n-grams: rows hit only
+        (lambda table: _DenseLoads(table, 3000), 1009),  # numpy: bincount of each block
+        (lambda table: _DenseLoads(table, 3000), 8_000_009),  # numpy, a table far above the block
+        (lambda table: _DenseLoads(table, 3000, _compiled_kernels()), 1009),  # by division
+        (lambda table: _DenseLoads(table, 3000, _compiled_kernels()), 100_003),  # by reciprocal
+        (lambda table: _SparseLoads(table), 10**12 + 39),  # a table far above the n-grams
     ],
 )
 def test_row_loads_of_every_kind_equal_a_counter(loads, table):
-    rows = np.random.default_rng(5).integers(0, 1000, 3000).astype(np.uint64) * np.uint64(table // 1000)
-    load = Counter(rows.tolist())
+    """Loads from mixes (some repeated, some in one row), then per n-gram: shared or not, with the
+    occurrences of the shared, the every-head mask and the packed rows."""
+    rng = np.random.default_rng(5)
+    mixes = rng.integers(0, 2**62, 3000, dtype=np.uint64)
+    mixes[1000:1400] = mixes[:400]  # the same n-gram's row twice
+    mixes[2000:2100] = mixes[2100:2200] % np.uint64(table) + np.uint64(table) * np.uint64(7)  # same row
+    rows = [m % table for m in mixes.tolist()]
+    load = Counter(rows)
+    counts = rng.integers(1, 9, 3000)
     counted = loads(table)
-    for block in np.array_split(rows, 7):
+    for block in np.array_split(mixes, 7):
         counted.add(block)
-    assert counted.shared(rows).tolist() == [load[r] > 1 for r in rows.tolist()]
     assert (counted.used, counted.top) == (len(load), max(load.values()))
+    everywhere = rng.random(3000) < 0.8
+    packed = rng.integers(0, 50, 3000).astype(np.uint64)
+    want_everywhere = everywhere & np.array([load[r] > 1 for r in rows])
+    want_packed = [int(p) * table + r for p, r in zip(packed.tolist(), rows, strict=True)]
+    shared = [load[r] > 1 for r in rows]
+    got = counted.mark_shared(mixes, counts, everywhere, packed)
+    assert got == (sum(shared), int(counts[shared].sum()))
+    assert np.array_equal(everywhere, want_everywhere)
+    assert packed.tolist() == [p % 2**64 for p in want_packed]
 
 
 @pytest.fixture
@@ -320,7 +341,9 @@ def tiny_blocks(monkeypatch):
         [7, 11, 13],  # product 1001: rows packed into one key, mixes 1001 apart collide
     ],
 )
-def test_indistinguishable_counts_equal_brute_force(primes, bucketed, monkeypatch):
+@pytest.mark.parametrize("compiled", [False, True])
+def test_indistinguishable_counts_equal_brute_force(primes, bucketed, compiled, monkeypatch):
+    kernels = _compiled_kernels() if compiled else None
     if bucketed:
         monkeypatch.setattr(repeats, "BUCKET_VALUES", 64)
     rng = np.random.default_rng(7)
@@ -333,7 +356,7 @@ def test_indistinguishable_counts_equal_brute_force(primes, bucketed, monkeypatc
     tuples = Counter(rows)
     want = sum(1 for r in rows if tuples[r] > 1)
     assert want >= 84
-    tally = _Tally(0, 2, primes, mix.shape[0], mix.shape[0])
+    tally = _Tally(0, 2, primes, mix.shape[0], mix.shape[0], kernels)
     blocks = np.array_split(np.arange(mix.shape[0]), 5)
     for block in blocks:
         tally.count_rows(mix[block])
@@ -343,17 +366,21 @@ def test_indistinguishable_counts_equal_brute_force(primes, bucketed, monkeypatc
     assert tally.repeats.count() == want
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_spilled_runs_blocks_and_buckets_equal_brute_force(tiny_blocks, seed):
+@pytest.mark.parametrize("analysis", ["compiled", "numpy"])
+@pytest.mark.parametrize("seed", range(3))
+def test_spilled_runs_blocks_and_buckets_equal_brute_force(tiny_blocks, seed, analysis, monkeypatch):
     """Counting in many spilled runs merged through windows of three entries, and the analysis in
     blocks of seven n-grams with repeats cut into buckets of four: the brute-force figures, for
-    tables whose primes multiply past 2^63 and below it."""
+    tables whose primes multiply past 2^63 and below it, rows by reciprocal (20,011) and by
+    division, with the compiled passes and with numpy's."""
+    if analysis == "numpy":
+        monkeypatch.setattr(collisions, "_analysis_kernels", lambda: None)
     rng = np.random.default_rng(seed)
     ids = rng.integers(0, 9, 500)
     starts = np.sort(rng.choice(500, 6, replace=False))
     base = dict(max_ngram=3, layer_ids=(0, 7), pad_id=1, vocab_size=9)
     specs = [
-        HashSpec(heads=5, table_sizes=(8209, 8209), **base),
+        HashSpec(heads=5, table_sizes=(20011, 8209), **base),
         HashSpec(heads=5, table_sizes=(31, 61), **base),
     ]
     counter = NgramTypeCounter(specs[0], boundary="reset", flush_keys=13)

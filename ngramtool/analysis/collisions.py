@@ -409,6 +409,15 @@ def _counting_kernels(spec: HashSpec, compiled: bool | None) -> ModuleType | Non
     return counting_kernels
 
 
+def _analysis_kernels() -> ModuleType | None:
+    """The compiled kernels of the analysis' passes when numba is installed, else None (numpy)."""
+    if importlib.util.find_spec("numba") is None:
+        return None
+    from . import counting_kernels
+
+    return counting_kernels
+
+
 def count_ngram_types(
     canonical_ids: np.ndarray, spec: HashSpec, *, doc_starts: np.ndarray | None = None
 ) -> dict[int, NgramTypes]:
@@ -589,13 +598,12 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
         raise UsageError(f"no distinct n-grams were counted for order(s) {missing}")
     heads: list[list[HeadStats]] = [[] for _ in specs]
     orders: list[list[OrderStats]] = [[] for _ in specs]
+    kernels = _analysis_kernels()
     for order in range(2, first.max_ngram + 1):
         grams = types[order]
+        sizes = (grams.types, grams.occurrences)
         tallies = [
-            [
-                _Tally(spec.layer_ids[li], order, spec.primes[li, order - 2], grams.types, grams.occurrences)
-                for spec in specs
-            ]
+            [_Tally(spec.layer_ids[li], order, spec.primes[li, order - 2], *sizes, kernels) for spec in specs]
             for li in range(first.num_layers)
         ]
         kept = ScratchFile()  # the mixes, for pass two
@@ -651,11 +659,19 @@ class _Tally:
     the rows of all heads pack into one uint64 (mixed radix).
     """
 
-    def __init__(self, layer: int, order: int, primes: Sequence[int], types: int, occurrences: int) -> None:
+    def __init__(
+        self,
+        layer: int,
+        order: int,
+        primes: Sequence[int],
+        types: int,
+        occurrences: int,
+        kernels: ModuleType | None = None,
+    ) -> None:
         self.layer, self.order = layer, order
         self.types, self.occurrences = types, occurrences
         self.primes = [int(p) for p in primes]
-        self.loads = [_row_loads(prime, types) for prime in self.primes]
+        self.loads = [_row_loads(prime, types, kernels) for prime in self.primes]
         product = math.prod(self.primes)
         self.by_mix = product > _I64_MAX
         self.repeats = RepeatCounter(_I64_MAX + 1 if self.by_mix else product, types)
@@ -665,24 +681,19 @@ class _Tally:
 
     def count_rows(self, mixes: np.ndarray) -> None:
         """Pass one: add a block's n-grams to each head's row loads."""
-        for prime, load in zip(self.primes, self.loads, strict=True):
-            load.add(mixes % np.uint64(prime))
+        for load in self.loads:
+            load.add(mixes)
 
     def find_shared(self, mixes: np.ndarray, counts: np.ndarray) -> None:
         """Pass two (the loads complete): the block's shared n-grams, per head and on every head."""
         everywhere = np.ones(mixes.shape[0], dtype=bool)
-        packed = None if self.by_mix else np.zeros(mixes.shape[0], dtype=np.uint64)
-        for h, (prime, load) in enumerate(zip(self.primes, self.loads, strict=True)):
-            rows = mixes % np.uint64(prime)
-            shared = load.shared(rows)
-            self.shared_types[h] += int(np.count_nonzero(shared))
-            self.shared_tokens[h] += int(counts.sum(where=shared))
-            everywhere &= shared
-            if packed is not None:
-                packed *= np.uint64(prime)
-                packed += rows
+        packed = np.zeros(0 if self.by_mix else mixes.shape[0], dtype=np.uint64)
+        for h, load in enumerate(self.loads):
+            types, tokens = load.mark_shared(mixes, counts, everywhere, packed)
+            self.shared_types[h] += types
+            self.shared_tokens[h] += tokens
         self.all_shared += int(np.count_nonzero(everywhere))
-        self.repeats.add((mixes if packed is None else packed)[everywhere])
+        self.repeats.add((mixes if self.by_mix else packed)[everywhere])
 
     def head_stats(self) -> list[HeadStats]:
         """Each head's figures (after both passes)."""
@@ -725,31 +736,72 @@ class _Tally:
         )
 
 
-def _row_loads(table: int, types: int) -> _DenseLoads | _SparseLoads:
-    """Row loads of a table for ``types`` n-grams: one count per row, or, for a table far larger
-    than the n-grams, counts of the rows hit only."""
-    return _SparseLoads() if table > 4 * types + (1 << 22) else _DenseLoads(table, types)
+def _row_loads(table: int, types: int, kernels: ModuleType | None) -> _DenseLoads | _SparseLoads:
+    """Row loads of a table for ``types`` n-grams: one count per row (by the compiled kernels when
+    given), or, for a table far larger than the n-grams, counts of the rows hit only."""
+    if table > 4 * types + (1 << 22):
+        return _SparseLoads(table)
+    return _DenseLoads(table, types, kernels)
 
 
-class _DenseLoads:
-    """How many n-grams each row of a table holds: 4 bytes per row."""
+class _Loads:
+    """How many n-grams each row of one head's table holds, counted from mixes block by block."""
 
-    def __init__(self, table: int, types: int) -> None:
+    table: int
+
+    def add(self, mixes: np.ndarray) -> None:
+        """Pass one: count the rows (``mix mod table``) of a block's mixes."""
+        raise NotImplementedError
+
+    def shared(self, rows: np.ndarray) -> np.ndarray:
+        """Per row given (each one counted): does it hold more than one n-gram?"""
+        raise NotImplementedError
+
+    def mark_shared(
+        self, mixes: np.ndarray, counts: np.ndarray, everywhere: np.ndarray, packed: np.ndarray
+    ) -> tuple[int, int]:
+        """Pass two: clear ``everywhere`` where an n-gram's row holds no other; append the row to
+        ``packed`` (mixed radix) unless it is empty; return (shared n-grams, their occurrences)."""
+        rows = mixes % np.uint64(self.table)
+        shared = self.shared(rows)
+        everywhere &= shared
+        if packed.shape[0]:
+            packed *= np.uint64(self.table)
+            packed += rows
+        return int(np.count_nonzero(shared)), int(counts.sum(where=shared))
+
+
+class _DenseLoads(_Loads):
+    """One count per row: 4 bytes per row (8 from 2^31 n-grams on)."""
+
+    def __init__(self, table: int, types: int, kernels: ModuleType | None = None) -> None:
         self.table = table
         self.loads = np.zeros(table, dtype=np.int32 if types < 2**31 else np.int64)
+        self._kernels = kernels
+        self._divisor = kernels.divisor(table) if kernels is not None else (table, 0.0, False)
 
-    def add(self, rows: np.ndarray) -> None:
-        """Count uint64 rows (< table)."""
-        signed = rows.view(np.int64)  # rows < table < 2^63
+    def add(self, mixes: np.ndarray) -> None:
+        if self._kernels is not None:
+            self._kernels.count_rows(mixes, *self._divisor, self.loads)
+            return
+        rows = (mixes % np.uint64(self.table)).view(np.int64)  # rows < table < 2^63
         if self.table <= 8 * rows.shape[0] + (1 << 22):
-            np.add(self.loads, np.bincount(signed, minlength=self.table), out=self.loads, casting="unsafe")
+            np.add(self.loads, np.bincount(rows, minlength=self.table), out=self.loads, casting="unsafe")
         else:  # a table far larger than the block: count the rows it hit
-            hit, times = np.unique(signed, return_counts=True)
+            hit, times = np.unique(rows, return_counts=True)
             self.loads[hit] += times.astype(self.loads.dtype)
 
     def shared(self, rows: np.ndarray) -> np.ndarray:
-        """Per row given: does it hold more than one n-gram?"""
         return self.loads[rows.view(np.int64)] > 1
+
+    def mark_shared(
+        self, mixes: np.ndarray, counts: np.ndarray, everywhere: np.ndarray, packed: np.ndarray
+    ) -> tuple[int, int]:
+        if self._kernels is None:
+            return super().mark_shared(mixes, counts, everywhere, packed)
+        args = (self.loads, counts, everywhere, packed)
+        types, tokens = self._kernels.find_shared(mixes, *self._divisor, *args)
+        return int(types), int(tokens)
 
     @property
     def used(self) -> int:
@@ -762,19 +814,19 @@ class _DenseLoads:
         return int(self.loads.max()) if self.loads.shape[0] else 0
 
 
-class _SparseLoads:
+class _SparseLoads(_Loads):
     """The loads of the rows hit only, sorted by row: memory follows the n-grams, not the table."""
 
-    def __init__(self) -> None:
+    def __init__(self, table: int) -> None:
+        self.table = table
         self.rows = np.empty(0, dtype=np.uint64)
         self.loads = np.zeros(0, dtype=np.int64)
 
-    def add(self, rows: np.ndarray) -> None:
-        """Count uint64 rows."""
-        self.rows, self.loads = _merge(self.rows, self.loads, *_runs(np.sort(rows)))
+    def add(self, mixes: np.ndarray) -> None:
+        rows = np.sort(mixes % np.uint64(self.table))
+        self.rows, self.loads = _merge(self.rows, self.loads, *_runs(rows))
 
     def shared(self, rows: np.ndarray) -> np.ndarray:
-        """Per row given (each one counted by :meth:`add`): does it hold more than one n-gram?"""
         return self.loads[np.searchsorted(self.rows, rows)] > 1
 
     @property

@@ -9,13 +9,17 @@ makes one pass and allocates nothing:
   ids included), instead of lag windows of ``N`` int64 per token;
 - :func:`run_lengths`: a sorted buffer compacted in place to its distinct keys and counts (a run,
   spilled to disk by :class:`ngramtool.analysis.type_store.SortedRuns`);
-- :func:`merge_windows`: the runs merged k ways at once, a window of each at a time.
+- :func:`merge_windows`: the runs merged k ways at once, a window of each at a time;
+- :func:`count_rows`, :func:`find_shared`: the analysis' two passes over a block of mixes for one
+  head (rows by the hash backend's reciprocal modulo, no division), without temporaries.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
+from ..backends.numba_backend import FAST_MIN_PRIME, inverse_of, reciprocal_mod
 from ..jit import compiled
 
 
@@ -130,6 +134,47 @@ def _merge_windows(keys, counts, positions, fills, more, out_keys, out_counts, f
     return filled, (-2 if live == 0 else -1)
 
 
+def divisor(prime: int) -> tuple[int, float, bool]:
+    """(prime, its biased reciprocal, whether the reciprocal modulo is exact for it): the
+    arguments :func:`count_rows` and :func:`find_shared` take after the mixes."""
+    return prime, float(inverse_of(np.array([prime]))[0]), prime >= FAST_MIN_PRIME
+
+
+def _mod_row(mix, prime, inverse, fast):
+    """``mix mod prime`` (mix < 2^63): by the biased reciprocal when ``fast``, else by division."""
+    return reciprocal_mod(mix, prime, inverse) if fast else mix % np.uint64(prime)
+
+
+mod_row = numba.njit(inline="always", error_model="numpy")(_mod_row)
+
+
+def _count_rows(mixes, prime, inverse, fast, loads):
+    """Pass one of the analysis: add each mix's row (``mix mod prime``) to ``loads``."""
+    for i in range(mixes.shape[0]):
+        loads[mod_row(mixes[i], prime, inverse, fast)] += 1
+
+
+def _find_shared(mixes, prime, inverse, fast, loads, counts, everywhere, packed):
+    """Pass two: which rows hold more than one n-gram. Clears ``everywhere[i]`` where n-gram i's
+    row holds no other; when ``packed`` is not empty, appends the row to ``packed[i]`` as a
+    mixed-radix digit. Returns (shared n-grams, their occurrences)."""
+    shared_types = 0
+    shared_tokens = 0
+    pack = packed.shape[0] > 0
+    for i in range(mixes.shape[0]):
+        row = mod_row(mixes[i], prime, inverse, fast)
+        if loads[row] > 1:
+            shared_types += 1
+            shared_tokens += counts[i]
+        else:
+            everywhere[i] = False
+        if pack:
+            packed[i] = packed[i] * np.uint64(prime) + row
+    return shared_types, shared_tokens
+
+
 ngram_keys = compiled(_ngram_keys)
 run_lengths = compiled(_run_lengths)
 merge_windows = compiled(_merge_windows)
+count_rows = compiled(_count_rows)
+find_shared = compiled(_find_shared)
