@@ -88,49 +88,69 @@ def _merge_windows(keys, counts, positions, fills, more, out_keys, out_counts, f
     ``filled`` on (equal keys once, counts added); returns (filled, status).
 
     Run r's window is ``keys[r, positions[r]:fills[r]]`` (and its counts); ``more[r]`` says the run
-    has more entries than its window held. The key at the head of each live run is kept in a
-    small array: each step takes its smallest (a scan: there are few runs), emits it and loads
-    that run's next key. Status: ``r >= 0`` when run r's window is empty and it has more (the
-    caller refills it, then calls again), -1 when the output is full, -2 when every run is merged.
+    has more entries than its window held. Each live run has a slot holding its head key and its
+    flat position: each step takes the smallest head (a branch-free scan: there are few runs),
+    emits it and loads that run's next key. The chain from one step to the next is what bounds
+    the speed, so the slots keep everything a step needs. ``positions`` are brought up to date
+    on return. Status: ``r >= 0`` when run r's window is empty and it has more (the caller
+    refills it, then calls again), -1 when the output is full, -2 when every run is merged.
     """
     runs = keys.shape[0]
+    width = keys.shape[1]
+    flat_keys = keys.reshape(-1)
+    flat_counts = counts.reshape(-1)
     capacity = out_keys.shape[0]
-    slots = np.empty(runs, dtype=np.int64)  # the live runs
-    heads = np.empty(runs, dtype=np.uint64)  # the key at the head of each
+    run_of = np.empty(runs, dtype=np.int64)
+    at = np.empty(runs, dtype=np.int64)  # flat position of each slot's head
+    end = np.empty(runs, dtype=np.int64)
+    heads = np.empty(runs, dtype=np.uint64)
     live = 0
     for r in range(runs):
         if positions[r] < fills[r]:
-            slots[live] = r
+            run_of[live] = r
+            at[live] = r * width + positions[r]
+            end[live] = r * width + fills[r]
             heads[live] = keys[r, positions[r]]
             live += 1
         elif more[r]:
             return filled, r
+    status = -1
     while filled < capacity and live > 0:
         best = 0
         best_key = heads[0]
         for slot in range(1, live):
-            if heads[slot] < best_key:
-                best = slot
-                best_key = heads[slot]
-        r = slots[best]
-        p = positions[r]
-        count = counts[r, p]
+            key = heads[slot]
+            less = key < best_key
+            best = slot if less else best
+            best_key = key if less else best_key
+        a = at[best]
+        count = flat_counts[a]
         if filled > 0 and out_keys[filled - 1] == best_key:
             out_counts[filled - 1] += count
         else:
             out_keys[filled] = best_key
             out_counts[filled] = count
             filled += 1
-        p += 1
-        positions[r] = p
-        if p < fills[r]:
-            heads[best] = keys[r, p]
-        elif more[r]:
-            return filled, r
-        else:  # the run is merged: its slot takes the last live one
-            live -= 1
-            slots[best] = slots[live]
-            heads[best] = heads[live]
+        a += 1
+        at[best] = a
+        if a < end[best]:
+            heads[best] = flat_keys[a]
+            continue
+        r = run_of[best]
+        if more[r]:
+            status = r
+            break
+        positions[r] = fills[r]  # merged: the slot takes the last live one
+        live -= 1
+        run_of[best] = run_of[live]
+        at[best] = at[live]
+        end[best] = end[live]
+        heads[best] = heads[live]
+    for slot in range(live):
+        r = run_of[slot]
+        positions[r] = at[slot] - r * width
+    if status >= 0:
+        return filled, status
     return filled, (-2 if live == 0 else -1)
 
 
