@@ -13,14 +13,16 @@ start, as ``collisions`` counts it):
 - ``plain numpy``: the whole token array read at once, 2- and 3-gram keys packed in uint64
   (id digits base V'), ``np.unique(keys, return_counts=True)`` per order;
 - ``ngramtool``: ``NgramTypeCounter`` fed 1M-token chunks read from the file (nothing held
-  per token), with the compiled kernels when numba is installed;
+  per token), with the compiled kernels when numba is installed: sorted runs spilled to scratch
+  files and merged at the end, so its result is on disk, read back a block at a time;
 - ``ngramtool (numpy only)``: the same counter without numba (``compiled=False``).
 
 Reported per method: tokens per CPU second and the CPU seconds (the machine may be shared:
-CPU time, not wall time, is compared), the ratio to the plain numpy way, peak RSS and the
-CPU seconds of each stage; and whether every method found the same n-grams and counts (a
-sha256 of the keys and counts). With ``--sweep`` the ngramtool child also times the collision
-analysis of those table sizes on the counted n-grams.
+CPU time, not wall time, is compared), the ratio to the plain numpy way, the peak RSS of the
+counting and the CPU seconds of each stage (``spill``: writing runs, ``read back``: reading them
+into the merge); and whether every method found the same n-grams and counts (a sha256 of the
+keys and counts). With ``--sweep`` the ngramtool children also time the collision analysis of
+those table sizes (2 layers, 8 heads) on the counted n-grams, with the process's peak RSS after it.
 """
 
 from __future__ import annotations
