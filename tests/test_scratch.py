@@ -57,6 +57,10 @@ def test_a_full_disk_under_the_scratch_files_is_one_line_that_says_what_to_do(te
         counter.update(np.random.default_rng(0).integers(0, 500, 50_000))
     message = str(caught.value)
     assert "\n" not in message
-    assert f"scratch files in {temp_dir}: no space left on device (" in message
+    assert (
+        f"cannot write the collision analysis's scratch files in {temp_dir}: no space left on device (wrote "
+        in message
+    )
+    assert "nothing was left behind" in message
     assert "set TMPDIR to a file system with more room" in message
     assert list(temp_dir.iterdir()) == []

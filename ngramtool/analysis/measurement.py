@@ -9,6 +9,7 @@ asked for in one pass (:func:`ngramtool.analysis.collisions.sweep_collisions`).
 
 from __future__ import annotations
 
+import contextlib
 import resource
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -20,7 +21,7 @@ from ..artifacts import Kind, expect_kind, open_index
 from ..chunks import CHUNK_TOKENS, Canonicalizer, TokenChunk, canonical_chunks
 from ..encode import iter_token_chunks, tokenization_record, worker_count
 from ..errors import NgramToolError, UsageError, idle_parameters
-from ..formats.atomic import check_output_file
+from ..formats.atomic import check_output_file, staged_file
 from ..formats.index import iter_index_chunks
 from ..formats.tokenfiles import check_boundary, iter_token_file_chunks, open_token_file
 from ..inputs import check_reading, input_form, input_size, record_key, refuse_repeated_inputs, text_key_of
@@ -223,16 +224,17 @@ def measure_collisions(
     else:
         types, documents, tokens, skipped, hard_cuts = _count(source, streams, progress)
     counted = time.perf_counter()
-    if save_types is not None:
-        record = {**source.meta, "tokens": tokens, "documents": documents, "skipped_records": skipped,
-                  "sources": source.sources, "spec": analysed_specs_record(specs)}  # fmt: skip
-        type_counts.save_types(Path(save_types), types, record)
     if tokens == 0 and save_types is None:
         raise NgramToolError("the input holds no tokens: nothing to analyse")
     reports: list[CollisionReport] = []
-    if tokens:
-        with progress.step(f"analysing {len(specs)} table size{'s' if len(specs) != 1 else ''}"):
-            reports = sweep_collisions(types, specs)
+    with contextlib.ExitStack() as saving:  # the saved counts are published when the analysis is done
+        if save_types is not None:
+            record = {**source.meta, "tokens": tokens, "documents": documents, "skipped_records": skipped,
+                      "sources": source.sources, "spec": analysed_specs_record(specs)}  # fmt: skip
+            type_counts.write_types(saving.enter_context(staged_file(Path(save_types))), types, record)
+        if tokens:
+            with progress.step(f"analysing {len(specs)} table size{'s' if len(specs) != 1 else ''}"):
+                reports = sweep_collisions(types, specs)
     return CollisionsResult(
         kind=source.kind,
         sources=source.sources,

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 import tempfile
+from pathlib import Path
 
 import numpy as np
 
 from ..errors import NgramToolError
-from ..formats.atomic import free_bytes
-from ..wording import byte_size
+from ..formats.atomic import output_error
 
 
 class ScratchFile:
@@ -40,13 +40,14 @@ class ScratchFile:
                 done += os.pwrite(self._fd, data[done:], offset + done)
         except OSError as exc:
             folder = tempfile.gettempdir()
-            free = free_bytes(folder)
-            room = f"; {byte_size(free)} free" if free is not None else ""
-            reason = (exc.strerror or str(exc)).lower()
-            raise NgramToolError(
-                f"cannot write the collision analysis's scratch files in {folder}: {reason} "
-                f"({byte_size(self.size + done)} written{room}); nothing was left behind: set TMPDIR "
-                "to a file system with more room (they take up to 12 bytes per n-gram occurrence)"
+            raise output_error(
+                f"the collision analysis's scratch files in {folder}",
+                exc,
+                self.size + done,
+                None,
+                Path(folder),
+                fix="set TMPDIR to a file system with more room (they take up to 12 bytes per n-gram "
+                "occurrence)",
             ) from None
         self.size += len(data)
         return offset

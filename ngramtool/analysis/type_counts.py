@@ -73,7 +73,14 @@ def merge_types(parts: Sequence[Mapping[int, NgramTypes]]) -> dict[int, NgramTyp
 
 
 def save_types(path: Path, types: Mapping[int, NgramTypes], meta: Mapping[str, Any]) -> None:
-    """Write one part: per order its sorted keys and counts, and ``meta`` (see IDENTITY) as JSON.
+    """Write one part (see :func:`write_types`) under a temporary name and rename it into place."""
+    with staged_file(path) as tmp:
+        write_types(tmp, types, meta)
+
+
+def write_types(path: Path, types: Mapping[int, NgramTypes], meta: Mapping[str, Any]) -> None:
+    """Write one part to ``path`` as it is: per order its sorted keys and counts, and ``meta``
+    (see IDENTITY) as JSON.
 
     The file is an ``.npz`` archive (``keys_N``, ``counts_N``, ``meta``); the arrays are written a
     block at a time, so saving holds no more of them in memory than counting did.
@@ -82,14 +89,12 @@ def save_types(path: Path, types: Mapping[int, NgramTypes], meta: Mapping[str, A
     if missing:
         raise ValueError(f"partial counts need {missing} in their metadata")
     header = json.dumps({"format": FORMAT_NAME, "version": FORMAT_VERSION, **meta}).encode("utf-8")
-    with staged_file(path) as tmp, zipfile.ZipFile(tmp, "w", allowZip64=True) as archive:
+    with zipfile.ZipFile(path, "w", allowZip64=True) as archive:
         for order, grams in types.items():
-            _write_member(
-                archive, f"keys_{order}", grams.codec.dtype, grams.types, (k for k, _ in grams.blocks())
-            )
-            _write_member(
-                archive, f"counts_{order}", np.dtype(np.int64), grams.types, (c for _, c in grams.blocks())
-            )
+            keys = (k for k, _ in grams.blocks())
+            counts = (c for _, c in grams.blocks())
+            _write_member(archive, f"keys_{order}", grams.codec.dtype, grams.types, keys)
+            _write_member(archive, f"counts_{order}", np.dtype(np.int64), grams.types, counts)
         _write_member(
             archive, "meta", np.dtype(np.uint8), len(header), [np.frombuffer(header, dtype=np.uint8)]
         )

@@ -525,11 +525,13 @@ def output_error(
     vanished: str | None = None,
     left: Path | None = None,
     outcome: str | None = None,
+    fix: str | None = None,
 ) -> OutputError:
     """The one-line error for a failed output: what failed, the bytes written, the bytes still
     needed (when ``expected`` is known) and the bytes free on the file system of ``where`` (a
     path or a descriptor), what is left (``left``: a partial output that could not be removed;
-    ``outcome`` says it in other words) and how to fix it.
+    ``outcome`` says it in other words) and how to fix it (``fix``: instead of the usual fix of
+    the error).
 
     >>> import errno, textwrap
     >>> error = output_error("x.ngidx", OSError(errno.ENOSPC, "No space left on device"), 1_200_000,
@@ -545,7 +547,8 @@ def output_error(
         sizes += f" of about {byte_size(expected)}: about {byte_size(max(expected - written, 0))} more needed"
     if free is not None:
         sizes += f"; {byte_size(free)} free"
-    fix = "recreate it and run again" if vanished else _FIXES.get(exc.errno or 0, "fix it and run again")
+    if fix is None:
+        fix = "recreate it and run again" if vanished else _FIXES.get(exc.errno or 0, "fix it and run again")
     if outcome is None:
         outcome = f"{left} could not be removed" if left is not None else "nothing was left behind"
     message = f"cannot write {dest}: {reason} ({sizes}); {outcome}: {fix}"
