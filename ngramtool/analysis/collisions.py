@@ -602,10 +602,24 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
     for order in range(2, first.max_ngram + 1):
         grams = types[order]
         sizes = (grams.types, grams.occurrences)
-        tallies = [
-            [_Tally(spec.layer_ids[li], order, spec.primes[li, order - 2], *sizes, kernels) for spec in specs]
-            for li in range(first.num_layers)
-        ]
+        tallies = []
+        for li in range(first.num_layers):
+            primes = [spec.primes[li, order - 2] for spec in specs]
+            by_mix = [math.prod(int(p) for p in ps) > _I64_MAX for ps in primes]
+            first_by_mix = by_mix.index(True) if True in by_mix else -1
+            tallies.append(
+                [
+                    _Tally(
+                        specs[si].layer_ids[li],
+                        order,
+                        ps,
+                        *sizes,
+                        kernels,
+                        si == first_by_mix or not by_mix[si],
+                    )
+                    for si, ps in enumerate(primes)
+                ]
+            )
         kept = ScratchFile()  # the mixes, for pass two
         for mixes in _mix_blocks(grams, first):
             kept.append(mixes)
@@ -621,10 +635,10 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
                     tally.find_shared(mixes[li], counts)
         kept.close()
         for layer in tallies:
-            same_mix = None  # indistinguishable n-grams wherever the primes' product exceeds 2^63 - 1
+            # Equal rows on every head where the primes' product exceeds 2^63 - 1 are equal mixes:
+            # one count answers every such spec of the layer (the first one's).
+            same_mix = next((tally.repeats.count() for tally in layer if tally.by_mix), None)
             for si, tally in enumerate(layer):
-                if tally.by_mix and same_mix is None:
-                    same_mix = tally.repeats.count()
                 heads[si].extend(tally.head_stats())
                 orders[si].append(tally.order_stats(same_mix if tally.by_mix else tally.repeats.count()))
     return [
@@ -655,8 +669,9 @@ class _Tally:
     :class:`ngramtool.analysis.repeats.RepeatCounter`: two n-grams have the same row on every
     head when their mixes agree modulo every prime, so modulo their product. When the product
     exceeds 2^63 - 1, the largest difference of two mixes, that means equal mixes (Chinese
-    remainder theorem; ``by_mix``, the same answer for every such spec of the layer); otherwise
-    the rows of all heads pack into one uint64 (mixed radix).
+    remainder theorem; ``by_mix``, the same answer for every such spec of the layer, so only one
+    of them needs ``find_repeats``); otherwise the rows of all heads pack into one uint64 (mixed
+    radix).
     """
 
     def __init__(
@@ -667,6 +682,7 @@ class _Tally:
         types: int,
         occurrences: int,
         kernels: ModuleType | None = None,
+        find_repeats: bool = True,
     ) -> None:
         self.layer, self.order = layer, order
         self.types, self.occurrences = types, occurrences
@@ -674,7 +690,8 @@ class _Tally:
         self.loads = [_row_loads(prime, types, kernels) for prime in self.primes]
         product = math.prod(self.primes)
         self.by_mix = product > _I64_MAX
-        self.repeats = RepeatCounter(_I64_MAX + 1 if self.by_mix else product, types)
+        bound = _I64_MAX + 1 if self.by_mix else product
+        self.repeats = RepeatCounter(bound, types) if find_repeats else None
         self.shared_types = [0] * len(self.primes)
         self.shared_tokens = [0] * len(self.primes)
         self.all_shared = 0
@@ -693,7 +710,8 @@ class _Tally:
             self.shared_types[h] += types
             self.shared_tokens[h] += tokens
         self.all_shared += int(np.count_nonzero(everywhere))
-        self.repeats.add((mixes if self.by_mix else packed)[everywhere])
+        if self.repeats is not None:
+            self.repeats.add((mixes if self.by_mix else packed)[everywhere])
 
     def head_stats(self) -> list[HeadStats]:
         """Each head's figures (after both passes)."""
