@@ -601,25 +601,7 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
     kernels = _analysis_kernels()
     for order in range(2, first.max_ngram + 1):
         grams = types[order]
-        sizes = (grams.types, grams.occurrences)
-        tallies = []
-        for li in range(first.num_layers):
-            primes = [spec.primes[li, order - 2] for spec in specs]
-            by_mix = [math.prod(int(p) for p in ps) > _I64_MAX for ps in primes]
-            first_by_mix = by_mix.index(True) if True in by_mix else -1
-            tallies.append(
-                [
-                    _Tally(
-                        specs[si].layer_ids[li],
-                        order,
-                        ps,
-                        *sizes,
-                        kernels,
-                        si == first_by_mix or not by_mix[si],
-                    )
-                    for si, ps in enumerate(primes)
-                ]
-            )
+        tallies = [_layer_tallies(specs, li, order, grams, kernels) for li in range(first.num_layers)]
         kept = ScratchFile()  # the mixes, for pass two
         for mixes in _mix_blocks(grams, first):
             kept.append(mixes)
@@ -651,6 +633,20 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
     ]
 
 
+def _layer_tallies(
+    specs: Sequence[HashSpec], li: int, order: int, grams: NgramTypes, kernels: ModuleType | None
+) -> list[_Tally]:
+    """One tally per spec for layer index ``li``. Of the specs whose primes multiply past 2^63 - 1
+    only the first collects repeated mixes: its count answers for the others (see :class:`_Tally`)."""
+    sizes = (grams.types, grams.occurrences)
+    tallies = [
+        _Tally(spec.layer_ids[li], order, spec.primes[li, order - 2], *sizes, kernels) for spec in specs
+    ]
+    for tally in [tally for tally in tallies if tally.by_mix][1:]:
+        tally.repeats = None
+    return tallies
+
+
 def _mix_blocks(grams: NgramTypes, spec: HashSpec) -> Iterator[np.ndarray]:
     """uint64 [L, b]: the mixes of the distinct n-grams in every layer, a block at a time (mixes
     are never negative)."""
@@ -669,9 +665,8 @@ class _Tally:
     :class:`ngramtool.analysis.repeats.RepeatCounter`: two n-grams have the same row on every
     head when their mixes agree modulo every prime, so modulo their product. When the product
     exceeds 2^63 - 1, the largest difference of two mixes, that means equal mixes (Chinese
-    remainder theorem; ``by_mix``, the same answer for every such spec of the layer, so only one
-    of them needs ``find_repeats``); otherwise the rows of all heads pack into one uint64 (mixed
-    radix).
+    remainder theorem; ``by_mix``, the same answer for every such spec of the layer, so the others
+    drop their ``repeats``); otherwise the rows of all heads pack into one uint64 (mixed radix).
     """
 
     def __init__(
@@ -682,7 +677,6 @@ class _Tally:
         types: int,
         occurrences: int,
         kernels: ModuleType | None = None,
-        find_repeats: bool = True,
     ) -> None:
         self.layer, self.order = layer, order
         self.types, self.occurrences = types, occurrences
@@ -691,7 +685,7 @@ class _Tally:
         product = math.prod(self.primes)
         self.by_mix = product > _I64_MAX
         bound = _I64_MAX + 1 if self.by_mix else product
-        self.repeats = RepeatCounter(bound, types) if find_repeats else None
+        self.repeats: RepeatCounter | None = RepeatCounter(bound, types)
         self.shared_types = [0] * len(self.primes)
         self.shared_tokens = [0] * len(self.primes)
         self.all_shared = 0
