@@ -382,6 +382,7 @@ def test_spilled_runs_blocks_and_buckets_equal_brute_force(tiny_blocks, seed, an
     specs = [
         HashSpec(heads=5, table_sizes=(20011, 8209), **base),
         HashSpec(heads=5, table_sizes=(31, 61), **base),
+        HashSpec(heads=5, table_sizes=(16411, 9001), **base),  # shares the first one's repeated mixes
     ]
     counter = NgramTypeCounter(specs[0], boundary="reset", flush_keys=13)
     for lo in range(0, 500, 60):
