@@ -20,34 +20,40 @@ import numpy as np
 from .chunks import CHUNK_TOKENS, TokenChunk
 from .inputs import Errors, TextPiece, iter_string_pieces, iter_text_pieces
 from .profiling import StageClock, timed
-from .tokenizers import Tokenizer, encode_each, resolve_eot, special_record
+from .tokenizers import Tokenizer, encode_each, joined_ids, resolve_eot, special_record
 
 BATCH_CHARS = 1 << 20
+
+
+NO_STARTS = np.zeros(0, dtype=np.int64)
 
 
 @dataclass
 class _ChunkBuilder:
     parts: list[np.ndarray] = field(default_factory=list)
-    starts: list[int] = field(default_factory=list)
+    starts: list[np.ndarray] = field(default_factory=list)
     size: int = 0
     nbytes: int = 0
     hard_cuts: int = 0
     skipped: int = 0
 
-    def add(self, ids: np.ndarray, doc_start: bool, nbytes: int, hard_cut: bool, skipped: int = 0) -> None:
-        if doc_start:
-            self.starts.append(self.size)
+    def add(
+        self, ids: np.ndarray, starts: np.ndarray, nbytes: int = 0, hard_cuts: int = 0, skipped: int = 0
+    ) -> None:
+        """Append ``ids``, documents starting at ``starts`` (positions in ``ids``)."""
+        if starts.shape[0]:
+            self.starts.append(starts + self.size)
         self.parts.append(ids)
         self.size += ids.shape[0]
         self.nbytes += nbytes
-        self.hard_cuts += int(hard_cut)
+        self.hard_cuts += hard_cuts
         self.skipped += skipped
 
     def take(self) -> TokenChunk:
         tokens = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.uint32)
         chunk = TokenChunk(
             tokens.astype(np.uint32, copy=False),
-            np.asarray(self.starts, dtype=np.int64),
+            np.concatenate(self.starts).astype(np.int64, copy=False) if self.starts else NO_STARTS,
             self.nbytes,
             self.hard_cuts,
             self.skipped,
@@ -70,10 +76,11 @@ def _batches(pieces: Iterable[TextPiece], chars: int) -> Iterator[list[TextPiece
         yield batch
 
 
-def encode_pieces(
+def encode_batches(
     pieces: Iterable[TextPiece], tokenizer: Tokenizer, workers: int = 1, clock: StageClock | None = None
-) -> Iterator[tuple[TextPiece, np.ndarray]]:
-    """(piece, ids) in input order, encoding in the background.
+) -> Iterator[tuple[list[TextPiece], np.ndarray, np.ndarray]]:
+    """(pieces, their ids one after another, how many ids each has) for batches of pieces, in
+    input order, encoding in the background (``tokenizer.encode_joined``: one call per batch).
 
     Batches of pieces are encoded on ``workers`` threads when the tokenizer releases the GIL
     (tiktoken, bytes). A tokenizer that holds it (HF ``tokenizers``) gets one thread: with more
@@ -85,20 +92,95 @@ def encode_pieces(
     the library pool's threads: that time shows as the run's unattributed CPU).
     """
     threads = 1 if tokenizer.parallel_batches else max(1, workers)
-    batch_encoder = tokenizer.encode_batch
+    batch_encoder = tokenizer.encode_joined
     if tokenizer.parallel_batches and workers <= 1:
-        batch_encoder = partial(encode_each, tokenizer)
+        batch_encoder = partial(_encode_each_joined, tokenizer)
     encode = timed(clock, "tokenize", batch_encoder)
     with ThreadPoolExecutor(threads, thread_name_prefix="ngramtool-encode") as pool:
-        pending: deque[tuple[list[TextPiece], Future[list[np.ndarray]]]] = deque()
+        pending: deque[tuple[list[TextPiece], Future[tuple[np.ndarray, np.ndarray]]]] = deque()
         for batch in _batches(pieces, BATCH_CHARS):
             pending.append((batch, pool.submit(encode, [piece.text for piece in batch])))
             if len(pending) >= 2 * threads:
                 done, future = pending.popleft()
-                yield from zip(done, future.result(), strict=True)
+                yield (done, *future.result())
         while pending:
             done, future = pending.popleft()
-            yield from zip(done, future.result(), strict=True)
+            yield (done, *future.result())
+
+
+def _encode_each_joined(tokenizer: Tokenizer, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~ngramtool.tokenizers.encode_each` on the calling thread, its ids joined."""
+    return joined_ids(encode_each(tokenizer, texts))
+
+
+@dataclass(frozen=True)
+class _LaidOut:
+    """A batch of pieces as the chunks take it: its ids with the marks around each document.
+
+    Attributes:
+        tokens: the ids, each document's opening before it and the previous one's closing.
+        ends: for each piece, the position in ``tokens`` after its ids.
+        starts: where each document starts in ``tokens``.
+        start_pieces: the piece each of ``starts`` belongs to.
+        totals: row k: the (nbytes, hard cuts, skipped records) of the pieces before piece k.
+    """
+
+    tokens: np.ndarray
+    ends: np.ndarray
+    starts: np.ndarray
+    start_pieces: np.ndarray
+    totals: np.ndarray
+
+
+def _lay_out(
+    pieces: list[TextPiece],
+    ids: np.ndarray,
+    counts: np.ndarray,
+    marks: tuple[np.ndarray, np.ndarray],
+    open_before: bool,
+) -> _LaidOut:
+    """The tokens of a batch (``ids``: each piece's ``counts`` ids one after another) with the
+    document marks (opening, closing) that :func:`encode_documents` puts around each document;
+    ``open_before``: whether a document is open before the batch (the first start closes it)."""
+    opening, closing = marks
+    info = np.array([(p.doc_start, p.nbytes, p.hard_cut, p.skipped) for p in pieces], dtype=np.int64)
+    starting = info[:, 0].astype(bool)
+    closes = starting & ((np.cumsum(starting) - starting > 0) | open_before)
+    after_close = closes * closing.shape[0]
+    lengths = counts + after_close + starting * opening.shape[0]
+    ends = np.cumsum(lengths)
+    begins = ends - lengths
+    starts = (begins + after_close)[starting]
+    tokens = ids
+    if lengths.sum() != ids.shape[0]:  # marks to place
+        tokens = np.empty(int(ends[-1]), dtype=np.uint32)
+        is_mark = np.zeros(tokens.shape[0], dtype=bool)
+        for mark, where in ((closing, begins[closes]), (opening, starts)):
+            at = (where[:, None] + np.arange(mark.shape[0])).ravel()
+            tokens[at] = np.tile(mark, where.shape[0])
+            is_mark[at] = True
+        tokens[~is_mark] = ids
+    totals = np.zeros((len(pieces) + 1, 3), dtype=np.int64)
+    np.cumsum(info[:, 1:], axis=0, out=totals[1:])
+    return _LaidOut(tokens, ends, starts, np.flatnonzero(starting), totals)
+
+
+def _fill(builder: _ChunkBuilder, laid: _LaidOut, chunk_tokens: int) -> Iterator[TokenChunk]:
+    """Add a laid-out batch to ``builder``, taking a chunk after each piece that brings it to
+    ``chunk_tokens`` tokens (chunks end after a piece's ids, as one piece at a time would)."""
+    count = laid.ends.shape[0]
+    first = 0  # the first piece not added yet
+    while first < count:
+        position = int(laid.ends[first - 1]) if first else 0
+        reach = int(np.searchsorted(laid.ends, position + max(chunk_tokens - builder.size, 1)))
+        last = min(reach, count - 1)
+        end = int(laid.ends[last])
+        lo, hi = np.searchsorted(laid.start_pieces, (first, last + 1))
+        nbytes, hard_cuts, skipped = (laid.totals[last + 1] - laid.totals[first]).tolist()
+        builder.add(laid.tokens[position:end], laid.starts[lo:hi] - position, nbytes, hard_cuts, skipped)
+        first = last + 1
+        if reach < count:
+            yield builder.take()
 
 
 def iter_token_chunks(
@@ -156,20 +238,15 @@ def encode_documents(
     suffix already ends with it. ``workers`` threads encode in parallel (the ids do not depend on
     it); ``clock`` times them.
     """
-    opening, closing = document_marks(tokenizer, add_eot, eot_token)
+    marks = document_marks(tokenizer, add_eot, eot_token)
     builder = _ChunkBuilder()
     in_document = False
-    for piece, ids in encode_pieces(pieces, tokenizer, workers, clock):
-        if piece.doc_start:
-            if in_document:
-                builder.add(closing, False, 0, False)
-            builder.add(opening, True, 0, False)
-            in_document = True
-        builder.add(ids, False, piece.nbytes, piece.hard_cut, piece.skipped)
-        if builder.size >= chunk_tokens:
-            yield builder.take()
+    for batch, ids, counts in encode_batches(pieces, tokenizer, workers, clock):
+        laid = _lay_out(batch, ids, counts, marks, in_document)
+        in_document = in_document or laid.starts.shape[0] > 0
+        yield from _fill(builder, laid, chunk_tokens)
     if in_document:
-        builder.add(closing, False, 0, False)
+        builder.add(marks[1], NO_STARTS)
     if builder.size or builder.starts or builder.nbytes or builder.skipped:
         yield builder.take()
 
