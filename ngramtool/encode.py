@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -199,7 +200,7 @@ def iter_token_chunks(
     input starts a document. ``encoding``: the options of :func:`encode_documents`."""
     reading = {"input_format": input_format, "text_key": text_key, "doc_sep": doc_sep, "errors": errors,
                "row_groups": row_groups, **_cutting(tokenizer)}  # fmt: skip
-    pieces = (piece for source in inputs for piece in iter_text_pieces(source, **reading))
+    pieces = chain.from_iterable(iter_text_pieces(source, **reading) for source in inputs)
     return encode_documents(pieces, tokenizer, **encoding)
 
 

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import ngramtool.inputs.jsonl as jsonl_input
 import ngramtool.inputs.text as text_input
 import ngramtool.textcuts as textcuts
 from ngramtool.encode import iter_token_chunks
@@ -251,3 +252,59 @@ def test_errors_skip_needs_jsonl_and_other_values_are_refused(tmp_path):
         check_reading([str(path)], errors="skip")
     with pytest.raises(UsageError, match="'strict', 'replace' or 'skip'"):
         list(iter_text_pieces(str(path), errors="ignore"))
+
+
+JSONL_LINES = [
+    b'{"t": "plain"}',
+    b'{"t": "crlf"}\r',
+    b'  {"t": "padded"} ',
+    b'{"t": "emoji \\ud83d\\ude00 pair"}',
+    b'{"t": "lone \\ud800"}',
+    b'{"t": "caf\xc3\xa9", "n": [1, {"t": 2}]}',
+    b'{"t": "bad \xff utf-8"}',
+    b'{"t": "two"} {"t": "values"}',
+    b'{"t": "open',
+    b'{"u": "no key"}',
+    b'{"t": 5}',
+    b"[1]",
+    b'\xef\xbb\xbf{"t": "bom"}',
+    b"",
+    b"   ",
+]
+
+
+def _no_value(line: str, index: int) -> tuple[object, int]:
+    raise StopIteration(index)
+
+
+def _outcome(path: str, errors: str) -> tuple[list[tuple[str, bool, int]], int] | str:
+    """What reading a JSONL file gives: (text, doc_start, skipped) of its documents and skips and
+    the bytes of all pieces, or the error's message."""
+    try:
+        pieces = list(iter_text_pieces(path, text_key="t", errors=errors))
+    except NgramToolError as exc:
+        return str(exc)
+    told = [(p.text, p.doc_start, p.skipped) for p in pieces if p.doc_start or p.skipped]
+    return told, sum(p.nbytes for p in pieces)  # (pieces of bytes alone come where reads end)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    lines=st.lists(st.sampled_from(JSONL_LINES), min_size=1, max_size=12),
+    last_feed=st.booleans(),
+    errors=st.sampled_from(["strict", "replace", "skip"]),
+    read_bytes=st.sampled_from([1, 3, 16, 1 << 20]),
+)
+def test_jsonl_blocks_read_every_line_as_the_line_by_line_parser_does(
+    monkeypatch, tmp_path_factory, lines, last_feed, errors, read_bytes
+):
+    """Lines read in blocks of any size, records parsed by the JSON scanner alone where they can
+    be, give what parsing every line on its own gives: the same texts, skips, bytes and errors
+    (with their line numbers and offsets)."""
+    path = tmp_path_factory.mktemp("jsonl") / "d.jsonl"
+    path.write_bytes(b"\n".join(lines) + (b"\n" if last_feed else b""))
+    monkeypatch.setattr(jsonl_input, "READ_BYTES", read_bytes)
+    got = _outcome(str(path), errors)
+    monkeypatch.setattr(jsonl_input, "READ_BYTES", 1 << 20)
+    monkeypatch.setattr(jsonl_input, "json_scanner", lambda: _no_value)  # every line read on its own
+    assert got == _outcome(str(path), errors)

@@ -34,16 +34,15 @@ class _JsonlRecords:
         self.key_seen = False  # whether an earlier record had the key
         self.offset = 0  # bytes before the current line
         self.line_no = 0  # lines read so far
-        self._scan = json.JSONDecoder().scan_once  # one value at an index: (value, end)
+        self._scan = json_scanner()
 
-    def texts(self, block: bytes) -> Iterator[str | None]:
+    def texts(self, block: bytes) -> list[str | None]:
         """The text of each record of a block of whole lines, None for each bad one skipped
         (``errors="skip"``); blank lines give nothing. Raises _BadRecord for a bad record."""
         try:
             decoded = block.decode("utf-8")
         except UnicodeDecodeError:  # line by line, to name the offset or replace or skip the line
-            yield from self._raw_texts(block)
-            return
+            return self._raw_texts(block)
         self.offset += len(block)
         lines = decoded.split("\n")
         if not lines[-1]:  # the block ends with a line feed
@@ -52,28 +51,35 @@ class _JsonlRecords:
             lines[0] = lines[0].removeprefix("\ufeff")
         escapes = "\\ud" in decoded or "\\uD" in decoded  # \ud800-\udfff: maybe a lone surrogate
         scan, key, first, found = self._scan, self.key, self.line_no, False
+        texts: list[str | None] = []
+        keep = texts.append
         for line_no, line in enumerate(lines, start=first + 1):
             try:
                 record, end = scan(line, 0)
             except (StopIteration, ValueError):
                 record = end = None
             value = record.get(key) if type(record) is dict else None
-            whole = end == len(line) or line[end:] == "\r"
-            if type(value) is str and whole and (not escapes or _is_text(value)):
+            if (
+                type(value) is str
+                and (end == len(line) or line[end:] == "\r")
+                and (not escapes or _is_text(value))
+            ):
                 found = True
-                yield value
+                keep(value)
                 continue
             self.key_seen = self.key_seen or found
             text = self._checked(line, line_no)
             if text is not False:
-                yield text
+                keep(text)
         self.key_seen = self.key_seen or found
         self.line_no = first + len(lines)
+        return texts
 
-    def _raw_texts(self, block: bytes) -> Iterator[str | None]:
+    def _raw_texts(self, block: bytes) -> list[str | None]:
         """:meth:`texts` of a block that is not all valid UTF-8, line by line."""
         lines = block.split(b"\n")
         raws = [line + b"\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+        texts: list[str | None] = []
         for raw in raws:
             self.line_no += 1
             offset, self.offset = self.offset, self.offset + len(raw)
@@ -84,13 +90,14 @@ class _JsonlRecords:
                 bad = _BadRecord(invalid_utf8(self.name, offset + exc.start, byte, skippable=True))
                 if self.errors != "skip":
                     raise bad from None
-                yield None
+                texts.append(None)
                 continue
             if self.line_no == 1:
                 line = line.removeprefix("\ufeff")
             text = self._checked(line, self.line_no)
             if text is not False:
-                yield text
+                texts.append(text)
+        return texts
 
     def _checked(self, line: str, line_no: int) -> str | Literal[False] | None:
         """:meth:`line_text`, with a bad record skipped (None) under ``errors="skip"``; False
@@ -132,6 +139,12 @@ class _JsonlRecords:
         if not isinstance(value, str):
             raise _BadRecord(f"{where}: {self.key!r} holds a JSON {_kind(value)}, not text; {skip}")
         return _no_lone_surrogates(value, where, self.errors)
+
+
+def json_scanner() -> Callable[[str, int], tuple[object, int]]:
+    """The JSON scanner that parses plain records: ``scan(line, index)`` gives the value that
+    starts at ``index`` and where it ends (what ``json.loads`` runs, without its checks around)."""
+    return json.JSONDecoder().scan_once  # type: ignore[attr-defined,no-any-return]
 
 
 def _kind(value: object) -> str:
