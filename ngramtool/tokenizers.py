@@ -284,20 +284,29 @@ class TiktokenTokenizer(_OneByOne):
     def encode_joined(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """The ids of the texts one after another, and how many each has, in one call to tiktoken:
         the texts joined by a special token (:func:`_joiner`), which tiktoken encodes as its id
-        and on either side of which it encodes the text as it would alone. Texts that hold the
-        joining token's string are encoded one by one."""
+        and on either side of which it encodes the text as it would alone. A text that holds the
+        joining token's string is encoded on its own, the texts between such ones joined."""
         joiner = self._joiner
         if joiner is None or len(texts) < 2:
             return super().encode_joined(texts)
-        joined = joiner.join(texts)
-        if joined.count(joiner) != len(texts) - 1:  # a text holds the joiner's string
-            return super().encode_joined(texts)
-        ids = self._enc.encode_to_numpy(joined, allowed_special=self._joined_allowed, disallowed_special=())
+        ids = self._enc.encode_to_numpy(
+            joiner.join(texts), allowed_special=self._joined_allowed, disallowed_special=()
+        )
         cuts = np.flatnonzero(ids == self.special_tokens[joiner])
-        if cuts.shape[0] != len(texts) - 1:  # never for a ranked vocabulary without the special id
+        if cuts.shape[0] == len(texts) - 1:
+            return np.delete(ids, cuts), np.diff(cuts, prepend=-1, append=ids.shape[0]) - 1
+        # Some text holds the joiner's string (more ids of it came back): those alone.
+        holders = [i for i, text in enumerate(texts) if joiner in text]
+        if not holders:  # not expected (see _joiner); whatever the cause, one by one is right
             return super().encode_joined(texts)
-        counts = np.diff(cuts, prepend=-1, append=ids.shape[0]) - 1
-        return np.delete(ids, cuts), counts
+        parts, start = [], 0
+        for holder in [*holders, len(texts)]:
+            if start < holder:
+                parts.append(self.encode_joined(texts[start:holder]))
+            if holder < len(texts):
+                parts.append(joined_ids([self.encode(texts[holder])]))
+            start = holder + 1
+        return np.concatenate([ids for ids, _ in parts]), np.concatenate([counts for _, counts in parts])
 
     def token_id(self, token: str) -> int | None:
         """A special token's id, or the id of the one ranked token that is ``token``."""
@@ -340,18 +349,16 @@ def _joiner(special_tokens: dict[str, int]) -> str | None:
 
     tiktoken encodes the text between two allowed special tokens as a text of its own (its split
     pattern runs on that slice alone), so joined texts keep their ids as long as the joining token
-    is found exactly where it was put: no special token may start with it (and win there), and no
-    special token may begin before it and end inside or after it (a part of it, or more, after a
-    tail of the text before).
+    is found exactly where it was put: no other special token may start where it starts and
+    overlap it (the longer or the shorter could win there), and none may begin before it and
+    reach into it (after a tail of the text before; the token itself included).
     """
 
     def splits_cleanly(joiner: str) -> bool:
         for token in special_tokens:
-            if token != joiner and token.startswith(joiner):
-                return False
-            for start in range(1, len(token)):
+            for start in range(len(token)):
                 rest = token[start:]
-                if rest.startswith(joiner) or joiner.startswith(rest):
+                if (start or token != joiner) and (rest.startswith(joiner) or joiner.startswith(rest)):
                     return False
         return True
 
