@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 import ngramtool.inputs.jsonl as jsonl_input
 import ngramtool.inputs.text as text_input
 import ngramtool.textcuts as textcuts
+from ngramtool import encode
 from ngramtool.encode import iter_token_chunks
 from ngramtool.errors import NgramToolError, UsageError
-from ngramtool.inputs import check_reading, iter_text_pieces
-from ngramtool.tokenizers import HFTokenizer, load_tokenizer
+from ngramtool.inputs import TextPiece, check_reading, iter_text_pieces
+from ngramtool.tokenizers import ByteTokenizer, HFTokenizer, load_tokenizer
 
 WORDS = ["ab", "The", "x", "é", "ß", "文字", "Ω", "42", "7", "'s", "’", "--", "/", "!?"]
 GAPS = [" ", "\n", "\n\n", "  ", "\t", ". ", ".\n", " \n", "\r\n", "\u00a0", "", "\n ", ",\n\n"]
@@ -308,3 +309,66 @@ def test_jsonl_blocks_read_every_line_as_the_line_by_line_parser_does(
     monkeypatch.setattr(jsonl_input, "READ_BYTES", 1 << 20)
     monkeypatch.setattr(jsonl_input, "json_scanner", lambda: _no_value)  # every line read on its own
     assert got == _outcome(str(path), errors)
+
+
+def _one_piece_at_a_time(pieces, tok, eot: int | None, chunk_tokens: int) -> list[tuple]:
+    """The chunks of encode_documents as a piece-by-piece model makes them: a document's opening
+    where it starts (after the previous one's closing), a chunk taken once a piece's ids bring it
+    to ``chunk_tokens``."""
+    closing = [*tok.document_suffix.tolist(), *([] if eot is None else [eot])]
+    chunks, tokens, starts, counts, open_ = [], [], [], [0, 0, 0], False
+    for piece in pieces:
+        if piece.doc_start:
+            tokens += closing if open_ else []
+            starts.append(len(tokens))
+            tokens += tok.document_prefix.tolist()
+            open_ = True
+        tokens += tok.encode(piece.text).tolist()
+        counts = [counts[0] + piece.nbytes, counts[1] + piece.hard_cut, counts[2] + piece.skipped]
+        if len(tokens) >= chunk_tokens:
+            chunks.append((tokens, starts, *counts))
+            tokens, starts, counts = [], [], [0, 0, 0]
+    tokens += closing if open_ else []
+    if tokens or starts or counts[0] or counts[2]:
+        chunks.append((tokens, starts, *counts))
+    return chunks
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    pieces=st.lists(
+        st.builds(
+            TextPiece,
+            st.sampled_from(["", "a", "bc d", "ef\n", "<|x|>"]),
+            st.booleans(),
+            st.integers(0, 9),
+            st.booleans(),
+            st.integers(0, 2),
+        ),
+        max_size=40,
+    ),
+    marks=st.sampled_from([((), ()), ((1,), ()), ((1, 2), (3,))]),
+    eot=st.sampled_from([None, 4]),
+    chunk_tokens=st.integers(1, 30),
+    batch_chars=st.integers(1, 40),
+)
+def test_batches_become_the_chunks_that_one_piece_at_a_time_would(
+    monkeypatch, pieces, marks, eot, chunk_tokens, batch_chars
+):
+    """Documents laid out a batch at a time (their marks placed with numpy) give the chunks a
+    piece-by-piece builder gives: the same ids, document starts, byte, cut and skip counts, and
+    chunks that end after the same pieces."""
+    monkeypatch.setattr(encode, "BATCH_CHARS", batch_chars)
+    tok = ByteTokenizer()
+    tok.document_prefix, tok.document_suffix = (np.asarray(mark, dtype=np.uint32) for mark in marks)
+    chunks = encode.encode_documents(
+        pieces,
+        tok,
+        add_eot=eot is not None,
+        eot_token=None if eot is None else chr(eot),
+        chunk_tokens=chunk_tokens,
+    )
+    got = [
+        (c.tokens.tolist(), c.doc_starts.tolist(), c.nbytes, c.hard_cuts, c.skipped_records) for c in chunks
+    ]
+    assert got == [tuple(chunk) for chunk in _one_piece_at_a_time(pieces, tok, eot, chunk_tokens)]
