@@ -45,7 +45,8 @@ class _JsonlRecords:
             return self._raw_texts(block)
         self.offset += len(block)
         lines = decoded.split("\n")
-        if not lines[-1]:  # the block ends with a line feed
+        fed = not lines[-1]  # the block ends with a line feed
+        if fed:
             lines.pop()
         if self.line_no == 0:
             lines[0] = lines[0].removeprefix("\ufeff")
@@ -68,7 +69,8 @@ class _JsonlRecords:
                 keep(value)
                 continue
             self.key_seen = self.key_seen or found
-            text = self._checked(line, line_no)
+            whole_line = line + "\n" if fed or line_no < first + len(lines) else line  # as read alone
+            text = self._checked(whole_line, line_no)
             if text is not False:
                 keep(text)
         self.key_seen = self.key_seen or found
