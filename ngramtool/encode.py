@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .chunks import CHUNK_TOKENS, TokenChunk
-from .inputs import Errors, TextPiece, iter_string_pieces, iter_text_pieces
+from .inputs import Documents, Errors, TextPiece, iter_string_pieces, iter_text_items
 from .profiling import StageClock, timed
 from .tokenizers import Tokenizer, encode_each, joined_ids, resolve_eot, special_record
 
@@ -63,13 +63,17 @@ class _ChunkBuilder:
         return chunk
 
 
-def _batches(pieces: Iterable[TextPiece], chars: int) -> Iterator[list[TextPiece]]:
+Piece = TextPiece | Documents
+"""What the readers give: a piece of text, or many whole documents at once."""
+
+
+def _batches(pieces: Iterable[Piece], chars: int) -> Iterator[list[Piece]]:
     """Group pieces into lists of about ``chars`` characters (many small documents, few tasks)."""
-    batch: list[TextPiece] = []
+    batch: list[Piece] = []
     size = 0
     for piece in pieces:
         batch.append(piece)
-        size += len(piece.text)
+        size += sum(map(len, piece.texts)) if isinstance(piece, Documents) else len(piece.text)
         if size >= chars:
             yield batch
             batch, size = [], 0
@@ -77,11 +81,40 @@ def _batches(pieces: Iterable[TextPiece], chars: int) -> Iterator[list[TextPiece
         yield batch
 
 
+def _texts(batch: list[Piece]) -> list[str]:
+    """The texts of a batch, one per piece and per document."""
+    texts: list[str] = []
+    for piece in batch:
+        if isinstance(piece, Documents):
+            texts += piece.texts
+        else:
+            texts.append(piece.text)
+    return texts
+
+
+def _piece_table(batch: list[Piece]) -> np.ndarray:
+    """(doc_start, nbytes, hard_cut, skipped) of each text of a batch, as int64 rows."""
+    tables, rows = [], []
+    for piece in batch:
+        if isinstance(piece, Documents):
+            table = np.zeros((len(piece.texts), 4), dtype=np.int64)
+            table[:, 0] = 1
+            table[0, 1], table[0, 3] = piece.nbytes, piece.skipped
+            tables.append(np.asarray(rows, dtype=np.int64).reshape(-1, 4))
+            tables.append(table)
+            rows = []
+        else:
+            rows.append((piece.doc_start, piece.nbytes, piece.hard_cut, piece.skipped))
+    tables.append(np.asarray(rows, dtype=np.int64).reshape(-1, 4))
+    return np.concatenate(tables)
+
+
 def encode_batches(
-    pieces: Iterable[TextPiece], tokenizer: Tokenizer, workers: int = 1, clock: StageClock | None = None
-) -> Iterator[tuple[list[TextPiece], np.ndarray, np.ndarray]]:
-    """(pieces, their ids one after another, how many ids each has) for batches of pieces, in
-    input order, encoding in the background (``tokenizer.encode_joined``: one call per batch).
+    pieces: Iterable[Piece], tokenizer: Tokenizer, workers: int = 1, clock: StageClock | None = None
+) -> Iterator[tuple[list[Piece], np.ndarray, np.ndarray]]:
+    """(pieces, their ids one after another, how many ids each text has: :func:`_texts`) for
+    batches of pieces, in input order, encoding in the background (``tokenizer.encode_joined``:
+    one call per batch).
 
     Batches of pieces are encoded on ``workers`` threads when the tokenizer releases the GIL
     (tiktoken, bytes). A tokenizer that holds it (HF ``tokenizers``) gets one thread: with more
@@ -98,9 +131,9 @@ def encode_batches(
         batch_encoder = partial(_encode_each_joined, tokenizer)
     encode = timed(clock, "tokenize", batch_encoder)
     with ThreadPoolExecutor(threads, thread_name_prefix="ngramtool-encode") as pool:
-        pending: deque[tuple[list[TextPiece], Future[tuple[np.ndarray, np.ndarray]]]] = deque()
+        pending: deque[tuple[list[Piece], Future[tuple[np.ndarray, np.ndarray]]]] = deque()
         for batch in _batches(pieces, BATCH_CHARS):
-            pending.append((batch, pool.submit(encode, [piece.text for piece in batch])))
+            pending.append((batch, pool.submit(encode, _texts(batch))))
             if len(pending) >= 2 * threads:
                 done, future = pending.popleft()
                 yield (done, *future.result())
@@ -116,7 +149,9 @@ def _encode_each_joined(tokenizer: Tokenizer, texts: list[str]) -> tuple[np.ndar
 
 @dataclass(frozen=True)
 class _LaidOut:
-    """A batch of pieces as the chunks take it: its ids with the marks around each document.
+    """A batch of pieces as the chunks take it: its ids with the marks around each document. A
+    piece here is each text of the batch (:func:`_texts`): a whole document of a
+    :class:`~ngramtool.inputs.Documents` counts as a piece that starts a document.
 
     Attributes:
         tokens: the ids, each document's opening before it and the previous one's closing.
@@ -134,7 +169,7 @@ class _LaidOut:
 
 
 def _lay_out(
-    pieces: list[TextPiece],
+    pieces: list[Piece],
     ids: np.ndarray,
     counts: np.ndarray,
     marks: tuple[np.ndarray, np.ndarray],
@@ -144,7 +179,7 @@ def _lay_out(
     document marks (opening, closing) that :func:`encode_documents` puts around each document;
     ``open_before``: whether a document is open before the batch (the first start closes it)."""
     opening, closing = marks
-    info = np.array([(p.doc_start, p.nbytes, p.hard_cut, p.skipped) for p in pieces], dtype=np.int64)
+    info = _piece_table(pieces)
     starting = info[:, 0].astype(bool)
     closes = starting & ((np.cumsum(starting) - starting > 0) | open_before)
     after_close = closes * closing.shape[0]
@@ -161,7 +196,7 @@ def _lay_out(
             tokens[at] = np.tile(mark, where.shape[0])
             is_mark[at] = True
         tokens[~is_mark] = ids
-    totals = np.zeros((len(pieces) + 1, 3), dtype=np.int64)
+    totals = np.zeros((info.shape[0] + 1, 3), dtype=np.int64)
     np.cumsum(info[:, 1:], axis=0, out=totals[1:])
     return _LaidOut(tokens, ends, starts, np.flatnonzero(starting), totals)
 
@@ -196,11 +231,11 @@ def iter_token_chunks(
     **encoding: Any,
 ) -> Iterator[TokenChunk]:
     """Tokenize inputs (paths, saved dataset directories or ``-``, read by
-    :func:`ngramtool.inputs.iter_text_pieces` with the reading options given) into chunks; each
+    :func:`ngramtool.inputs.iter_text_items` with the reading options given) into chunks; each
     input starts a document. ``encoding``: the options of :func:`encode_documents`."""
     reading = {"input_format": input_format, "text_key": text_key, "doc_sep": doc_sep, "errors": errors,
                "row_groups": row_groups, **_cutting(tokenizer)}  # fmt: skip
-    pieces = chain.from_iterable(iter_text_pieces(source, **reading) for source in inputs)
+    pieces = chain.from_iterable(iter_text_items(source, **reading) for source in inputs)
     return encode_documents(pieces, tokenizer, **encoding)
 
 
@@ -221,7 +256,7 @@ def _cutting(tokenizer: Tokenizer) -> dict[str, Any]:
 
 
 def encode_documents(
-    pieces: Iterable[TextPiece],
+    pieces: Iterable[Piece],
     tokenizer: Tokenizer,
     *,
     add_eot: bool = False,

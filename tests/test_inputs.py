@@ -16,7 +16,7 @@ import ngramtool.textcuts as textcuts
 from ngramtool import encode
 from ngramtool.encode import iter_token_chunks
 from ngramtool.errors import NgramToolError, UsageError
-from ngramtool.inputs import TextPiece, check_reading, iter_text_pieces
+from ngramtool.inputs import Documents, TextPiece, check_reading, iter_text_pieces
 from ngramtool.tokenizers import ByteTokenizer, HFTokenizer, load_tokenizer
 
 WORDS = ["ab", "The", "x", "é", "ß", "文字", "Ω", "42", "7", "'s", "’", "--", "/", "!?"]
@@ -317,6 +317,9 @@ def _one_piece_at_a_time(pieces, tok, eot: int | None, chunk_tokens: int) -> lis
     to ``chunk_tokens``."""
     closing = [*tok.document_suffix.tolist(), *([] if eot is None else [eot])]
     chunks, tokens, starts, counts, open_ = [], [], [], [0, 0, 0], False
+    pieces = [
+        one for piece in pieces for one in (piece.pieces() if isinstance(piece, Documents) else [piece])
+    ]
     for piece in pieces:
         if piece.doc_start:
             tokens += closing if open_ else []
@@ -334,17 +337,14 @@ def _one_piece_at_a_time(pieces, tok, eot: int | None, chunk_tokens: int) -> lis
     return chunks
 
 
+TEXTS = st.sampled_from(["", "a", "bc d", "ef\n", "<|x|>"])
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     pieces=st.lists(
-        st.builds(
-            TextPiece,
-            st.sampled_from(["", "a", "bc d", "ef\n", "<|x|>"]),
-            st.booleans(),
-            st.integers(0, 9),
-            st.booleans(),
-            st.integers(0, 2),
-        ),
+        st.builds(TextPiece, TEXTS, st.booleans(), st.integers(0, 9), st.booleans(), st.integers(0, 2))
+        | st.builds(Documents, st.lists(TEXTS, min_size=1, max_size=5), st.integers(0, 9), st.integers(0, 2)),
         max_size=40,
     ),
     marks=st.sampled_from([((), ()), ((1,), ()), ((1, 2), (3,))]),
@@ -355,9 +355,9 @@ def _one_piece_at_a_time(pieces, tok, eot: int | None, chunk_tokens: int) -> lis
 def test_batches_become_the_chunks_that_one_piece_at_a_time_would(
     monkeypatch, pieces, marks, eot, chunk_tokens, batch_chars
 ):
-    """Documents laid out a batch at a time (their marks placed with numpy) give the chunks a
-    piece-by-piece builder gives: the same ids, document starts, byte, cut and skip counts, and
-    chunks that end after the same pieces."""
+    """Documents laid out a batch at a time (their marks placed with numpy; many records at once
+    as Documents) give the chunks a piece-by-piece builder gives: the same ids, document starts,
+    byte, cut and skip counts, and chunks that end after the same pieces."""
     monkeypatch.setattr(encode, "BATCH_CHARS", batch_chars)
     tok = ByteTokenizer()
     tok.document_prefix, tok.document_suffix = (np.asarray(mark, dtype=np.uint32) for mark in marks)

@@ -1,11 +1,11 @@
-"""What every reader yields (:class:`TextPiece`), the reading options they share, and the bytes of
-a path or of stdin (``-``)."""
+"""What every reader yields (:class:`TextPiece`, and :class:`Documents` for many whole records at
+once), the reading options they share, and the bytes of a path or of stdin (``-``)."""
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -33,6 +33,27 @@ class TextPiece:
     nbytes: int
     hard_cut: bool = False
     skipped: int = 0
+
+
+@dataclass(frozen=True)
+class Documents:
+    """Whole documents one after another, each a document of its own and never cut: many records
+    of a reader in one object instead of a :class:`TextPiece` each.
+
+    Attributes:
+        texts: the documents' texts.
+        nbytes: input bytes they account for (for progress).
+        skipped: bad records skipped (``errors="skip"``) before the first.
+    """
+
+    texts: list[str]
+    nbytes: int
+    skipped: int = 0
+
+    def pieces(self) -> Iterator[TextPiece]:
+        """The documents as one piece each, the first carrying the bytes and the skipped count."""
+        for i, text in enumerate(self.texts):
+            yield TextPiece(text, True, 0 if i else self.nbytes, skipped=0 if i else self.skipped)
 
 
 def open_input(source: str) -> BinaryIO:
