@@ -17,6 +17,7 @@ from ngramtool import encode
 from ngramtool.encode import iter_token_chunks
 from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.inputs import Documents, TextPiece, check_reading, iter_text_pieces
+from ngramtool.inputs.pieces import record_runs
 from ngramtool.tokenizers import ByteTokenizer, HFTokenizer, load_tokenizer
 
 WORDS = ["ab", "The", "x", "é", "ß", "文字", "Ω", "42", "7", "'s", "’", "--", "/", "!?"]
@@ -372,3 +373,19 @@ def test_batches_become_the_chunks_that_one_piece_at_a_time_would(
         (c.tokens.tolist(), c.doc_starts.tolist(), c.nbytes, c.hard_cuts, c.skipped_records) for c in chunks
     ]
     assert got == [tuple(chunk) for chunk in _one_piece_at_a_time(pieces, tok, eot, chunk_tokens)]
+
+
+def test_records_come_many_at_a_time_between_skipped_ones():
+    """A run of good records is one Documents carrying the bytes and skips since the previous
+    one; what comes after the last record is an empty piece."""
+    blocks = [(["a", None, None, "b", "c"], 5), ([None], 2), (["d"], 0), ([], 1)]
+    assert list(record_runs(blocks)) == [
+        Documents(["a"], 5, 0),
+        Documents(["b", "c"], 0, 2),
+        Documents(["d"], 2, 1),
+        TextPiece("", False, 1),
+    ]
+    assert [(p.text, p.nbytes, p.skipped) for p in Documents(["b", "c"], 4, 2).pieces()] == [
+        ("b", 4, 2),
+        ("c", 0, 0),
+    ]

@@ -7,7 +7,7 @@
 and Arrow (:mod:`.columnar`). :func:`iter_string_pieces` reads documents given as Python strings.
 Every reader yields :class:`TextPiece` objects: pieces of text that encode on their own to the ids
 of the whole text (cut where :mod:`ngramtool.textcuts` allows), the first piece of each document
-marked; the JSONL reader yields its records many at a time, as :class:`Documents`
+marked; the record readers (JSONL, parquet, Arrow) yield records many at a time, as :class:`Documents`
 (:func:`iter_text_pieces` gives them as one piece each). A new form of input is a module here that
 yields the same pieces, chosen in :func:`iter_text_items`.
 """
@@ -88,7 +88,7 @@ def iter_text_items(
     row_groups: tuple[int, int] | None = None,
 ) -> Iterator[TextPiece | Documents]:
     """The text of one input (a path, a saved dataset directory or ``-``), in order: pieces, the
-    first piece of each document marked, and JSONL records many at a time (:class:`Documents`).
+    first piece of each document marked, and records many at a time (:class:`Documents`).
 
     The form is ``input_format`` or comes from the name (:func:`~.forms.input_form`). Plain text
     is cut into pieces of about ``piece_chars`` characters (default ``TARGET_PIECE_CHARS``) where

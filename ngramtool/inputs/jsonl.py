@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from itertools import groupby
 from typing import BinaryIO, Literal
 
 from ..errors import NgramToolError
-from .pieces import Documents, Errors, TextPiece, invalid_utf8
+from .pieces import Documents, Errors, TextPiece, invalid_utf8, record_runs
 
 _JSON_KINDS = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 
@@ -168,29 +167,20 @@ READ_BYTES = 1 << 20  # bytes of lines read at a time
 def jsonl_pieces(
     stream: BinaryIO, name: str, errors: Errors, key: str, consumed: Callable[[], int]
 ) -> Iterator[Documents | TextPiece]:
-    """The records, as :class:`Documents` (the records of a block of lines, between bad ones);
-    with ``errors="skip"`` bad records are counted, not raised; bytes and skips after the last
-    record come as an empty :class:`TextPiece`. ``consumed()`` counts the source bytes read so
-    far (compressed ones for a compressed input)."""
+    """The records, as :class:`Documents` (:func:`~.pieces.record_runs`: the records of a block of
+    lines, between bad ones); with ``errors="skip"`` bad records are counted, not raised.
+    ``consumed()`` counts the source bytes read so far (compressed ones for a compressed input)."""
     records = _JsonlRecords(name, key, errors)
-    skipped = nbytes = seen = 0
-    for block in _line_blocks(stream):
-        now = consumed()
-        nbytes, seen = nbytes + now - seen, now
-        texts = records.texts(block)
-        if None in texts:  # skipped records: runs of good ones between them
-            for good, run in groupby(texts, lambda text: text is not None):
-                if not good:
-                    skipped += sum(1 for _ in run)
-                    continue
-                yield Documents(list(run), nbytes, skipped)  # type: ignore[arg-type]
-                skipped = nbytes = 0
-        elif texts:
-            yield Documents(texts, nbytes, skipped)  # type: ignore[arg-type]
-            skipped = nbytes = 0
-    nbytes += consumed() - seen
-    if skipped or nbytes:  # bad or blank lines at the end: their count and bytes
-        yield TextPiece("", False, nbytes, skipped=skipped)
+
+    def blocks() -> Iterator[tuple[list[str | None], int]]:
+        seen = 0
+        for block in _line_blocks(stream):
+            now = consumed()
+            yield records.texts(block), now - seen
+            seen = now
+        yield [], consumed() - seen
+
+    return record_runs(blocks())
 
 
 def _line_blocks(stream: BinaryIO) -> Iterator[bytes]:

@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -54,6 +55,24 @@ class Documents:
         """The documents as one piece each, the first carrying the bytes and the skipped count."""
         for i, text in enumerate(self.texts):
             yield TextPiece(text, True, 0 if i else self.nbytes, skipped=0 if i else self.skipped)
+
+
+def record_runs(blocks: Iterable[tuple[list[str | None], int]]) -> Iterator[Documents | TextPiece]:
+    """Records as :class:`Documents`, from blocks of (texts, input bytes) where None stands for a
+    bad record skipped: each run of good records between skipped ones is one :class:`Documents`,
+    which carries the bytes and the skipped records since the previous one; bytes and skips after
+    the last record come as an empty :class:`TextPiece`."""
+    skipped = nbytes = 0
+    for texts, block_bytes in blocks:
+        nbytes += block_bytes
+        for good, run in groupby(texts, lambda text: text is not None):
+            if not good:
+                skipped += sum(1 for _ in run)
+                continue
+            yield Documents(list(run), nbytes, skipped)  # type: ignore[arg-type]
+            skipped = nbytes = 0
+    if skipped or nbytes:
+        yield TextPiece("", False, nbytes, skipped=skipped)
 
 
 def open_input(source: str) -> BinaryIO:
