@@ -106,13 +106,14 @@ def repeat_jsonl(jsonl: Path, path: Path, times: int) -> Path:
 
 
 def read_alone(path: Path) -> float:
-    """Seconds to read ``path`` into text pieces (decompress, parse, cut), in a child process."""
+    """Seconds to read ``path`` as ``hash`` reads it (decompress, parse, cut; records many at a
+    time), in a child process."""
     code = (
         "import sys, time\n"
         "import pyarrow.parquet, zstandard  # imported before the clock starts\n"
-        "from ngramtool.inputs import iter_text_pieces\n"
+        "from ngramtool.inputs import iter_text_items\n"
         "start = time.perf_counter()\n"
-        "for _ in iter_text_pieces(sys.argv[1]): pass\n"
+        "for _ in iter_text_items(sys.argv[1]): pass\n"
         "print(time.perf_counter() - start)\n"
     )
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, check=True)

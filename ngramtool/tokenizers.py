@@ -123,6 +123,10 @@ class Tokenizer(Protocol):
     def encode_batch(self, texts: list[str]) -> list[np.ndarray]:
         """``[encode(t) for t in texts]``, possibly on several threads."""
 
+    def encode_joined(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The ids of ``encode_batch(texts)`` one after another, and how many each text has
+        (:func:`joined_ids`): many short texts without an array each."""
+
     def token_id(self, token: str) -> int | None:
         """The id of one token given as its string, or None when it is not one token."""
 
@@ -168,18 +172,25 @@ def tokenizer_record(tokenizer: Tokenizer | None) -> dict[str, Any]:
     return {"name": tokenizer.name, "fingerprint": tokenizer.fingerprint, "n_vocab": tokenizer.n_vocab}
 
 
+NO_IDS = np.zeros(0, dtype=np.uint32)
+
+
 def encode_each(tokenizer: Tokenizer, texts: list[str]) -> list[np.ndarray]:
     """``[tokenizer.encode(t) for t in texts]``, on the calling thread."""
     return [tokenizer.encode(text) for text in texts]
+
+
+def joined_ids(arrays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(the arrays one after another as uint32 ids, the length of each as int64)."""
+    counts = np.fromiter((array.shape[0] for array in arrays), dtype=np.int64, count=len(arrays))
+    ids = np.concatenate(arrays) if arrays else NO_IDS
+    return ids.astype(np.uint32, copy=False), counts
 
 
 def encode_document(tokenizer: Tokenizer, text: str) -> np.ndarray:
     """The ids of ``text`` as one document: the document prefix, the text's ids, the suffix (for an
     HF tokenizer.json under the default rule, exactly ``encode(text).ids``)."""
     return np.concatenate([tokenizer.document_prefix, tokenizer.encode(text), tokenizer.document_suffix])
-
-
-NO_IDS = np.zeros(0, dtype=np.uint32)
 
 
 class _OneByOne:
@@ -194,6 +205,10 @@ class _OneByOne:
     def encode_batch(self, texts: list[str]) -> list[np.ndarray]:
         """``[encode(t) for t in texts]`` on this thread."""
         return encode_each(self, texts)  # type: ignore[arg-type]
+
+    def encode_joined(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The ids of the texts one after another, and how many each has."""
+        return joined_ids(self.encode_batch(texts))
 
 
 # ---------------------------------------------------------------------------------------- bytes
@@ -256,11 +271,42 @@ class TiktokenTokenizer(_OneByOne):
             self._allowed = "all"
         elif isinstance(self.special, tuple):
             self._allowed = set(self.special)
+        self._joiner = _joiner(self.special_tokens)
+        self._joined_allowed: str | set[str] = self._allowed
+        if self._joiner is not None and self._allowed != "all":
+            self._joined_allowed = {*self._allowed, self._joiner}
 
     def encode(self, text: str) -> np.ndarray:
         """uint32 ids: ``encode_ordinary`` for ``none``, the special tokens of the rule as their ids
         otherwise (``encode(text, allowed_special=...)``)."""
         return self._enc.encode_to_numpy(text, allowed_special=self._allowed, disallowed_special=())
+
+    def encode_joined(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The ids of the texts one after another, and how many each has, in one call to tiktoken:
+        the texts joined by a special token (:func:`_joiner`), which tiktoken encodes as its id
+        and on either side of which it encodes the text as it would alone. A text that holds the
+        joining token's string is encoded on its own, the texts between such ones joined."""
+        joiner = self._joiner
+        if joiner is None or len(texts) < 2:
+            return super().encode_joined(texts)
+        ids = self._enc.encode_to_numpy(
+            joiner.join(texts), allowed_special=self._joined_allowed, disallowed_special=()
+        )
+        cuts = np.flatnonzero(ids == self.special_tokens[joiner])
+        if cuts.shape[0] == len(texts) - 1:
+            return np.delete(ids, cuts), np.diff(cuts, prepend=-1, append=ids.shape[0]) - 1
+        # Some text holds the joiner's string (more ids of it came back): those alone.
+        holders = [i for i, text in enumerate(texts) if joiner in text]
+        if not holders:  # not expected (see _joiner); whatever the cause, one by one is right
+            return super().encode_joined(texts)
+        parts, start = [], 0
+        for holder in [*holders, len(texts)]:
+            if start < holder:
+                parts.append(self.encode_joined(texts[start:holder]))
+            if holder < len(texts):
+                parts.append(joined_ids([self.encode(texts[holder])]))
+            start = holder + 1
+        return np.concatenate([ids for ids, _ in parts]), np.concatenate([counts for _, counts in parts])
 
     def token_id(self, token: str) -> int | None:
         """A special token's id, or the id of the one ranked token that is ``token``."""
@@ -295,6 +341,29 @@ class TiktokenTokenizer(_OneByOne):
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one id."""
         return self._enc.decode_single_token_bytes(token_id)
+
+
+def _joiner(special_tokens: dict[str, int]) -> str | None:
+    """A special token that can join texts for one tiktoken call (``<|endoftext|>`` first), or
+    None.
+
+    tiktoken encodes the text between two allowed special tokens as a text of its own (its split
+    pattern runs on that slice alone), so joined texts keep their ids as long as the joining token
+    is found exactly where it was put: no other special token may start where it starts and
+    overlap it (the longer or the shorter could win there), and none may begin before it and
+    reach into it (after a tail of the text before; the token itself included).
+    """
+
+    def splits_cleanly(joiner: str) -> bool:
+        for token in special_tokens:
+            for start in range(len(token)):
+                rest = token[start:]
+                if (start or token != joiner) and (rest.startswith(joiner) or joiner.startswith(rest)):
+                    return False
+        return True
+
+    ordered = sorted(special_tokens, key=lambda token: (token != "<|endoftext|>", special_tokens[token]))
+    return next((token for token in ordered if splits_cleanly(token)), None)
 
 
 def _tiktoken_fingerprint(encoding) -> str:
@@ -509,6 +578,10 @@ class HFTokenizer:
         RAYON_NUM_THREADS says otherwise)."""
         encodings = self._tok.encode_batch(texts, add_special_tokens=False)
         return [np.asarray(encoding.ids, dtype=np.uint32) for encoding in encodings]
+
+    def encode_joined(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The ids of :meth:`encode_batch` one after another, and how many each text has."""
+        return joined_ids(self.encode_batch(texts))
 
     def vocabulary(self) -> Iterator[TokenText]:
         """``decode([id])`` and ``id_to_token(id)`` per id, as the Engram demo reads them."""

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import ngramtool
 import ngramtool.inputs.compressed as compressed
+import ngramtool.inputs.jsonl as jsonl_input
 import ngramtool.inputs.text as text_input
 from ngramtool.encode import iter_text_chunks, iter_token_chunks
 from ngramtool.tokenization import Tokenized
@@ -47,6 +48,7 @@ def read(source: Path | str, **reading) -> tuple[list[int], list[int]]:
 def small_blocks(monkeypatch):
     """Decompressed and plain text read a few bytes at a time: blocks end inside characters, lines."""
     monkeypatch.setattr(compressed, "BLOCK_BYTES", 5)
+    monkeypatch.setattr(jsonl_input, "READ_BYTES", 11)
     monkeypatch.setattr(text_input, "READ_BLOCK_BYTES", 3)
     monkeypatch.setattr(text_input, "TARGET_PIECE_CHARS", 8)
 

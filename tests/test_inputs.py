@@ -10,12 +10,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import ngramtool.inputs.jsonl as jsonl_input
 import ngramtool.inputs.text as text_input
 import ngramtool.textcuts as textcuts
+from ngramtool import encode
 from ngramtool.encode import iter_token_chunks
 from ngramtool.errors import NgramToolError, UsageError
-from ngramtool.inputs import check_reading, iter_text_pieces
-from ngramtool.tokenizers import HFTokenizer, load_tokenizer
+from ngramtool.inputs import Documents, TextPiece, check_reading, iter_text_pieces
+from ngramtool.inputs.pieces import record_runs
+from ngramtool.tokenizers import ByteTokenizer, HFTokenizer, load_tokenizer
 
 WORDS = ["ab", "The", "x", "é", "ß", "文字", "Ω", "42", "7", "'s", "’", "--", "/", "!?"]
 GAPS = [" ", "\n", "\n\n", "  ", "\t", ". ", ".\n", " \n", "\r\n", "\u00a0", "", "\n ", ",\n\n"]
@@ -251,3 +254,138 @@ def test_errors_skip_needs_jsonl_and_other_values_are_refused(tmp_path):
         check_reading([str(path)], errors="skip")
     with pytest.raises(UsageError, match="'strict', 'replace' or 'skip'"):
         list(iter_text_pieces(str(path), errors="ignore"))
+
+
+JSONL_LINES = [
+    b'{"t": "plain"}',
+    b'{"t": "crlf"}\r',
+    b'  {"t": "padded"} ',
+    b'{"t": "emoji \\ud83d\\ude00 pair"}',
+    b'{"t": "lone \\ud800"}',
+    b'{"t": "caf\xc3\xa9", "n": [1, {"t": 2}]}',
+    b'{"t": "bad \xff utf-8"}',
+    b'{"t": "two"} {"t": "values"}',
+    b'{"t": "open',
+    b'{"u": "no key"}',
+    b'{"t": 5}',
+    b"[1]",
+    b'\xef\xbb\xbf{"t": "bom"}',
+    b"",
+    b"   ",
+]
+
+
+def _no_value(line: str, index: int) -> tuple[object, int]:
+    raise StopIteration(index)
+
+
+def _outcome(path: str, errors: str) -> tuple[list[tuple[str, bool, int]], int] | str:
+    """What reading a JSONL file gives: (text, doc_start, skipped) of its documents and skips and
+    the bytes of all pieces, or the error's message."""
+    try:
+        pieces = list(iter_text_pieces(path, text_key="t", errors=errors))
+    except NgramToolError as exc:
+        return str(exc)
+    told = [(p.text, p.doc_start, p.skipped) for p in pieces if p.doc_start or p.skipped]
+    return told, sum(p.nbytes for p in pieces)  # (pieces of bytes alone come where reads end)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    lines=st.lists(st.sampled_from(JSONL_LINES), min_size=1, max_size=12),
+    last_feed=st.booleans(),
+    errors=st.sampled_from(["strict", "replace", "skip"]),
+    read_bytes=st.sampled_from([1, 3, 16, 1 << 20]),
+)
+def test_jsonl_blocks_read_every_line_as_the_line_by_line_parser_does(
+    monkeypatch, tmp_path_factory, lines, last_feed, errors, read_bytes
+):
+    """Lines read in blocks of any size, records parsed by the JSON scanner alone where they can
+    be, give what parsing every line on its own gives: the same texts, skips, bytes and errors
+    (with their line numbers and offsets)."""
+    path = tmp_path_factory.mktemp("jsonl") / "d.jsonl"
+    path.write_bytes(b"\n".join(lines) + (b"\n" if last_feed else b""))
+    monkeypatch.setattr(jsonl_input, "READ_BYTES", read_bytes)
+    got = _outcome(str(path), errors)
+    monkeypatch.setattr(jsonl_input, "READ_BYTES", 1 << 20)
+    monkeypatch.setattr(jsonl_input, "json_scanner", lambda: _no_value)  # every line read on its own
+    assert got == _outcome(str(path), errors)
+
+
+def _one_piece_at_a_time(pieces, tok, eot: int | None, chunk_tokens: int) -> list[tuple]:
+    """The chunks of encode_documents as a piece-by-piece model makes them: a document's opening
+    where it starts (after the previous one's closing), a chunk taken once a piece's ids bring it
+    to ``chunk_tokens``."""
+    closing = [*tok.document_suffix.tolist(), *([] if eot is None else [eot])]
+    chunks, tokens, starts, counts, open_ = [], [], [], [0, 0, 0], False
+    pieces = [
+        one for piece in pieces for one in (piece.pieces() if isinstance(piece, Documents) else [piece])
+    ]
+    for piece in pieces:
+        if piece.doc_start:
+            tokens += closing if open_ else []
+            starts.append(len(tokens))
+            tokens += tok.document_prefix.tolist()
+            open_ = True
+        tokens += tok.encode(piece.text).tolist()
+        counts = [counts[0] + piece.nbytes, counts[1] + piece.hard_cut, counts[2] + piece.skipped]
+        if len(tokens) >= chunk_tokens:
+            chunks.append((tokens, starts, *counts))
+            tokens, starts, counts = [], [], [0, 0, 0]
+    tokens += closing if open_ else []
+    if tokens or starts or counts[0] or counts[2]:
+        chunks.append((tokens, starts, *counts))
+    return chunks
+
+
+TEXTS = st.sampled_from(["", "a", "bc d", "ef\n", "<|x|>"])
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    pieces=st.lists(
+        st.builds(TextPiece, TEXTS, st.booleans(), st.integers(0, 9), st.booleans(), st.integers(0, 2))
+        | st.builds(Documents, st.lists(TEXTS, min_size=1, max_size=5), st.integers(0, 9), st.integers(0, 2)),
+        max_size=40,
+    ),
+    marks=st.sampled_from([((), ()), ((1,), ()), ((1, 2), (3,))]),
+    eot=st.sampled_from([None, 4]),
+    chunk_tokens=st.integers(1, 30),
+    batch_chars=st.integers(1, 40),
+)
+def test_batches_become_the_chunks_that_one_piece_at_a_time_would(
+    monkeypatch, pieces, marks, eot, chunk_tokens, batch_chars
+):
+    """Documents laid out a batch at a time (their marks placed with numpy; many records at once
+    as Documents) give the chunks a piece-by-piece builder gives: the same ids, document starts,
+    byte, cut and skip counts, and chunks that end after the same pieces."""
+    monkeypatch.setattr(encode, "BATCH_CHARS", batch_chars)
+    tok = ByteTokenizer()
+    tok.document_prefix, tok.document_suffix = (np.asarray(mark, dtype=np.uint32) for mark in marks)
+    chunks = encode.encode_documents(
+        pieces,
+        tok,
+        add_eot=eot is not None,
+        eot_token=None if eot is None else chr(eot),
+        chunk_tokens=chunk_tokens,
+    )
+    got = [
+        (c.tokens.tolist(), c.doc_starts.tolist(), c.nbytes, c.hard_cuts, c.skipped_records) for c in chunks
+    ]
+    assert got == [tuple(chunk) for chunk in _one_piece_at_a_time(pieces, tok, eot, chunk_tokens)]
+
+
+def test_records_come_many_at_a_time_between_skipped_ones():
+    """A run of good records is one Documents carrying the bytes and skips since the previous
+    one; what comes after the last record is an empty piece."""
+    blocks = [(["a", None, None, "b", "c"], 5), ([None], 2), (["d"], 0), ([], 1)]
+    assert list(record_runs(blocks)) == [
+        Documents(["a"], 5, 0),
+        Documents(["b", "c"], 0, 2),
+        Documents(["d"], 2, 1),
+        TextPiece("", False, 1),
+    ]
+    assert [(p.text, p.nbytes, p.skipped) for p in Documents(["b", "c"], 4, 2).pieces()] == [
+        ("b", 4, 2),
+        ("c", 0, 0),
+    ]

@@ -6,9 +6,11 @@ import gzip
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ngramtool.errors import NgramToolError, UsageError
-from ngramtool.tokenizers import ByteTokenizer, byte_level_string, load_tokenizer
+from ngramtool.tokenizers import ByteTokenizer, _joiner, byte_level_string, joined_ids, load_tokenizer
 
 SPECIAL_TEXT = "before <|endoftext|> after"
 
@@ -161,3 +163,42 @@ def test_one_worker_encodes_hf_text_without_the_library_pool(deepseek_tokenizer_
         np.concatenate([c.tokens for c in chunks]).tolist()
         == tok.encode("one line\nand another\n" * 100).tolist()
     )
+
+
+JOINED_PARTS = ["a", " ", "  ", "\n", "\t", "é", "12", "Hello", "<|endoftext|>", "<|fim_prefix|>", "<|", "|>",
+                "endoftext", "<|endoftext", "'s", "🙂"]  # fmt: skip
+joined_texts = st.lists(
+    st.lists(st.sampled_from(JOINED_PARTS), max_size=8).map("".join) | st.text(max_size=12), max_size=30
+).filter(lambda texts: not any("\ud800" <= ch <= "\udfff" for text in texts for ch in text))
+
+
+@pytest.mark.parametrize("special", [None, "all", "<|fim_prefix|>", "<|endoftext|>"])
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(texts=joined_texts)
+def test_texts_encoded_in_one_call_give_each_texts_own_ids(special, texts):
+    """``encode_joined`` (one tiktoken call for many texts) gives the ids of encoding each text on
+    its own, and how many each has: empty texts, whitespace at the ends, special-token text
+    under every rule, texts that hold the joining token's string."""
+    tok = load_tokenizer("cl100k_base", special=special)
+    each = [tok.encode(text) for text in texts]
+    ids, counts = tok.encode_joined(texts)
+    assert ids.dtype == np.uint32 and counts.dtype == np.int64
+    assert counts.tolist() == [len(one) for one in each]
+    assert ids.tolist() == [token for one in each for token in one.tolist()]
+
+
+def test_the_joining_token_is_one_that_no_special_token_can_overlap():
+    assert _joiner({"<|endoftext|>": 1, "<|fim_prefix|>": 2}) == "<|endoftext|>"
+    # a token that starts with it, or that runs from a text's tail into it: the next one is taken
+    assert _joiner({"<|endoftext|>": 1, "<|endoftext|>x": 2, "<|b|>": 3}) == "<|b|>"
+    assert _joiner({"<|endoftext|>": 1, "x<|end": 5, "<|b|>": 3}) == "<|b|>"
+    assert _joiner({"ab": 1, "ba": 2}) is None  # each can begin in a tail of the text before the other
+    assert _joiner({"aba": 1}) is None  # it overlaps itself: "ab" + "aba" holds it early
+    assert _joiner({}) is None
+
+
+def test_tokenizers_without_a_joining_token_encode_joined_texts_one_by_one():
+    tok = load_tokenizer("bytes")
+    ids, counts = tok.encode_joined(["ab", "", "é"])
+    assert ids.tolist() == [97, 98, 0xC3, 0xA9] and counts.tolist() == [2, 0, 2]
+    assert [a.tolist() for a in joined_ids([])] == [[], []]

@@ -1,14 +1,15 @@
 """Readers: the documents of a corpus as text pieces, in bounded memory, one module per form.
 
-:func:`iter_text_pieces` is the one way to read an input (a path, a ``datasets.save_to_disk``
-directory, or ``-`` for stdin); its form comes from ``input_format`` or its name
+:func:`iter_text_items` (and :func:`iter_text_pieces`) is the one way to read an input (a path, a
+``datasets.save_to_disk`` directory, or ``-`` for stdin); its form comes from ``input_format`` or its name
 (:mod:`.forms`): plain text (:mod:`.text`), JSONL (:mod:`.jsonl`), either one compressed
 (:mod:`.compressed`: gzip, bzip2, xz, zstd, decompressed on a thread beside tokenizing), parquet
 and Arrow (:mod:`.columnar`). :func:`iter_string_pieces` reads documents given as Python strings.
 Every reader yields :class:`TextPiece` objects: pieces of text that encode on their own to the ids
 of the whole text (cut where :mod:`ngramtool.textcuts` allows), the first piece of each document
-marked. A new form of input is a module here that yields the same pieces, chosen in
-:func:`iter_text_pieces`.
+marked; the record readers (JSONL, parquet, Arrow) yield records many at a time, as :class:`Documents`
+(:func:`iter_text_pieces` gives them as one piece each). A new form of input is a module here that
+yields the same pieces, chosen in :func:`iter_text_items`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import contextlib
 import logging
 import sys
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from ..textcuts import whole_strings
 from . import text
@@ -35,7 +37,7 @@ from .forms import (
     text_key_of,
 )
 from .jsonl import jsonl_pieces
-from .pieces import Errors, TextPiece, input_size, open_input, refuse_repeated_inputs
+from .pieces import Documents, Errors, TextPiece, input_size, open_input, refuse_repeated_inputs
 
 log = logging.getLogger(__name__)
 
@@ -44,12 +46,14 @@ __all__ = [
     "ERRORS",
     "FORMATS",
     "RECORD_FORMATS",
+    "Documents",
     "Errors",
     "TextPiece",
     "check_reading",
     "input_form",
     "input_size",
     "iter_string_pieces",
+    "iter_text_items",
     "iter_text_pieces",
     "open_input",
     "parquet_row_groups",
@@ -60,7 +64,18 @@ __all__ = [
 ]
 
 
-def iter_text_pieces(
+def iter_text_pieces(source: str, **reading: Any) -> Iterator[TextPiece]:
+    """Pieces of one input (a path, a saved dataset directory or ``-``), in order; the first piece
+    of each document is marked. ``reading``: the options of :func:`iter_text_items`, which gives
+    the same pieces with many records at a time as :class:`Documents`."""
+    for item in iter_text_items(source, **reading):
+        if isinstance(item, Documents):
+            yield from item.pieces()
+        else:
+            yield item
+
+
+def iter_text_items(
     source: str,
     *,
     input_format: str | None = None,
@@ -71,9 +86,9 @@ def iter_text_pieces(
     safe_cuts: bool = True,
     keep_whole: tuple[str, ...] = (),
     row_groups: tuple[int, int] | None = None,
-) -> Iterator[TextPiece]:
-    """Pieces of one input (a path, a saved dataset directory or ``-``), in order; the first piece
-    of each document is marked.
+) -> Iterator[TextPiece | Documents]:
+    """The text of one input (a path, a saved dataset directory or ``-``), in order: pieces, the
+    first piece of each document marked, and records many at a time (:class:`Documents`).
 
     The form is ``input_format`` or comes from the name (:func:`~.forms.input_form`). Plain text
     is cut into pieces of about ``piece_chars`` characters (default ``TARGET_PIECE_CHARS``) where
@@ -81,8 +96,8 @@ def iter_text_pieces(
     which those cuts change ids, see :func:`~ngramtool.textcuts.cuts_keep_ids`) only every
     ``MAX_PIECE_CHARS``, reported as hard cuts. No cut splits one of the ``keep_whole`` strings
     (the tokenizer's special tokens). A record (a JSONL line, a parquet or dataset row: its text
-    under ``text_key``, default ``text``) is one piece. ``row_groups`` (first, stop) reads only
-    those row groups of a parquet file.
+    under ``text_key``, default ``text``) is one document, never cut. ``row_groups`` (first, stop)
+    reads only those row groups of a parquet file.
     """
     check_errors(errors)
     form = check_input(source, input_format, text_key, doc_sep)

@@ -9,14 +9,14 @@ a memory map. Both need pyarrow (the ``parquet`` extra).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ..errors import NgramToolError, UsageError
 from .dependencies import require
 from .forms import saved_dataset_files
-from .pieces import Errors, TextPiece
+from .pieces import Documents, Errors, TextPiece, record_runs
 
 BATCH_ROWS = 1024  # rows decoded at a time: a batch of long documents stays a few MiB
 READ_BUFFER_BYTES = 1 << 20  # parquet is read through a buffer of this size, page by page: never a
@@ -65,25 +65,17 @@ def _is_string_view(pa: Any, kind: Any) -> bool:
     return bool(check is not None and check(kind))
 
 
-def _row_pieces(
-    values: list[str | None], nbytes: int, name: str, key: str, first_row: int, errors: Errors
-) -> Iterator[TextPiece]:
-    """One piece per row; a null is a bad record (skipped and counted with ``errors="skip"``). The
-    batch's bytes ride on its first piece (or on an empty one when every row was skipped)."""
-    skipped = 0
-    for offset, text in enumerate(values):
-        if text is None:
-            if errors != "skip":
-                raise NgramToolError(
-                    f"{name}: row {first_row + offset:,} has no text (null in column {key!r}); "
-                    "pass `errors=skip` to skip such rows"
-                )
-            skipped += 1
-            continue
-        yield TextPiece(text, True, nbytes, skipped=skipped)
-        nbytes = skipped = 0
-    if nbytes or skipped:
-        yield TextPiece("", False, nbytes, skipped=skipped)
+def _row_texts(
+    values: list[str | None], name: str, key: str, first_row: int, errors: Errors
+) -> list[str | None]:
+    """The rows' texts; a null is a bad record: an error, or (``errors="skip"``) None, skipped and
+    counted by :func:`~.pieces.record_runs`."""
+    if errors != "skip" and None in values:
+        row = first_row + values.index(None)
+        raise NgramToolError(
+            f"{name}: row {row:,} has no text (null in column {key!r}); pass `errors=skip` to skip such rows"
+        )
+    return values
 
 
 def parquet_row_groups(path: str) -> int:
@@ -117,9 +109,9 @@ def _open_parquet(path: str) -> Any:
 
 def parquet_pieces(
     path: str, key: str, errors: Errors, row_groups: tuple[int, int] | None = None
-) -> Iterator[TextPiece]:
-    """The rows of a parquet file (or of the row groups ``row_groups`` = (first, stop)), one piece
-    each, read one column in batches of ``BATCH_ROWS`` rows."""
+) -> Iterator[Documents | TextPiece]:
+    """The rows of a parquet file (or of the row groups ``row_groups`` = (first, stop)), a batch of
+    rows at a time as :class:`Documents`, read one column in batches of ``BATCH_ROWS`` rows."""
     pa = _pyarrow()
     with _open_parquet(path) as handle:
         meta = handle.metadata
@@ -132,30 +124,42 @@ def parquet_pieces(
         size = Path(path).stat().st_size
         total = meta.num_rows or 1
         row = sum(meta.row_group(i).num_rows for i in range(first))
-        taken = 0  # file bytes accounted for so far: the size in proportion to the rows read
         try:
             batches = handle.iter_batches(
                 batch_size=BATCH_ROWS, row_groups=list(range(first, stop)), columns=[key], use_threads=False
             )
-            for batch in batches:
-                share = size * (row + batch.num_rows) // total - taken
-                taken += share
-                yield from _row_pieces(batch.column(0).to_pylist(), share, path, key, row, errors)
-                row += batch.num_rows
+            yield from record_runs(_parquet_blocks(batches, path, key, errors, row, size, total))
         except (pa.ArrowException, OSError) as exc:
             raise _unreadable(path, "parquet", exc) from None
 
 
-def arrow_pieces(source: str, key: str, errors: Errors) -> Iterator[TextPiece]:
+def _parquet_blocks(
+    batches: Iterable[Any], path: str, key: str, errors: Errors, row: int, size: int, total: int
+) -> Iterator[tuple[list[str | None], int]]:
+    """(texts, file bytes) of each record batch: the bytes are the file's size in proportion to the
+    rows read; ``row`` is the first batch's first row, ``total`` the file's rows."""
+    taken = 0  # file bytes accounted for so far
+    for batch in batches:
+        share = size * (row + batch.num_rows) // total - taken
+        taken += share
+        yield _row_texts(batch.column(0).to_pylist(), path, key, row, errors), share
+        row += batch.num_rows
+
+
+def arrow_pieces(source: str, key: str, errors: Errors) -> Iterator[Documents | TextPiece]:
     """The rows of a ``datasets.save_to_disk`` directory (its Arrow files in order) or of one Arrow
-    file, one piece each."""
+    file, a record batch at a time as :class:`Documents`."""
     path = Path(source)
     files = saved_dataset_files(path) if path.is_dir() else [path]
-    row = 0
-    for file in files:
-        for values, nbytes in _arrow_batches(file, key):
-            yield from _row_pieces(values, nbytes, str(file), key, row, errors)
-            row += len(values)
+
+    def blocks() -> Iterator[tuple[list[str | None], int]]:
+        row = 0
+        for file in files:
+            for values, nbytes in _arrow_batches(file, key):
+                yield _row_texts(values, str(file), key, row, errors), nbytes
+                row += len(values)
+
+    yield from record_runs(blocks())
 
 
 def _arrow_batches(file: Path, key: str) -> Iterator[tuple[list[str | None], int]]:

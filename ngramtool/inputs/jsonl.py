@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
 from ..errors import NgramToolError
-from .pieces import Errors, TextPiece, invalid_utf8
+from .pieces import Documents, Errors, TextPiece, invalid_utf8, record_runs
 
 _JSON_KINDS = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 
@@ -19,7 +19,13 @@ class _BadRecord(NgramToolError):
 
 
 class _JsonlRecords:
-    """The texts of JSONL lines, under one key; errors name the line and say what it holds."""
+    """The texts of JSONL lines, under one key; errors name the line and say what it holds.
+
+    Lines are read in blocks (:meth:`texts`): a block that is valid UTF-8 is decoded at once, and
+    each line holding nothing but a JSON object with a string under the key (the common case)
+    is parsed by the JSON scanner alone; any other line goes through :meth:`line_text`, which
+    reads it as a line on its own would be read and names what is wrong with it.
+    """
 
     def __init__(self, name: str, key: str, errors: Errors) -> None:
         self.name = name
@@ -27,18 +33,88 @@ class _JsonlRecords:
         self.errors = errors
         self.key_seen = False  # whether an earlier record had the key
         self.offset = 0  # bytes before the current line
+        self.line_no = 0  # lines read so far
+        self._scan = json_scanner()
 
-    def text(self, raw: bytes, line_no: int) -> str | None:
-        """The text of one line (None for a blank line); raises _BadRecord for a bad record."""
-        offset, self.offset = self.offset, self.offset + len(raw)
-        where = f"{self.name}:{line_no}"
+    def texts(self, block: bytes) -> list[str | None]:
+        """The text of each record of a block of whole lines, None for each bad one skipped
+        (``errors="skip"``); blank lines give nothing. Raises _BadRecord for a bad record."""
         try:
-            line = raw.decode("utf-8", "replace" if self.errors == "replace" else "strict")
-        except UnicodeDecodeError as exc:
-            byte = exc.object[exc.start]
-            raise _BadRecord(invalid_utf8(self.name, offset + exc.start, byte, skippable=True)) from None
-        if line_no == 1:
-            line = line.removeprefix("\ufeff")
+            decoded = block.decode("utf-8")
+        except UnicodeDecodeError:  # line by line, to name the offset or replace or skip the line
+            return self._raw_texts(block)
+        self.offset += len(block)
+        lines = decoded.split("\n")
+        fed = not lines[-1]  # the block ends with a line feed
+        if fed:
+            lines.pop()
+        if self.line_no == 0:
+            lines[0] = lines[0].removeprefix("\ufeff")
+        escapes = "\\ud" in decoded or "\\uD" in decoded  # \ud800-\udfff: maybe a lone surrogate
+        scan, key, first, found = self._scan, self.key, self.line_no, False
+        texts: list[str | None] = []
+        keep = texts.append
+        for line_no, line in enumerate(lines, start=first + 1):
+            try:
+                record, end = scan(line, 0)
+            except (StopIteration, ValueError):
+                record = end = None
+            value = record.get(key) if type(record) is dict else None
+            if (
+                type(value) is str
+                and (end == len(line) or line[end:] == "\r")
+                and (not escapes or _is_text(value))
+            ):
+                found = True
+                keep(value)
+                continue
+            self.key_seen = self.key_seen or found
+            whole_line = line + "\n" if fed or line_no < first + len(lines) else line  # as read alone
+            text = self._checked(whole_line, line_no)
+            if text is not False:
+                keep(text)
+        self.key_seen = self.key_seen or found
+        self.line_no = first + len(lines)
+        return texts
+
+    def _raw_texts(self, block: bytes) -> list[str | None]:
+        """:meth:`texts` of a block that is not all valid UTF-8, line by line."""
+        lines = block.split(b"\n")
+        raws = [line + b"\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+        texts: list[str | None] = []
+        for raw in raws:
+            self.line_no += 1
+            offset, self.offset = self.offset, self.offset + len(raw)
+            try:
+                line = raw.decode("utf-8", "replace" if self.errors == "replace" else "strict")
+            except UnicodeDecodeError as exc:
+                byte = exc.object[exc.start]
+                bad = _BadRecord(invalid_utf8(self.name, offset + exc.start, byte, skippable=True))
+                if self.errors != "skip":
+                    raise bad from None
+                texts.append(None)
+                continue
+            if self.line_no == 1:
+                line = line.removeprefix("\ufeff")
+            text = self._checked(line, self.line_no)
+            if text is not False:
+                texts.append(text)
+        return texts
+
+    def _checked(self, line: str, line_no: int) -> str | Literal[False] | None:
+        """:meth:`line_text`, with a bad record skipped (None) under ``errors="skip"``; False
+        for a blank line."""
+        try:
+            text = self.line_text(line, line_no)
+        except _BadRecord:
+            if self.errors != "skip":
+                raise
+            return None
+        return False if text is None else text
+
+    def line_text(self, line: str, line_no: int) -> str | None:
+        """The text of one decoded line (None for a blank line); raises _BadRecord for a bad record."""
+        where = f"{self.name}:{line_no}"
         if not line.strip():
             return None
         skip = "fix the line or pass `errors=skip` to skip bad records"
@@ -67,6 +143,12 @@ class _JsonlRecords:
         return _no_lone_surrogates(value, where, self.errors)
 
 
+def json_scanner() -> Callable[[str, int], tuple[object, int]]:
+    """The JSON scanner that parses plain records: ``scan(line, index)`` gives the value that
+    starts at ``index`` and where it ends (what ``json.loads`` runs, without its checks around)."""
+    return json.JSONDecoder().scan_once  # type: ignore[attr-defined,no-any-return]
+
+
 def _kind(value: object) -> str:
     """The JSON name of a decoded value's type."""
     return _JSON_KINDS.get(type(value), "null")
@@ -79,29 +161,50 @@ def _key_list(record: dict, shown: int = 8) -> str:
     return (keys + more) or "none"
 
 
+READ_BYTES = 1 << 20  # bytes of lines read at a time
+
+
 def jsonl_pieces(
     stream: BinaryIO, name: str, errors: Errors, key: str, consumed: Callable[[], int]
-) -> Iterator[TextPiece]:
-    """One piece per record; with ``errors="skip"`` bad records are counted, not raised.
+) -> Iterator[Documents | TextPiece]:
+    """The records, as :class:`Documents` (:func:`~.pieces.record_runs`: the records of a block of
+    lines, between bad ones); with ``errors="skip"`` bad records are counted, not raised.
     ``consumed()`` counts the source bytes read so far (compressed ones for a compressed input)."""
     records = _JsonlRecords(name, key, errors)
-    skipped = nbytes = seen = 0
-    for line_no, raw in enumerate(stream, start=1):
-        now = consumed()
-        nbytes, seen = nbytes + now - seen, now
-        try:
-            text = records.text(raw, line_no)
-        except _BadRecord:
-            if errors != "skip":
-                raise
-            skipped += 1
+
+    def blocks() -> Iterator[tuple[list[str | None], int]]:
+        seen = 0
+        for block in _line_blocks(stream):
+            now = consumed()
+            yield records.texts(block), now - seen
+            seen = now
+        yield [], consumed() - seen
+
+    return record_runs(blocks())
+
+
+def _line_blocks(stream: BinaryIO) -> Iterator[bytes]:
+    """The stream in blocks of whole lines, each ending with a line feed (the last line of the
+    input may not), as soon as they arrive (``read1``: a pipe is not waited on)."""
+    held: list[bytes] = []  # the start of a line that the next read continues
+    while data := stream.read1(READ_BYTES):  # type: ignore[attr-defined]
+        end = data.rfind(b"\n") + 1
+        if not end:
+            held.append(data)
             continue
-        if text is not None:
-            yield TextPiece(text, True, nbytes, skipped=skipped)
-            skipped = nbytes = 0
-    nbytes += consumed() - seen
-    if skipped or nbytes:  # bad or blank lines at the end: their count and bytes
-        yield TextPiece("", False, nbytes, skipped=skipped)
+        yield b"".join([*held, data[:end]]) if held else data[:end]
+        held = [data[end:]] if end < len(data) else []
+    if held:
+        yield b"".join(held)
+
+
+def _is_text(value: str) -> bool:
+    """Whether a decoded string is text (holds no lone surrogate from a JSON escape)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _no_lone_surrogates(text: str, where: str, errors: Errors) -> str:

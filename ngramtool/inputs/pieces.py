@@ -1,12 +1,13 @@
-"""What every reader yields (:class:`TextPiece`), the reading options they share, and the bytes of
-a path or of stdin (``-``)."""
+"""What every reader yields (:class:`TextPiece`, and :class:`Documents` for many whole records at
+once), the reading options they share, and the bytes of a path or of stdin (``-``)."""
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -33,6 +34,45 @@ class TextPiece:
     nbytes: int
     hard_cut: bool = False
     skipped: int = 0
+
+
+@dataclass(frozen=True)
+class Documents:
+    """Whole documents one after another, each a document of its own and never cut: many records
+    of a reader in one object instead of a :class:`TextPiece` each.
+
+    Attributes:
+        texts: the documents' texts.
+        nbytes: input bytes they account for (for progress).
+        skipped: bad records skipped (``errors="skip"``) before the first.
+    """
+
+    texts: list[str]
+    nbytes: int
+    skipped: int = 0
+
+    def pieces(self) -> Iterator[TextPiece]:
+        """The documents as one piece each, the first carrying the bytes and the skipped count."""
+        for i, text in enumerate(self.texts):
+            yield TextPiece(text, True, 0 if i else self.nbytes, skipped=0 if i else self.skipped)
+
+
+def record_runs(blocks: Iterable[tuple[list[str | None], int]]) -> Iterator[Documents | TextPiece]:
+    """Records as :class:`Documents`, from blocks of (texts, input bytes) where None stands for a
+    bad record skipped: each run of good records between skipped ones is one :class:`Documents`,
+    which carries the bytes and the skipped records since the previous one; bytes and skips after
+    the last record come as an empty :class:`TextPiece`."""
+    skipped = nbytes = 0
+    for texts, block_bytes in blocks:
+        nbytes += block_bytes
+        for good, run in groupby(texts, lambda text: text is not None):
+            if not good:
+                skipped += sum(1 for _ in run)
+                continue
+            yield Documents(list(run), nbytes, skipped)  # type: ignore[arg-type]
+            skipped = nbytes = 0
+    if skipped or nbytes:
+        yield TextPiece("", False, nbytes, skipped=skipped)
 
 
 def open_input(source: str) -> BinaryIO:
