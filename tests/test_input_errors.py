@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import bz2
+import io
 import json
 import random
 import sys
@@ -14,6 +15,7 @@ import pytest
 from conftest import assert_one_line_error, run
 from corpus_forms import COMPRESSORS, jsonl_bytes, write_record_forms
 
+import ngramtool.inputs.compressed as compressed
 from ngramtool.errors import MissingDependencyError, NgramToolError, UsageError
 from ngramtool.inputs import check_reading, iter_text_pieces
 from ngramtool.inputs.compressed import sniff_compression
@@ -41,6 +43,25 @@ def test_a_truncated_compressed_file_names_the_file_and_the_offset_reached(tmp_p
     assert "decompressed bytes: the file is truncated" in message
     reached = int(message.split("after ")[1].split(" decompressed")[0].replace(",", ""))
     assert 0 < reached < len(jsonl_bytes(DOCS))
+
+
+@pytest.mark.parametrize("suffix", list(COMPRESSORS))
+def test_a_truncated_file_gives_every_good_byte_before_the_error(tmp_path, suffix, monkeypatch):
+    """Blocks are gathered before they are handed on: what was decompressed before the damage still
+    reaches the reader, and the offset named is the number of bytes it received."""
+    monkeypatch.setattr(compressed, "BLOCK_BYTES", 1 << 16)
+    data = jsonl_bytes(DOCS)
+    packed = COMPRESSORS[suffix](data) if suffix != ".bz2" else bz2.compress(data, 1)
+    stream, _ = compressed.open_decompressed(
+        io.BufferedReader(io.BytesIO(packed[: len(packed) * 3 // 4])), "d"
+    )
+    received = []
+    with pytest.raises(NgramToolError, match="ends early") as caught:
+        while block := stream.read1(1 << 30):
+            received.append(block)
+    reached = int(str(caught.value).split("after ")[1].split(" decompressed")[0].replace(",", ""))
+    assert reached == len(b"".join(received)) > 0
+    assert data.startswith(b"".join(received))
 
 
 @pytest.mark.parametrize("suffix", [".gz", ".zst"])

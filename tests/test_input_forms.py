@@ -4,8 +4,10 @@ compressed; from files and from stdin."""
 
 from __future__ import annotations
 
+import io
 import os
 import pty
+import random
 import subprocess
 from pathlib import Path
 
@@ -196,10 +198,26 @@ def test_parquet_is_read_a_page_at_a_time_not_a_row_group_at_a_time(tmp_path):
 
 
 @pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz", ".zst"])
+def test_decompressed_input_comes_in_whole_blocks(suffix, monkeypatch):
+    """The decompressor gives a few KB at a time; the reader gets blocks of BLOCK_BYTES (the
+    last shorter), each byte once and in order."""
+    monkeypatch.setattr(compressed, "BLOCK_BYTES", 1 << 16)
+    rng = random.Random(0)
+    data = "".join(rng.choice("ab \né") for _ in range(300_000)).encode()
+    stream, consumed = compressed.open_decompressed(
+        io.BufferedReader(io.BytesIO(COMPRESSORS[suffix](data))), "d"
+    )
+    blocks = list(iter(lambda: stream.read1(1 << 30), b""))
+    assert b"".join(blocks) == data
+    assert [len(block) for block in blocks[:-1]] == [1 << 16] * (len(blocks) - 1)
+    assert 0 < len(blocks[-1]) <= 1 << 16
+    assert consumed() == len(COMPRESSORS[suffix](data))
+    stream.close()
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz", ".zst"])
 def test_decompressed_blocks_stay_bounded_whatever_the_ratio(suffix):
     """8 MB of one byte compresses over 1000 times: each block handed on is still at most a block."""
-    import io
-
     data = b"a" * (8 << 20)
     kind = compressed.COMPRESSION_SUFFIXES[suffix]
     read = compressed._decompressor(kind, compressed._Counted(io.BytesIO(COMPRESSORS[suffix](data))))

@@ -49,22 +49,44 @@ def sniff_compression(head: bytes) -> str | None:
     return None
 
 
-class DecompressedInput(io.RawIOBase):
+class _Held:
+    """Bytes handed on in parts of at most the size asked for, without a copy when the whole
+    remainder fits."""
+
+    def __init__(self, data: bytes = b"") -> None:
+        self.data, self.at = data, 0
+
+    def __len__(self) -> int:
+        return len(self.data) - self.at
+
+    def take(self, size: int) -> bytes:
+        """The next ``size`` bytes (all that is left when ``size`` is negative)."""
+        if self.at == 0 and (size < 0 or size >= len(self.data)):
+            data, self.data = self.data, b""
+            return data
+        end = len(self.data) if size < 0 else min(len(self.data), self.at + size)
+        part = self.data[self.at : end]
+        self.at = end
+        return part
+
+
+class DecompressedInput(io.BufferedIOBase):
     """The decompressed bytes of a compressed stream, read ahead on a background thread.
 
-    ``consumed`` is the number of compressed bytes read so far (for progress). Errors of the
-    decompressor reach the reader as :class:`NgramToolError` at the point where they occurred.
+    ``read(size)`` and ``read1(size)`` return up to ``size`` bytes, as soon as a block is there
+    (the block itself when it fits: no copy). ``consumed`` is the number of compressed bytes
+    read so far (for progress). Errors of the decompressor reach the reader as
+    :class:`NgramToolError` at the point where they occurred.
     """
 
     def __init__(self, raw: BinaryIO, name: str, kind: str) -> None:
         super().__init__()
         self.name, self.kind = name, kind
-        self._raw = raw
         self._counted = _Counted(raw)
         self._decompress = _decompressor(kind, self._counted)
         self._queue: queue.Queue[bytes | BaseException] = queue.Queue(READ_AHEAD_BLOCKS)
         self._stop = threading.Event()
-        self._pending = memoryview(b"")
+        self._pending = _Held()
         self._finished = False
         self._thread = threading.Thread(target=self._fill, name="ngramtool-decompress", daemon=True)
         self._thread.start()
@@ -77,22 +99,27 @@ class DecompressedInput(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: Any) -> int:
+    def read1(self, size: int | None = -1) -> bytes:
+        """Up to ``size`` decompressed bytes (b"" at the end), without waiting for more than one block."""
         if not self._pending:
             if self._finished:
-                return 0
+                return b""
             item = self._queue.get()
             if isinstance(item, BaseException):
                 self._finished = True
                 raise item
             if not item:
                 self._finished = True
-                return 0
-            self._pending = memoryview(item)
-        size = min(len(buffer), len(self._pending))
-        buffer[:size] = self._pending[:size]
-        self._pending = self._pending[size:]
-        return size
+                return b""
+            self._pending = _Held(item)
+        return self._pending.take(-1 if size is None else size)
+
+    def read(self, size: int | None = -1) -> bytes:
+        """Up to ``size`` decompressed bytes, as :meth:`read1` (a short read is not the end: b""
+        is); everything left when ``size`` is negative or None."""
+        if size is not None and size >= 0:
+            return self.read1(size)
+        return b"".join(iter(self.read1, b""))
 
     def close(self) -> None:
         if not self.closed:
@@ -105,16 +132,28 @@ class DecompressedInput(io.RawIOBase):
         super().close()
 
     def _fill(self) -> None:
-        """The background thread: decompress block after block into the queue."""
+        """The background thread: decompress into blocks of ``BLOCK_BYTES`` (the last may be
+        shorter), put into the queue; then b"" for the end, or the error after the bytes that came
+        before it. A decompressor read gives a few KB (gzip, bzip2, xz) to a few hundred KB (zstd):
+        handing on whole blocks saves the reader as many hand-offs and block ends."""
+        parts: list[bytes] = []
         delivered = 0
         try:
             while not self._stop.is_set():
-                block = self._decompress(BLOCK_BYTES)
+                size = 0
+                while size < BLOCK_BYTES and (part := self._decompress(BLOCK_BYTES - size)):
+                    parts.append(part)
+                    size += len(part)
+                block = b"".join(parts)
+                parts.clear()
                 self._put(block)
                 if not block:
                     return
                 delivered += len(block)
         except Exception as exc:  # every decompressor error becomes one clear line for the reader
+            if parts:
+                self._put(b"".join(parts))
+                delivered += sum(map(len, parts))
             self._put(_damaged(self.name, self.kind, delivered, exc))
 
     def _put(self, item: bytes | BaseException) -> None:
@@ -162,7 +201,7 @@ class _ZstdFrames:
         self.raw = raw
         self.context = zstandard.ZstdDecompressor()
         self.frame: Any = None
-        self.pending = memoryview(b"")
+        self.pending = _Held()
 
     def read(self, size: int) -> bytes:
         while not self.pending:
@@ -177,9 +216,8 @@ class _ZstdFrames:
                     self.frame = self.context.decompressobj()
                 out.append(self.frame.decompress(data))
                 data = self.frame.unused_data if self.frame.eof else b""
-            self.pending = memoryview(b"".join(out))
-        block, self.pending = self.pending[:size], self.pending[size:]
-        return bytes(block)
+            self.pending = _Held(b"".join(out))
+        return self.pending.take(size)
 
 
 _NAMES = {"gzip": "gzip", "bz2": "bzip2", "xz": "xz", "zstd": "zstd"}
@@ -212,7 +250,7 @@ def open_decompressed(stream: BinaryIO, name: str) -> tuple[BinaryIO, Callable[[
         return io.BufferedReader(counted, BLOCK_BYTES), lambda: counted.count  # type: ignore[return-value]
     log.debug("%s: %s data, decompressed on a background thread", name, _NAMES[kind])
     source = DecompressedInput(stream, name, kind)
-    return io.BufferedReader(source, BLOCK_BYTES), lambda: source.consumed  # type: ignore[return-value]
+    return source, lambda: source.consumed  # type: ignore[return-value]
 
 
 class _CountedReader(io.RawIOBase):
