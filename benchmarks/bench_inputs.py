@@ -15,7 +15,9 @@ form counts. Reported per form:
 - the file's size, reading it alone (decompress, parse, cut into pieces: no tokenizer) in MB/s
   of JSONL text, so that its cost is seen beside the tokenizer's;
 - ``ngramtool hash``'s tokens/s (its own ``seconds``: start-up not included) and its share of
-  plain JSONL's rate (the target: zstd at 90% or more);
+  plain JSONL's rate (the target: zstd at 90% or more), best round against best round, and the
+  median over the rounds of each round's share (on a shared machine the best shows what the code
+  can do, the median how a run usually goes);
 - the CPU seconds the run used per million tokens (its profile's ``cpu_seconds``) against plain
   JSONL's: what decompressing and decoding cost, which a busy machine distorts less than the
   rate; and the peak RSS of the child.
@@ -33,6 +35,7 @@ import gzip
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -153,27 +156,30 @@ def main() -> None:
         print(f"{documents:,} documents, {text_mb:.0f} MB of JSONL; cl100k_base, demo spec; {cores} cores")
 
         best: dict[str, dict[str, float]] = {}  # form -> the best of each measure over the rounds
+        rounds: dict[str, list[float]] = {form: [] for form in forms}  # form -> seconds of each round
         for _ in range(args.repeats):
             for form, path in forms.items():
                 summary, peak = hash_run(path)
                 got = {"seconds": summary["seconds"], "cpu": summary["profile"]["cpu_seconds"], "rss": peak}
                 got["tokens"] = summary["num_tokens"]
                 best[form] = {k: min(v, best.get(form, got)[k]) for k, v in got.items()}
+                rounds[form].append(summary["seconds"])
         tokens = {form: result["tokens"] for form, result in best.items()}
         if len(set(tokens.values())) != 1:
             raise SystemExit(f"the forms gave different token counts: {tokens}")
         plain = best["jsonl"]
         print(
             f"{'form':>10} {'file MB':>8} {'read alone MB/s':>16} {'hash Mtok/s':>12} {'x plain':>8} "
-            f"{'CPU s/Mtok':>11} {'x plain':>8} {'peak RSS MB':>12}"
+            f"{'median':>7} {'CPU s/Mtok':>11} {'x plain':>8} {'peak RSS MB':>12}"
         )
         for form, path in forms.items():
             result = best[form]
             reading = text_mb / read_alone(path)
             rate, cpu = result["tokens"] / result["seconds"], result["cpu"] / result["tokens"] * 1e6
+            paired = statistics.median(p / s for p, s in zip(rounds["jsonl"], rounds[form], strict=True))
             print(
                 f"{form:>10} {path.stat().st_size / 1e6:>8.1f} {reading:>16.0f} {rate / 1e6:>12.2f} "
-                f"{plain['seconds'] / result['seconds']:>8.0%} {cpu:>11.2f} "
+                f"{plain['seconds'] / result['seconds']:>8.0%} {paired:>7.0%} {cpu:>11.2f} "
                 f"{result['cpu'] / plain['cpu']:>8.0%} {result['rss']:>12.0f}"
             )
 
