@@ -52,6 +52,9 @@ _MASKS = (
     (re.compile(r"\b\d+(\.\d+)? ?([kKMG]|Mtok|Ktok)?( tok| tokens)?/s\b"), "<RATE>/s"),
     (re.compile(r"\b\d+(\.\d+)? s\b"), "<SECONDS> s"),
     (re.compile(r"\b\d+(\.\d+)? cores busy\b"), "<CORES> cores busy"),
+    # The progress line's durations: "ETA 2m05s (1m40s elapsed)".
+    (re.compile(r"\bETA \d[\dhms]*"), "ETA <DURATION>"),
+    (re.compile(r"\(\d[\dhms]* elapsed\)"), "(<DURATION> elapsed)"),
     (re.compile(r"\b\d+(\.\d+)? ?(ms|µs)\b"), "<SECONDS> ms"),
     # Timings and their derivatives in JSON: a float (an int for a rate) under a timing key.
     (
