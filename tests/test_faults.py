@@ -13,6 +13,7 @@ import errno
 import io
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -423,6 +424,17 @@ def test_the_next_writer_reclaims_a_killed_runs_partial_and_nothing_else(tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == [".x.ngidx.layers.1a2b3c4d.partial", "x.ngidx"]
 
 
+def test_the_next_writer_reclaims_the_old_output_a_killed_run_set_aside(tmp_path: Path, text: Path) -> None:
+    """A run killed between replacing an output and removing the old one leaves ``.NAME.replaced-PID``
+    (found by the kill -9 test below): the next writer of NAME removes it, not another output's."""
+    hash_files([text], tmp_path / "x.ngidx", **SMALL)
+    shutil.copytree(tmp_path / "x.ngidx", tmp_path / ".x.ngidx.replaced-999999")
+    (tmp_path / ".x.ngidx.layers.replaced-4242").mkdir()  # another output's (x.ngidx.layers)
+    assert leftovers_of(tmp_path / "x.ngidx") == [tmp_path / ".x.ngidx.replaced-999999"]
+    hash_files([text], tmp_path / "x.ngidx", force=True, **SMALL)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".x.ngidx.layers.replaced-4242", "x.ngidx"]
+
+
 @pytest.mark.parametrize("site", SITES)
 def test_every_output_refuses_a_live_writer_and_reclaims_a_killed_ones_leftovers(
     site: str, tmp_path: Path
@@ -501,6 +513,13 @@ def test_a_lock_file_removed_meanwhile_is_made_again(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------- signals
+def _signals_at_default() -> None:
+    """In the child: the stop signals at their defaults, whatever the tests inherited (a suite run
+    as a background job starts with SIGINT ignored, which ngramtool then keeps ignoring)."""
+    for signum in interrupts.SIGNALS:
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def _writer(out: Path, *extra: str) -> subprocess.Popen:
     """``ngramtool hash - -o out`` reading standard input that the test feeds: it holds its outputs
     open until the input ends."""
@@ -509,6 +528,7 @@ def _writer(out: Path, *extra: str) -> subprocess.Popen:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=_signals_at_default,
     )
     assert process.stdin is not None
     process.stdin.write(b"some text to hash " * 2000)

@@ -21,6 +21,11 @@ BYTES = {"tokenizer": "bytes", "heads": 2, "table_sizes": 3001}
 QWEN = str(DATA / "tokenizers" / "qwen-style" / "tokenizer.json")
 
 
+WIDE = {"COLUMNS": "200"}
+"""A terminal wide enough that no line of ``inspect`` wraps (at 80 columns where a line wraps
+depends on the length of the test's temporary path)."""
+
+
 @pytest.fixture()
 def texts(tmp_path) -> Path:
     folder = tmp_path / "texts"
@@ -54,7 +59,7 @@ def test_index_and_stream_manifests_record_the_tokenization(tmp_path):
         "errors": "strict",
         "format": None,
     }
-    shown = run("inspect", str(out)).stdout.decode()
+    shown = run("inspect", str(out), env=WIDE).stdout.decode()
     assert f"special tokens: all; --add-eot '<|im_end|>' (id {im_end}); --text-key 'text'" in shown
     args = ["--json-key", "text", "--tokenizer", QWEN, "--add-eot", "--heads", "2", "-q"]
     stream = run("hash", str(docs), "-o", "-", *args)
@@ -83,7 +88,7 @@ def test_indexes_without_a_tokenization_record_still_open_and_verify(texts, tmp_
     _strip_tokenization(out)
     assert len(open_index(out)) > 0
     assert verify_path(out).num_tokens > 0
-    inspected = run("inspect", str(out))
+    inspected = run("inspect", str(out), env=WIDE)
     assert inspected.returncode == 0
     assert b"tokenization  not recorded (written before format 1.1)" in inspected.stdout
 

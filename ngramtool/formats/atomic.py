@@ -49,7 +49,7 @@ PARTIAL_SUFFIX = ".partial"
 LOCK_SUFFIX = ".lock"
 _REPLACED = ".replaced-"
 # What a writer's own temporary name adds to the destination's: one component without dots.
-_LEFTOVER = r"\.{name}\.(?:[^./]+{partial}|{replaced}[0-9]+)"
+_LEFTOVER = r"\.{name}(?:\.[^./]+{partial}|{replaced}[0-9]+)"
 # File system errors that a message explains with sizes: a full disk, a quota, a file size limit,
 # a read-only file system.
 OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
@@ -285,7 +285,9 @@ def leftovers_of(dest: Path) -> list[Path]:
     """What dead writers of ``dest`` left beside it: ``.NAME.XXXX.partial`` and
     ``.NAME.replaced-PID`` (only those of this very name, not of ``NAME.more``)."""
     pattern = re.compile(
-        _LEFTOVER.format(name=re.escape(dest.name), partial=re.escape(PARTIAL_SUFFIX), replaced=_REPLACED)
+        _LEFTOVER.format(
+            name=re.escape(dest.name), partial=re.escape(PARTIAL_SUFFIX), replaced=re.escape(_REPLACED)
+        )
     )
     try:
         with os.scandir(dest.parent) as entries:
