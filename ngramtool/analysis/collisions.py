@@ -245,21 +245,29 @@ class NgramTypes:
     @property
     def keys(self) -> np.ndarray:
         """Every sorted distinct key, in memory."""
-        return self.store.read(0, self.types)[0]
+        return self.store.read_keys(0, self.types)
 
     @property
     def counts(self) -> np.ndarray:
         """Every key's int64 occurrences, in memory."""
-        return self.store.read(0, self.types)[1]
+        return self.store.read_counts(0, self.types)
 
     def blocks(self, block: int = MIX_BLOCK) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """(keys, counts) of ``block`` distinct n-grams at a time, in key order."""
         return self.store.blocks(block)
 
+    def key_blocks(self, block: int = MIX_BLOCK) -> Iterator[np.ndarray]:
+        """The keys of :meth:`blocks` alone (the counts are not read)."""
+        return self.store.key_blocks(block)
+
+    def count_blocks(self, block: int = MIX_BLOCK) -> Iterator[np.ndarray]:
+        """The counts of :meth:`blocks` alone (the keys are not read)."""
+        return self.store.count_blocks(block)
+
     def windows(self, lo: int = 0, hi: int | None = None) -> np.ndarray:
         """int64 [U, order] windows of the distinct n-grams lo..hi; column k is lag k."""
         hi = self.types if hi is None else min(hi, self.types)
-        return self.codec.decode(self.store.read(lo, hi)[0])
+        return self.codec.decode(self.store.read_keys(lo, hi))
 
 
 class NgramTypeCounter:
@@ -609,7 +617,7 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
                 for tally in layer:
                     tally.count_rows(mixes[li])
         at = 0
-        for _, counts in grams.blocks(MIX_BLOCK):
+        for counts in grams.count_blocks(MIX_BLOCK):
             mixes = kept.read(np.uint64, first.num_layers * counts.shape[0], at).reshape(first.num_layers, -1)
             at += mixes.nbytes
             for li, layer in enumerate(tallies):
@@ -650,7 +658,7 @@ def _layer_tallies(
 def _mix_blocks(grams: NgramTypes, spec: HashSpec) -> Iterator[np.ndarray]:
     """uint64 [L, b]: the mixes of the distinct n-grams in every layer, a block at a time (mixes
     are never negative)."""
-    for keys, _ in grams.blocks(MIX_BLOCK):
+    for keys in grams.key_blocks(MIX_BLOCK):
         windows = np.zeros((keys.shape[0], spec.max_ngram), dtype=np.int64)
         windows[:, : grams.order] = grams.codec.decode(keys)
         mixes = ngram_mixes(windows, spec)[:, :, grams.order - 2].T

@@ -91,10 +91,8 @@ def write_types(path: Path, types: Mapping[int, NgramTypes], meta: Mapping[str, 
     header = json.dumps({"format": FORMAT_NAME, "version": FORMAT_VERSION, **meta}).encode("utf-8")
     with zipfile.ZipFile(path, "w", allowZip64=True) as archive:
         for order, grams in types.items():
-            keys = (k for k, _ in grams.blocks())
-            counts = (c for _, c in grams.blocks())
-            _write_member(archive, f"keys_{order}", grams.codec.dtype, grams.types, keys)
-            _write_member(archive, f"counts_{order}", np.dtype(np.int64), grams.types, counts)
+            _write_member(archive, f"keys_{order}", grams.codec.dtype, grams.types, grams.key_blocks())
+            _write_member(archive, f"counts_{order}", np.dtype(np.int64), grams.types, grams.count_blocks())
         _write_member(
             archive, "meta", np.dtype(np.uint8), len(header), [np.frombuffer(header, dtype=np.uint8)]
         )

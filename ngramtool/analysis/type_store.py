@@ -10,8 +10,9 @@ the corpus: the distinct n-grams themselves stay on disk, and the analysis reads
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -32,12 +33,32 @@ class TypeStore:
 
     def read(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
         """(keys, int64 counts) of entries lo..hi, as new arrays."""
+        return self.read_keys(lo, hi), self.read_counts(lo, hi)
+
+    def read_keys(self, lo: int, hi: int) -> np.ndarray:
+        """The keys of entries lo..hi, as a new array."""
+        raise NotImplementedError
+
+    def read_counts(self, lo: int, hi: int) -> np.ndarray:
+        """The int64 counts of entries lo..hi, as a new array."""
         raise NotImplementedError
 
     def blocks(self, block: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """(keys, counts) of ``block`` entries at a time, in order."""
+        return self._in_blocks(self.read, block)
+
+    def key_blocks(self, block: int) -> Iterator[np.ndarray]:
+        """The keys of ``block`` entries at a time, in order (the counts are not read)."""
+        return self._in_blocks(self.read_keys, block)
+
+    def count_blocks(self, block: int) -> Iterator[np.ndarray]:
+        """The counts of ``block`` entries at a time, in order (the keys are not read)."""
+        return self._in_blocks(self.read_counts, block)
+
+    def _in_blocks(self, read: Callable[[int, int], Any], block: int) -> Iterator[Any]:
+        """``read(lo, hi)`` over consecutive ranges of ``block`` entries."""
         for lo in range(0, self.size, block):
-            yield self.read(lo, min(lo + block, self.size))
+            yield read(lo, min(lo + block, self.size))
 
 
 class ArrayStore(TypeStore):
@@ -49,8 +70,11 @@ class ArrayStore(TypeStore):
         self.size = int(keys.shape[0])
         self.occurrences = int(self.counts.sum())
 
-    def read(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
-        return self.keys[lo:hi].copy(), self.counts[lo:hi].copy()
+    def read_keys(self, lo: int, hi: int) -> np.ndarray:
+        return self.keys[lo:hi].copy()
+
+    def read_counts(self, lo: int, hi: int) -> np.ndarray:
+        return self.counts[lo:hi].copy()
 
 
 class FileStore(TypeStore):
@@ -79,11 +103,12 @@ class FileStore(TypeStore):
         """The dtype of the counts on disk."""
         return self._count_dtype
 
-    def read(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
-        keys = np.empty(hi - lo, dtype=np.uint64)
-        counts = np.empty(hi - lo, dtype=self._count_dtype)
-        self.read_into(keys, counts, lo)
-        return keys, counts.astype(COUNT, copy=False)
+    def read_keys(self, lo: int, hi: int) -> np.ndarray:
+        return self._keys_file.read(np.uint64, hi - lo, self._keys_at + 8 * lo)
+
+    def read_counts(self, lo: int, hi: int) -> np.ndarray:
+        at = self._counts_at + lo * self._count_dtype.itemsize
+        return self._counts_file.read(self._count_dtype, hi - lo, at).astype(COUNT, copy=False)
 
     def read_into(self, keys: np.ndarray, counts: np.ndarray, lo: int) -> None:
         """Fill ``keys`` and ``counts`` with the entries from ``lo`` on."""
