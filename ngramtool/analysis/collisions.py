@@ -768,6 +768,12 @@ class _Loads:
     """How many n-grams each row of one head's table holds, counted from mixes block by block."""
 
     table: int
+    loads: np.ndarray
+
+    @property
+    def top(self) -> int:
+        """Most n-grams in one row."""
+        return int(self.loads.max()) if self.loads.shape[0] else 0
 
     def add(self, mixes: np.ndarray) -> None:
         """Pass one: count the rows (``mix mod table``) of a block's mixes."""
@@ -828,11 +834,6 @@ class _DenseLoads(_Loads):
         """Rows holding an n-gram."""
         return int(np.count_nonzero(self.loads))
 
-    @property
-    def top(self) -> int:
-        """Most n-grams in one row."""
-        return int(self.loads.max()) if self.loads.shape[0] else 0
-
 
 class _SparseLoads(_Loads):
     """The loads of the rows hit only, sorted by row: memory follows the n-grams, not the table."""
@@ -853,8 +854,3 @@ class _SparseLoads(_Loads):
     def used(self) -> int:
         """Rows holding an n-gram."""
         return int(self.rows.shape[0])
-
-    @property
-    def top(self) -> int:
-        """Most n-grams in one row."""
-        return int(self.loads.max()) if self.loads.shape[0] else 0
