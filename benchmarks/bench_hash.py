@@ -11,7 +11,7 @@ backend measured the same way, and whether the rows are identical to numpy's. Pe
 - into one fresh array (page faults of 1.28 GB included: what ``hash_ngrams`` on the whole
   input costs);
 - streaming pieces of 16 MB of rows, whose memory the allocator recycles (what ``ngramtool hash``
-  does, ``ngramtool.pipeline.hash_chunks``);
+  does, ``ngramtool.run.pipeline.hash_chunks``);
 - with ``--threads T`` > 1, those pieces on T threads at once as the pipeline hashes them (the
   wall-clock rate: it needs T idle cores to scale).
 
@@ -30,7 +30,7 @@ import numpy as np
 
 from ngramtool import HashSpec, NgramHasher, hash_ngrams
 from ngramtool.backends import BACKENDS
-from ngramtool.pipeline import HASH_BYTES
+from ngramtool.run.pipeline import HASH_BYTES
 
 
 def best_of(repeats: int, fn: Callable[[], object]) -> float:
@@ -76,7 +76,7 @@ def main() -> None:
     spec = HashSpec(vocab_size=98_627)
     ids = np.random.default_rng(0).integers(0, spec.vocab_size, args.tokens)
     out_bytes = spec.num_layers * spec.num_columns * spec.row_dtype.itemsize
-    piece = HASH_BYTES // out_bytes  # what `ngramtool hash` does (ngramtool.pipeline.hash_chunks)
+    piece = HASH_BYTES // out_bytes  # what `ngramtool hash` does (ngramtool.run.pipeline.hash_chunks)
     print(
         f"spec: N={spec.max_ngram}, K={spec.heads}, layers={list(spec.layer_ids)}, "
         f"{out_bytes} output bytes/token; {args.tokens:,} tokens, 1 thread unless said"
@@ -106,7 +106,7 @@ def main() -> None:
     try:
         import torch
 
-        from ngramtool.reference import torch_reference_rows
+        from ngramtool.backends.reference import torch_reference_rows
 
         torch.set_num_threads(1)
         ref_ids = ids[: args.reference_tokens]

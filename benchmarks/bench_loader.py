@@ -43,6 +43,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 import ngramtool
+from ngramtool import NgramHashMapping, OutputOptions, TokenFileReader
 from ngramtool.torch import IndexDataset, NgramRows, TokenFileDataset
 
 CORPUS = Path(__file__).resolve().parent.parent / "examples" / "corpus.txt"
@@ -78,7 +79,12 @@ def build(folder: Path, tokens: int) -> dict[str, Path]:
     paths = {"npy": folder / "tokens.npy", "stored": folder / "stored.ngidx", "lazy": folder / "lazy.ngidx"}
     np.save(paths["npy"], repeated)
     for storage in ("stored", "lazy"):
-        ngramtool.hash_files([], paths[storage], tokens_file=paths["npy"], tokenizer=TOKENIZER, rows=storage)
+        ngramtool.hash_files(
+            TokenFileReader(paths["npy"]),
+            paths[storage],
+            mapping=NgramHashMapping.build(TOKENIZER),
+            outputs=OutputOptions(rows=storage),
+        )
     return paths
 
 

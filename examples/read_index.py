@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ngramtool import build_vocab, hash_files, hash_ngrams, load_tokenizer, open_index
+from ngramtool import NgramHashMapping, build_vocab, hash_files, hash_ngrams, load_tokenizer, open_index
 
 CORPUS = Path(__file__).resolve().parent / "corpus.txt"
 # Smaller tables than the Engram demo (646,400 per order, 8 heads) keep the toy tables small.
@@ -39,9 +39,10 @@ def main() -> None:
     """Hash the corpus, open the index and gather vectors for one window."""
     with tempfile.TemporaryDirectory(prefix="ngramtool-example-") as tmp:
         shown = ", ".join(f"{name}={value!r}" for name, value in HASH_OPTIONS.items())
-        print(f"hash_files(['examples/corpus.txt'], '$TMP/corpus.ngidx', {shown})")
+        print(f"hash_files(['examples/corpus.txt'], '$TMP/corpus.ngidx', mapping=NgramHashMapping.build({shown}))")
         started = time.perf_counter()
-        hash_files([str(CORPUS)], str(Path(tmp) / "corpus.ngidx"), **HASH_OPTIONS)
+        mapping = NgramHashMapping.build("cl100k_base", **HASH_OPTIONS)
+        hash_files([str(CORPUS)], str(Path(tmp) / "corpus.ngidx"), mapping=mapping)
         print(f"  -> written in {time.perf_counter() - started:.2f} s")
 
         index = open_index(Path(tmp) / "corpus.ngidx")  # what hash_files returned, opened again

@@ -43,8 +43,8 @@ from torch.utils.data import DataLoader
 
 import ngramtool
 from ngramtool import HashSpec
-from ngramtool.engram import EngramMemory, RMSNorm
 from ngramtool.torch import IndexDataset, NgramRows
+from ngramtool.torch.engram import EngramMemory, RMSNorm
 
 CORPUS = Path(__file__).resolve().parent / "corpus.txt"
 # Small tables: what `ngramtool hash ... --heads 2 --table 4099 --layers 0` makes.
@@ -173,10 +173,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def build_index(dest: Path, rows: str) -> Path:
     """Hash the bundled corpus with small tables into ``dest`` (tokens only for ``rows="lazy"``)."""
-    options = {**HASH_OPTIONS, "rows": rows}
-    shown = ", ".join(f"{name}={value!r}" for name, value in options.items())
-    print(f"ngramtool.hash_files(['examples/corpus.txt'], '$TMP/{dest.name}', {shown})")
-    ngramtool.hash_files([str(CORPUS)], str(dest), **options)
+    shown = ", ".join(f"{name}={value!r}" for name, value in HASH_OPTIONS.items())
+    print(
+        f"ngramtool.hash_files(['examples/corpus.txt'], '$TMP/{dest.name}', "
+        f"mapping=NgramHashMapping.build({shown}), outputs=OutputOptions(rows={rows!r}))"
+    )
+    mapping = ngramtool.NgramHashMapping.build("cl100k_base", **HASH_OPTIONS)
+    ngramtool.hash_files([str(CORPUS)], str(dest), mapping=mapping, outputs=ngramtool.OutputOptions(rows=rows))
     return dest
 
 

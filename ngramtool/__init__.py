@@ -4,7 +4,10 @@ The public API (each function's docstring has a runnable example)::
 
     import ngramtool
 
-    index = ngramtool.hash_files(["corpus.txt"], "corpus.ngidx")    # what `ngramtool hash` does
+    mapping = ngramtool.NgramHashMapping.build("cl100k_base", spec="engram-27b")  # the object to hold
+    ids = mapping.encode("the cat sat")                              # raw ids, as hashing reads text
+    rows = mapping.rows(ids)                                         # [T, layers, (N-1) x heads]
+    index = ngramtool.hash_files(["corpus.txt"], "corpus.ngidx", mapping=mapping)  # `ngramtool hash`
     index = ngramtool.open_index("corpus.ngidx")                     # an index or a merged dataset
     spec = ngramtool.resolve_spec(preset="engram-27b", tokenizer="cl100k_base")
     rows = ngramtool.hash_ngrams(canonical_ids, spec)                # arrays in, arrays out
@@ -24,6 +27,11 @@ from .version import __version__
 # name -> the module that defines it
 _API = {
     "CompressedVocab": "vocab",
+    "CorpusReader": "inputs.sources",
+    "NgramHashMapping": "mapping",
+    "OutputOptions": "run.request",
+    "RunOptions": "run.request",
+    "TokenFileReader": "inputs.sources",
     "HashSpec": "spec",
     "NgramHasher": "hashing",
     "NgramToolError": "errors",

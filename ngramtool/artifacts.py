@@ -20,10 +20,10 @@ from .errors import UsageError
 from .formats.dataset import DATASET, MergedIndex
 from .formats.index import MANIFEST, Index
 from .formats.stream import file_is_stream
+from .formats.tokenfiles.registry import TOKEN_FILE_SUFFIXES
 from .rawrows import RawRows
 from .spec import HashSpec
 
-TOKEN_FILE_SUFFIXES = (".npy", ".bin", ".idx", ".ds", ".ds.index")
 TYPE_COUNTS_SUFFIX = ".ngtypes.npz"
 
 

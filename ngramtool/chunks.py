@@ -15,7 +15,7 @@ from typing import Protocol, TypeVar
 
 import numpy as np
 
-from .profiling import StageClock, timed
+from .run.profiling import StageClock, timed
 
 CHUNK_TOKENS = 1 << 20
 
@@ -28,7 +28,7 @@ class TokenChunk:
         tokens: uint32 raw ids.
         doc_starts: int64 positions within ``tokens`` where a document starts.
         nbytes: input bytes this chunk accounts for (for progress).
-        hard_cuts: text cuts inside it that were not provably safe (see :mod:`ngramtool.textcuts`).
+        hard_cuts: text cuts inside it that were not provably safe (see :mod:`ngramtool.tokenizers.textcuts`).
         skipped_records: bad JSONL records skipped (``errors="skip"``) while reading it.
     """
 

@@ -1,189 +1,41 @@
-"""Bit-exact Engram n-gram hashing: the streaming hasher and the numpy backend.
+"""Bit-exact Engram n-gram hashing: the streaming hasher over every backend.
 
 Output layout is token-major: ``rows[t, layer, (n-2)*K + head]``; a window of tokens is one
 contiguous slice. See docs/hash-spec.md for the algorithm and docs/engram-spec.md §4.
 
 :class:`NgramHasher` validates ids, carries the N-1 context ids between chunks and converts
 inputs and outputs (numpy arrays or torch tensors); a backend (:mod:`ngramtool.backends`)
-computes each chunk's rows. The numpy backend, :class:`NumpyRows`, has two code paths that
-compute the same numbers:
-
-* ``_FastKernel`` (the hot path) works on blocks of ``BLOCK_TOKENS`` tokens that stay in
-  cache. It multiplies each lag once per layer and XORs shifted views, divides by each prime with
-  numpy's scalar (libdivide) unsigned division, writes head columns into a token-grouped scratch
-  buffer and moves it to the token-major output in 16-byte units. It needs every id in [0, V'),
-  which keeps every mix non-negative (docs/engram-spec.md §3.1), so unsigned arithmetic is exact.
-* ``rows_from_windows`` evaluates the definition on explicit windows with signed floor modulo.
-  It handles the few positions next to a document reset and the demo's negative-id semantics.
+computes each chunk's rows: the numpy backend (:mod:`ngramtool.backends.numpy_backend`, which also
+holds the definition on explicit windows, :func:`rows_from_windows`), numba, torch or Triton.
+``MASKED_ROW``, ``BLOCK_TOKENS``, ``ngram_mixes``, ``rows_from_windows`` and ``lag_windows`` are
+imported here too, where they were first defined.
 """
 
 from __future__ import annotations
 
 import sys
-import threading
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
-from .backends import BACKENDS, RowsKernel, choose_backend
+from .backends import BACKENDS, MASKED_ROW, NegativeIds, RowsKernel, choose_backend
 from .backends.arrays import as_array, device_of, is_integer, is_tensor, like, to_numpy, to_tensor
+from .backends.numpy_backend import BLOCK_TOKENS, lag_windows, ngram_mixes, rows_from_windows
 from .errors import NgramToolError, UsageError
-from .spec import HashSpec
+from .spec import Boundary, HashSpec, check_boundary_policy
 
-BLOCK_TOKENS = 16384
-MASKED_ROW = -1
-Boundary = Literal["none", "reset"]
-NegativeIds = Literal["mask", "hash"]
-
-
-def ngram_mixes(windows: np.ndarray, spec: HashSpec) -> np.ndarray:
-    """The multiply-XOR mix of every order: int64 [M, L, N-1], entry n-2 for order n.
-
-    Args:
-        windows: int64 [M, N]; column k is the canonical id at lag k (k=0 is the current token).
-            Any int64 value is accepted; products wrap as int64, as in the Engram demo.
-        spec: the hash configuration.
-    """
-    windows = np.asarray(windows, dtype=np.int64)
-    mixes = np.empty((windows.shape[0], spec.num_layers, spec.max_ngram - 1), dtype=np.int64)
-    with np.errstate(over="ignore"):
-        for li in range(spec.num_layers):
-            acc = windows[:, 0] * spec.multipliers[li, 0]
-            for n in range(2, spec.max_ngram + 1):
-                acc = acc ^ (windows[:, n - 1] * spec.multipliers[li, n - 1])
-                mixes[:, li, n - 2] = acc
-    return mixes
-
-
-def rows_from_windows(windows: np.ndarray, spec: HashSpec, *, offsets: bool = True) -> np.ndarray:
-    """Rows for explicit windows, straight from the definition (signed floor modulo).
-
-    Args:
-        windows: int64 [M, N] lag windows, see :func:`ngram_mixes`.
-        spec: the hash configuration.
-        offsets: add each layer's column offsets (table rows) or not (per-head hash ids).
-
-    Returns:
-        [M, L, C] array of ``spec.row_dtype``.
-    """
-    mixes = ngram_mixes(windows, spec)
-    primes = spec.primes.reshape(1, spec.num_layers, spec.max_ngram - 1, spec.heads)
-    hashed = np.mod(mixes[..., None], primes).reshape(mixes.shape[0], spec.num_layers, spec.num_columns)
-    if offsets:
-        hashed = hashed + spec.offsets[None]
-    return hashed.astype(spec.row_dtype)
-
-
-class _FastKernel:
-    """Preallocated buffers and constants for ``BLOCK_TOKENS``-sized blocks of one spec."""
-
-    def __init__(self, spec: HashSpec, offsets: bool) -> None:
-        self.spec = spec
-        n, block = spec.max_ngram, BLOCK_TOKENS
-        self.dtype = spec.row_dtype
-        width = spec.num_layers * spec.num_columns
-        # Group columns into 16-byte units so the transpose to token-major moves few, wide items.
-        self.group = next(g for g in (16 // self.dtype.itemsize, 2, 1) if width % g == 0)
-        self.unit = np.dtype(f"V{self.group * self.dtype.itemsize}")
-        self.scratch = np.empty((width // self.group, block, self.group), dtype=self.dtype)
-        self.prod = np.empty((n, block + n - 1), dtype=np.uint64)
-        self.acc = np.empty(block, dtype=np.uint64)
-        self.tmp = np.empty(block, dtype=np.uint64)
-        self.mult = spec.multipliers.astype(np.uint64)
-        self.primes = spec.primes.astype(np.uint64)
-        self.offsets = spec.offsets.astype(np.uint64) if offsets else None
-
-    def run(self, ext: np.ndarray, out: np.ndarray) -> None:
-        """Hash ``ext`` (uint64 [B+N-1], the N-1 context ids then B ids) into ``out`` [B, L, C]."""
-        spec, n = self.spec, self.spec.max_ngram
-        b = ext.shape[0] - (n - 1)
-        acc, tmp = self.acc[:b], self.tmp[:b]
-        cols = spec.num_columns
-        for li in range(spec.num_layers):
-            for k in range(n):
-                np.multiply(ext, self.mult[li, k], out=self.prod[k, : b + n - 1])
-            np.copyto(acc, self.prod[0, n - 1 : n - 1 + b])
-            for order in range(2, n + 1):
-                lag = order - 1
-                np.bitwise_xor(acc, self.prod[lag, n - 1 - lag : n - 1 - lag + b], out=acc)
-                for h in range(spec.heads):
-                    j = li * cols + spec.column(order, h)
-                    p = self.primes[li, order - 2, h]
-                    np.floor_divide(acc, p, out=tmp)
-                    np.multiply(tmp, p, out=tmp)
-                    np.subtract(acc, tmp, out=tmp)
-                    dest = self.scratch[j // self.group, :b, j % self.group]
-                    if self.offsets is None:
-                        np.copyto(dest, tmp, casting="unsafe")
-                    else:
-                        np.add(tmp, self.offsets[li, j - li * cols], out=dest, casting="unsafe")
-        grouped = self.scratch[:, :b, :].view(self.unit)[..., 0]
-        np.copyto(out.reshape(b, -1).view(self.unit), grouped.T)
-
-
-class NumpyRows:
-    """The numpy backend's evaluator of one chunk (see :class:`ngramtool.backends.RowsKernel`).
-
-    With ``negative_ids="mask"`` the chunk goes through ``_FastKernel``; the first N-1
-    positions of each document under a reset and every row with ``negative_ids="hash"`` are
-    evaluated on explicit windows by :func:`rows_from_windows`. Each thread gets its own
-    ``_FastKernel`` buffers, so threads may evaluate chunks at the same time.
-    """
-
-    tensors = False
-    device = "cpu"
-    fills = True  # rows() computes into a given ``out``
-
-    def __init__(self, spec: HashSpec, *, offsets: bool, negative_ids: NegativeIds) -> None:
-        self.spec = spec
-        self.offsets = offsets
-        self.mask = negative_ids == "mask"
-        self._per_thread = threading.local()
-
-    def _fast(self) -> _FastKernel:
-        """This thread's block kernel (made on first use)."""
-        kernel = getattr(self._per_thread, "kernel", None)
-        if kernel is None:
-            kernel = self._per_thread.kernel = _FastKernel(self.spec, self.offsets)
-        return kernel
-
-    def rows(
-        self, ids: np.ndarray, context: np.ndarray, resets: np.ndarray, out: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Rows [T, L, C] of the chunk ``ids`` after ``context`` (into ``out`` when given);
-        documents start at ``resets``."""
-        spec, n = self.spec, self.spec.max_ngram
-        ext = np.concatenate([context, ids.astype(np.int64)])
-        if out is None:
-            out = np.empty((ids.shape[0], spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
-        if self.mask:
-            ext[ext < 0] = spec.pad_id
-            ext_u = ext.astype(np.uint64)
-            fast = self._fast()
-            for lo in range(0, ids.shape[0], BLOCK_TOKENS):
-                hi = min(lo + BLOCK_TOKENS, ids.shape[0])
-                fast.run(ext_u[lo : hi + n - 1], out[lo:hi])
-        else:
-            out[:] = rows_from_windows(lag_windows(ext, n), spec, offsets=self.offsets)
-        if resets.size:
-            self._reset_windows(ext, resets, out)
-        if self.mask:
-            out[ids < 0] = MASKED_ROW
-        return out
-
-    def _reset_windows(self, ext: np.ndarray, starts: np.ndarray, out: np.ndarray) -> None:
-        """Recompute the first N-1 positions of each document with pad before its start."""
-        n, t_total = self.spec.max_ngram, out.shape[0]
-        ends = np.append(starts[1:], t_total)
-        positions = np.concatenate(
-            [np.arange(s, min(s + n - 1, e)) for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
-        )
-        doc_start = starts[np.searchsorted(starts, positions, side="right") - 1]
-        lags = np.arange(n)
-        windows = ext[positions[:, None] + (n - 1) - lags[None, :]]
-        windows[positions[:, None] - lags[None, :] < doc_start[:, None]] = self.spec.pad_id
-        out[positions] = rows_from_windows(windows, self.spec, offsets=self.offsets)
+__all__ = [
+    "BLOCK_TOKENS",
+    "MASKED_ROW",
+    "NegativeIds",
+    "NgramHasher",
+    "SequenceHasher",
+    "hash_ngrams",
+    "lag_windows",
+    "ngram_mixes",
+    "rows_from_windows",
+]
 
 
 class Kernels:
@@ -269,8 +121,7 @@ class NgramHasher:
         backend: str = "auto",
         device: str | None = None,
     ) -> None:
-        if boundary not in ("none", "reset"):
-            raise UsageError(f"boundary must be 'none' or 'reset' (got {boundary!r})")
+        check_boundary_policy(boundary)
         self._kernels = Kernels(
             spec, offsets=offsets, negative_ids=negative_ids, backend=backend, device=device
         )
@@ -474,12 +325,6 @@ class SequenceHasher:
             parts = [to_tensor(lead, device), to_tensor(given, device), ids]
             return torch.cat([part.to(torch.int64) for part in parts], dim=1)
         return np.concatenate([lead, to_numpy(given).astype(np.int64), ids.astype(np.int64)], axis=1)
-
-
-def lag_windows(ext: np.ndarray, n: int) -> np.ndarray:
-    """[T, N] lag windows from the N-1 context ids followed by T ids."""
-    t_total = ext.shape[0] - (n - 1)
-    return np.stack([ext[n - 1 - k : n - 1 - k + t_total] for k in range(n)], axis=1)
 
 
 def _as_id_vector(ids: object) -> Any:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .atomic import staged_file
 from .errors import NgramToolError, UsageError
-from .formats.atomic import staged_file
 from .spec import HashSpec
 from .tokenizers import Tokenizer, load_tokenizer
 from .vocab import CompressedVocab, build_vocab

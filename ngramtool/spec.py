@@ -10,12 +10,24 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from .errors import UsageError
 from .primes import next_prime
+
+Boundary = Literal["none", "reset"]
+BOUNDARIES: tuple[Boundary, ...] = ("none", "reset")
+"""Where windows are padded: ``none`` only at the stream start (Engram), ``reset`` at every document."""
+
+
+def check_boundary_policy(boundary: str) -> Boundary:
+    """``boundary`` when it is a policy (:data:`BOUNDARIES`); else a usage error naming `boundary`."""
+    if boundary not in BOUNDARIES:
+        raise UsageError(f"`boundary` must be 'none' or 'reset' (got {boundary!r})")
+    return boundary  # type: ignore[return-value]
+
 
 # Bump when the meaning of a spec changes (the fingerprint covers it).
 HASH_VERSION = 1

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from .atomic import staged_file
 from .errors import NgramToolError
-from .formats.atomic import staged_file
 from .lookup import UNASSIGNED, canonical_ids
 from .normalize import NORMALIZATION_VERSION, token_key
 from .tokenizers import Tokenizer

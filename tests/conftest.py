@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ngramtool import NgramHashMapping, hash_files
 from ngramtool.spec import HashSpec
 from ngramtool.tokenizers import load_tokenizer
 from ngramtool.vocab import CompressedVocab, build_vocab
@@ -138,3 +139,72 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="write what the documented commands print into README.md and docs/*.md",
     )
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, Path]:
+    """Two small text files (ASCII, so bytes are ids), an index of both, and a token file."""
+    folder = tmp_path_factory.mktemp("analysis")
+    text = CORPUS.read_text(encoding="utf-8").encode("ascii", "ignore").decode()
+    (folder / "a.txt").write_text(text[1000:4000], encoding="ascii")
+    (folder / "b.txt").write_text(text[9000:10500], encoding="ascii")
+    np.save(folder / "ids.npy", np.random.default_rng(2).integers(0, 300, 2000).astype(np.uint32))
+    index = folder / "ab.ngidx"
+    hash_files(
+        [folder / "a.txt", folder / "b.txt"],
+        index,
+        mapping=NgramHashMapping.build("bytes", compress=False, heads=2, layer_ids=[0, 9], table_sizes=101),
+        boundary="reset",
+    )
+    return {"a": folder / "a.txt", "b": folder / "b.txt", "index": index, "ids": folder / "ids.npy"}
+
+
+SPEC = {"heads": 2, "table_sizes": 3001, "tokenizer": "bytes"}
+
+
+def hash_corpus_shards(root: Path, count: int, chars: int, *, empty: bool = False) -> Path:
+    """``root/out/``: a sharded run over ``count`` pieces of ``chars`` characters of the corpus
+    (``p0.txt``, ...), and with ``empty`` one empty file after them."""
+    inputs = root / "in"
+    inputs.mkdir()
+    text = CORPUS.read_text(encoding="utf-8")
+    for i in range(count):
+        (inputs / f"p{i}.txt").write_text(text[i * chars : (i + 1) * chars], encoding="utf-8")
+    if empty:
+        (inputs / f"p{count}.txt").write_text("", encoding="utf-8")
+    out = root / "out"
+    hash_files(str(inputs / "p*.txt"), f"{out}/", mapping=NgramHashMapping.build(**SPEC))
+    return out
+
+
+_MAPPING_FIELDS = ("tokenizer", "spec", "special", "vocab_size", "max_ngram", "heads", "layer_ids",
+                   "table_sizes", "seed", "pad_id")  # fmt: skip
+_READING = ("input_format", "text_key", "doc_sep", "errors", "add_eot", "eot_token")
+_OUTPUTS = ("rows", "checksum", "save_tokens", "save_format", "force")
+_RUN = ("workers", "backend", "device", "shard_index", "num_shards", "resume", "engine", "ray_address")
+
+
+def grouped(source: object, **settings: object) -> tuple[object, dict[str, object]]:
+    """(the source, the keyword arguments) of :func:`ngramtool.hash_files` for settings named one by
+    one (for tests parametrized over them): the tokenizer and spec fields become the mapping
+    (``no_compress``: its identity vocabulary), reading options a CorpusReader, the rest the groups."""
+    from ngramtool import CorpusReader, OutputOptions, RunOptions
+
+    def take(names: tuple[str, ...]) -> dict[str, object]:
+        return {name: settings.pop(name) for name in names if name in settings}
+
+    mapping = take(_MAPPING_FIELDS)
+    compress = not settings.pop("no_compress", False)
+    reading = take(_READING)
+    if reading:
+        paths = (source,) if isinstance(source, str | Path) else tuple(source)  # type: ignore[arg-type]
+        source = CorpusReader(paths, **reading)  # type: ignore[arg-type]
+    options: dict[str, object] = {"boundary": settings.pop("boundary", "none")}
+    if mapping or not compress:
+        options["mapping"] = NgramHashMapping.build(
+            **{"tokenizer": "cl100k_base", **mapping}, compress=compress
+        )  # type: ignore[arg-type]
+    options["outputs"] = OutputOptions(**take(_OUTPUTS))  # type: ignore[arg-type]
+    options["run"] = RunOptions(**take(_RUN))  # type: ignore[arg-type]
+    assert not settings, f"not a hash setting: {sorted(settings)}"
+    return source, options

@@ -13,9 +13,20 @@ import xxhash
 from conftest import CORPUS, run
 
 import ngramtool
-from ngramtool import build_vocab, hash_files, hash_ngrams, hash_texts, load_tokenizer
-from ngramtool.describe import describe_vocab
+from ngramtool import (
+    CorpusReader,
+    NgramHashMapping,
+    OutputOptions,
+    RunOptions,
+    TokenFileReader,
+    build_vocab,
+    hash_files,
+    hash_ngrams,
+    hash_texts,
+    load_tokenizer,
+)
 from ngramtool.errors import NgramToolError, UsageError
+from ngramtool.tools.describe import describe_vocab
 
 ARRAYS = ("tokens.npy", "rows.npy", "doc_offsets.npy", "lut.npy")
 
@@ -24,7 +35,9 @@ def test_hash_files_writes_what_the_command_line_writes(tmp_path):
     """The bundled corpus hashed by hash_files and by `ngramtool hash`: the same bytes."""
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes(CORPUS.read_bytes())
-    index = ngramtool.hash_files([str(corpus)], str(tmp_path / "out.ngidx"), tokenizer="cl100k_base")
+    index = ngramtool.hash_files(
+        [str(corpus)], str(tmp_path / "out.ngidx"), mapping=NgramHashMapping.build("cl100k_base")
+    )
     result = run("hash", "corpus.txt", "-o", "cli.ngidx", cwd=tmp_path, env={"SOURCE_DATE_EPOCH": "0"})
     assert result.returncode == 0, result.stderr.decode()
     for name in ARRAYS:
@@ -40,7 +53,9 @@ def test_hash_files_writes_what_the_command_line_writes(tmp_path):
 
 def test_hash_writes_an_index_whose_rows_equal_the_library(sample, tmp_path):
     out = tmp_path / "idx"
-    index = hash_files([sample / "a.txt", sample / "b.txt"], out, heads=4)
+    index = hash_files(
+        [sample / "a.txt", sample / "b.txt"], out, mapping=NgramHashMapping.build("cl100k_base", heads=4)
+    )
     assert index.manifest["num_tokens"] == len(index) > 5000
     assert index.manifest["num_documents"] == 2
     tok = load_tokenizer("cl100k_base")
@@ -73,7 +88,9 @@ def test_hash_refuses_to_overwrite_without_force(sample, tmp_path):
     hash_files(sample / "a.txt", out)
     with pytest.raises(UsageError, match="`force=True`"):
         hash_files(sample / "a.txt", out)
-    assert hash_files(sample / "b.txt", out, force=True).manifest["sources"] == [str(sample / "b.txt")]
+    assert hash_files(sample / "b.txt", out, outputs=OutputOptions(force=True)).manifest["sources"] == [
+        str(sample / "b.txt")
+    ]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary leftovers
 
 
@@ -81,12 +98,16 @@ def test_hash_pretokenized_npy(tmp_path):
     ids = np.random.default_rng(0).integers(0, 1000, 5000).astype(np.uint16)
     np.save(tmp_path / "ids.npy", ids)
     # workers sets the hash threads with a token file too
-    index = hash_files([], tmp_path / "ids.ngidx", tokens_file=tmp_path / "ids.npy", tokenizer=None,
-                       vocab_size=1000, workers=2)  # fmt: skip
+    index = hash_files(
+        TokenFileReader(tmp_path / "ids.npy"),
+        tmp_path / "ids.ngidx",
+        mapping=NgramHashMapping.build(None, vocab_size=1000),
+        run=RunOptions(workers=2),
+    )
     assert index.spec.vocab_size == 1000 and index.spec.pad_id == 0
     assert np.array_equal(index.rows, hash_ngrams(ids.astype(np.int64), index.spec))
-    with pytest.raises(UsageError, match="`vocab_size` applies only to `tokens_file` without `tokenizer`"):
-        hash_files([], tmp_path / "x.ngidx", tokens_file=tmp_path / "ids.npy", vocab_size=1000)
+    with pytest.raises(UsageError, match="`vocab_size` applies only to ids without a `tokenizer`"):
+        NgramHashMapping.build("cl100k_base", vocab_size=1000)
 
 
 def test_empty_input_gives_an_empty_index(tmp_path):
@@ -104,7 +125,7 @@ def test_invalid_utf8_names_the_offset_and_replace_carries_on(tmp_path):
         hash_files(bad, tmp_path / "o")
     assert caught.value.exit_code == 1 and "`errors=replace`" in str(caught.value)
     assert not (tmp_path / "o").exists()
-    replaced = hash_files(bad, tmp_path / "o", errors="replace")
+    replaced = hash_files(CorpusReader(bad, errors="replace"), tmp_path / "o")
     assert replaced.tokens.tolist() == load_tokenizer("cl100k_base").encode("abc\ufffddef").tolist()
 
 
@@ -123,9 +144,12 @@ def test_hash_texts_equals_hashing_the_same_documents_from_jsonl(tmp_path):
     docs = ["the cat sat on the mat", "", "a dog <|endoftext|> and a cat\nand more"]
     jsonl = tmp_path / "docs.jsonl"
     jsonl.write_text("\n".join(json.dumps({"text": d}) for d in docs) + "\n")
-    options = {"boundary": "reset", "heads": 2, "add_eot": True}
-    from_strings = hash_texts((d for d in docs), tmp_path / "s.ngidx", **options)
-    from_file = hash_files(jsonl, tmp_path / "f.ngidx", json_key="text", **options)
+    mapping = NgramHashMapping.build("cl100k_base", heads=2)
+    from_strings = hash_texts(
+        (d for d in docs), tmp_path / "s.ngidx", mapping=mapping, boundary="reset", add_eot=True
+    )
+    reader = CorpusReader([jsonl], text_key="text", add_eot=True)
+    from_file = hash_files(reader, tmp_path / "f.ngidx", mapping=mapping, boundary="reset")
     assert np.array_equal(from_strings.tokens, from_file.tokens)
     assert np.array_equal(from_strings.rows, from_file.rows)
     assert from_strings.doc_offsets.tolist() == from_file.doc_offsets.tolist()
@@ -139,22 +163,34 @@ def test_hash_texts_equals_hashing_the_same_documents_from_jsonl(tmp_path):
 def test_a_sharded_run_returns_its_shards_and_a_spec_or_preset_gives_the_spec(tmp_path):
     for i in range(3):
         (tmp_path / f"p{i}.txt").write_text(f"shard {i} " * 50)
-    shards = hash_files(str(tmp_path / "p*.txt"), f"{tmp_path}/out/", tokenizer="bytes", spec="tutorial")
+    shards = hash_files(
+        str(tmp_path / "p*.txt"), f"{tmp_path}/out/", mapping=NgramHashMapping.build("bytes", spec="tutorial")
+    )
     assert [Path(shard.path).name for shard in shards] == ["p0.txt.ngidx", "p1.txt.ngidx", "p2.txt.ngidx"]
     assert shards[0].spec.heads == 4 and shards[0].spec.layer_ids == (1,)  # the tutorial preset
-    again = hash_files(str(tmp_path / "p*.txt"), f"{tmp_path}/out/", tokenizer="bytes", spec="tutorial",
-                       resume=True)  # fmt: skip
+    again = hash_files(
+        str(tmp_path / "p*.txt"),
+        f"{tmp_path}/out/",
+        mapping=NgramHashMapping.build("bytes", spec="tutorial"),
+        run=RunOptions(resume=True),
+    )
     assert [shard.path for shard in again] == [shard.path for shard in shards]  # finished ones too
     spec = shards[0].spec
-    index = hash_files(tmp_path / "p0.txt", tmp_path / "one.ngidx", tokenizer="bytes", spec=spec)
+    index = hash_files(
+        tmp_path / "p0.txt", tmp_path / "one.ngidx", mapping=NgramHashMapping.build("bytes", spec=spec)
+    )
     assert np.array_equal(index.rows, shards[0].rows)
     with pytest.raises(
         UsageError, match=r"cannot read `spec_file` nope\.json"
     ):  # neither a preset nor a file
-        hash_files(tmp_path / "p0.txt", tmp_path / "x", spec="nope.json")
+        hash_files(
+            tmp_path / "p0.txt",
+            tmp_path / "x",
+            mapping=NgramHashMapping.build("cl100k_base", spec="nope.json"),
+        )
 
 
 def test_hash_files_to_a_stream_returns_nothing(tmp_path, capfdbinary):
     (tmp_path / "t.txt").write_text("hello stream")
-    assert hash_files(tmp_path / "t.txt", "-", tokenizer="bytes") is None
+    assert hash_files(tmp_path / "t.txt", "-", mapping=NgramHashMapping.build("bytes")) is None
     assert capfdbinary.readouterr().out.startswith(b"NGRMSTRM")

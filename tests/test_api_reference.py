@@ -36,9 +36,9 @@ DOCUMENTED_PARAMETERS = (
     "vocab.build_vocab",
     "torch.IndexDataset",
     "torch.StreamDataset",
-    "engram.EngramMemory",
-    "engram.EngramGate",
-    "engram.ShortConv",
+    "torch.engram.EngramMemory",
+    "torch.engram.EngramGate",
+    "torch.engram.ShortConv",
 )
 # Whose parameters a docstring may leave to another's ("the other parameters are hash_files'").
 PARAMETERS_FROM = {"api.hash_texts": "api.hash_files"}

@@ -21,7 +21,7 @@ def test_torch_modules_without_torch_raise_import_error_with_the_install_hint():
     program = """
 import sys
 sys.modules["torch"] = None
-for name in ("ngramtool.torch", "ngramtool.engram"):
+for name in ("ngramtool.torch", "ngramtool.torch.engram"):
     try:
         __import__(name)
     except ImportError as exc:

@@ -10,12 +10,12 @@ from conftest import spec_from_golden
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ngramtool.backends.numpy_backend import NumpyRows
 from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.hashing import (
     BLOCK_TOKENS,
     MASKED_ROW,
     NgramHasher,
-    NumpyRows,
     SequenceHasher,
     hash_ngrams,
     rows_from_windows,
@@ -332,7 +332,7 @@ def test_empty_input(small_spec):
 
 def test_torch_reference_agrees(small_spec):
     pytest.importorskip("torch")
-    from ngramtool.reference import torch_reference_rows
+    from ngramtool.backends.reference import torch_reference_rows
 
     ids = np.random.default_rng(5).integers(0, 500, 3000)
     assert np.array_equal(torch_reference_rows(ids, small_spec), hash_ngrams(ids, small_spec))

@@ -5,12 +5,8 @@ Plain functions over numpy arrays and HashSpecs; nothing here prints::
     from ngramtool.analysis import count_ngram_types, sweep_collisions, size_memory, lint_spec
 """
 
-from .collisions import (
-    CollisionReport,
-    NgramTypeCounter,
-    NgramTypes,
-    analyse_collisions,
-    count_ngram_types,
+from .counting import NgramTypeCounter, NgramTypes, count_ngram_types
+from .expectations import (
     expected_all_heads_shared,
     expected_collision_ratio,
     expected_indistinguishable,
@@ -18,9 +14,9 @@ from .collisions import (
     expected_mean_per_row,
     expected_rows_used,
     expected_shared_share,
-    sweep_collisions,
 )
 from .lint import Finding, HashConstants, lint_constants, lint_spec
+from .reports import CollisionReport, analyse_collisions, sweep_collisions
 from .sizing import SizeReport, fit_table, size_memory
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Compiled kernels of the distinct n-gram counter (numba): a chunk's keys, run lengths, merges.
 
-:class:`ngramtool.analysis.collisions.NgramTypeCounter` uses them when numba is installed and every
+:class:`ngramtool.analysis.counting.NgramTypeCounter` uses them when numba is installed and every
 order's keys fit one uint64 word; otherwise it computes the same arrays with numpy. Each kernel
 makes one pass and allocates nothing:
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..backends.jit import compiled
 from ..backends.numba_backend import FAST_MIN_PRIME, inverse_of, reciprocal_mod
-from ..jit import compiled
 
 
 def _ngram_keys(ids, context, resets, doc_start, pad, vocab, out):

@@ -25,7 +25,7 @@ from ..formats.index import MANIFEST, read_manifest, spec_record
 from ..primes import is_prime
 from ..spec import INT32_LIMIT, INT64_MAX, HashSpec
 from ..wording import agree, plural
-from .collisions import expected_shared_share
+from .expectations import expected_shared_share
 
 NEAR_MULTIPLE = 0.05  # a table size within 5% of V' of some k * V' is flagged
 

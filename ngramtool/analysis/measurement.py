@@ -18,19 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from ..artifacts import Kind, expect_kind, open_index
+from ..atomic import check_output_file, staged_file
 from ..chunks import CHUNK_TOKENS, Canonicalizer, TokenChunk, canonical_chunks
-from ..encode import iter_token_chunks, tokenization_record, worker_count
 from ..errors import NgramToolError, UsageError, idle_parameters
-from ..formats.atomic import check_output_file, staged_file
 from ..formats.index import iter_index_chunks
 from ..formats.tokenfiles import check_boundary, iter_token_file_chunks, open_token_file
 from ..inputs import check_reading, input_form, input_size, record_key, refuse_repeated_inputs, text_key_of
-from ..jobs import vocab_name
+from ..mapping import NgramHashMapping
 from ..presets import resolve_spec
-from ..progress import Progress
-from ..spec import HashSpec
-from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer, load_tokenizer
-from ..vocab import CompressedVocab, build_vocab, identity_vocab, table_vocab
+from ..run.progress import Progress
+from ..spec import HashSpec, check_boundary_policy
+from ..tokenizers import DEFAULT_TOKENIZER, load_tokenizer
+from ..tokenizers.encoding import iter_token_chunks, tokenization_record, worker_count
+from ..vocab import table_vocab
 from . import type_counts
 from .collisions import CollisionReport, NgramTypeCounter, NgramTypes, sweep_collisions
 from .type_counts import (
@@ -194,8 +194,8 @@ def measure_collisions(
     progress = progress or Progress()
     names = [str(inputs)] if isinstance(inputs, str | Path) else [str(name) for name in inputs]
     refuse_repeated_inputs(names)
-    if boundary not in (None, "none", "reset"):
-        raise UsageError(f"`boundary` must be 'none' or 'reset' (got {boundary!r})")
+    if boundary is not None:
+        check_boundary_policy(boundary)
     if save_types is not None:
         if not str(save_types).endswith(SUFFIX):
             raise UsageError(f"`save_types` {save_types}: name it *{SUFFIX} so that collisions reads it back")
@@ -320,8 +320,8 @@ def _open(
             doc_sep=reading["doc_sep"],
             errors=reading["errors"] or "strict",
         )
-    tok, vocab = _vocabulary(tokens_file, counting, reading, progress)
-    spec = resolve_spec(spec_file=spec_file, tokenizer=tok, vocab=vocab, **fields)
+    mapping = _mapping(tokens_file, counting, reading, fields, spec_file, progress)
+    tok, vocab, spec = mapping.tokenizer, mapping.vocab, mapping.spec
     meta = {
         "max_ngram": spec.max_ngram,
         "vocab_size": spec.vocab_size,
@@ -337,7 +337,7 @@ def _open(
             tokens_file,
             counting["token_format"],
             vocab_size=vocab.raw_size,
-            vocab_name=vocab_name(tok),
+            vocab_name=mapping.name,
             **file_options,
         )
         total = open_token_file(tokens_file, counting["token_format"], **file_options).nbytes
@@ -372,20 +372,28 @@ def _open(
     return _Source("text", names, [chunks], vocab, spec, boundary, input_size(names), meta)
 
 
-def _vocabulary(
-    tokens_file: str | Path | None, counting: dict[str, Any], reading: dict[str, Any], progress: Progress
-) -> tuple[Tokenizer | None, CompressedVocab]:
-    """The tokenizer (None: canonical ids of ``vocab_size``) and vocabulary that read the input."""
+def _mapping(
+    tokens_file: str | Path | None,
+    counting: dict[str, Any],
+    reading: dict[str, Any],
+    fields: dict[str, Any],
+    spec_file: str | Path | None,
+    progress: Progress,
+) -> NgramHashMapping:
+    """The tokenizer (None: canonical ids of ``vocab_size``), vocabulary and spec that read the input."""
     if tokens_file is not None and counting["tokenizer"] is None and counting["vocab_size"] is not None:
         _refuse_given(
             {"no_compress": counting["no_compress"]}, "with a tokenizer, and `vocab_size` replaces it"
         )
-        return None, identity_vocab(counting["vocab_size"])
+        return NgramHashMapping.build(None, spec=spec_file, vocab_size=counting["vocab_size"], **fields)
     if counting["vocab_size"] is not None:
         raise UsageError("`vocab_size` applies only to a token file without `tokenizer`")
-    tok = load_tokenizer(counting["tokenizer"] or DEFAULT_TOKENIZER, reading["special"])
+    name = counting["tokenizer"] or DEFAULT_TOKENIZER
+    tok = load_tokenizer(name, reading["special"])  # loaded once: the mapping finds it in the cache
     with progress.step(f"preparing the compressed vocabulary of {tok.name}"):
-        return tok, build_vocab(tok, compress=not counting["no_compress"])
+        return NgramHashMapping.build(
+            name, spec=spec_file, special=reading["special"], compress=not counting["no_compress"], **fields
+        )
 
 
 def _parts_source(names: list[str], fields: dict[str, Any], spec_file: str | Path | None) -> _Source:

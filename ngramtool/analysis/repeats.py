@@ -2,7 +2,7 @@
 
 The collision analysis asks it of the n-grams that share a row on every head: how many of them
 are indistinguishable (the same row on every head as some other n-gram), a question about equal
-mixes or equal packed rows (:mod:`ngramtool.analysis.collisions`). Up to ``BUCKET_VALUES`` values
+mixes or equal packed rows (:mod:`ngramtool.analysis.reports`). Up to ``BUCKET_VALUES`` values
 are sorted in memory. A longer stream is cut by value range into buckets as it arrives (each
 block sorted, its slices appended to a scratch file); equal values fall in the same bucket, so
 each bucket is then sorted and counted on its own.

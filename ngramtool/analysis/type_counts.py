@@ -27,11 +27,11 @@ from typing import Any
 import numpy as np
 
 from ..artifacts import TYPE_COUNTS_SUFFIX
+from ..atomic import staged_file
 from ..errors import NgramToolError, UsageError
-from ..formats.atomic import staged_file
 from ..formats.settings import settings_difference
 from ..spec import HashSpec
-from .collisions import NgramTypes, _merge, key_codec
+from .counting import NgramTypes, _merge, key_codec
 
 SUFFIX = TYPE_COUNTS_SUFFIX
 FORMAT_NAME = "ngramtool-ngram-types"

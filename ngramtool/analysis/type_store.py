@@ -1,7 +1,7 @@
 """Where the distinct n-grams of one order live: sorted keys with occurrence counts, in memory or in
 a scratch file, read back block by block.
 
-The compiled counter (:class:`ngramtool.analysis.collisions.NgramTypeCounter`) sorts each full
+The compiled counter (:class:`ngramtool.analysis.counting.NgramTypeCounter`) sorts each full
 buffer of keys into a run of distinct keys with counts and appends it to a scratch file
 (:class:`SortedRuns`); at the end the runs are merged, k ways at once, into one sorted file
 (:class:`FileStore`). Memory is the buffer, one window per run and one output block, whatever

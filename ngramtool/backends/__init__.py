@@ -10,7 +10,7 @@ backend     devices     implementation
 ==========  ==========  ==============================================================
 ``numba``   cpu         one loop compiled by LLVM, vectorized across a token's columns; a
                         modulo by a biased float reciprocal, no division (``numba`` extra)
-``numpy``   cpu         ``ngramtool.hashing``'s cache-blocked uint64 kernel, one thread
+``numpy``   cpu         a cache-blocked uint64 kernel, one thread (numpy_backend.py)
 ``torch``   cpu, cuda   blocks of int64 tensor ops; torch's intra-op threads on the CPU
 ``triton``  cuda        one ``@triton.jit`` launch per chunk; on the CPU only under
                         ``TRITON_INTERPRET=1`` (tests)
@@ -31,7 +31,7 @@ import importlib
 import importlib.util
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from ..spec import HashSpec
 
 NAMES = ("numpy", "numba", "torch", "triton")
+MASKED_ROW = -1  # the row of a masked token, in every column
+NegativeIds = Literal["mask", "hash"]  # what a negative id is: a masked token, or hashed as the demo does
 CHOICES = ("auto", *NAMES)
 # Fastest first, per device type (docs/performance.md). On the CPU the compiled numba kernel beats
 # the numpy kernel, which beats torch's int64 remainder; on a GPU the Triton kernel's
@@ -82,7 +84,7 @@ class Backend:
     extra: str
     threadsafe: bool = False
     """Its kernels release the GIL and keep no state between chunks: chunks may hash on several
-    threads at once (``ngramtool.pipeline.hash_chunks``). Others parallelize inside a chunk."""
+    threads at once (``ngramtool.run.pipeline.hash_chunks``). Others parallelize inside a chunk."""
     cpu_only: bool = False
     """It runs on the CPU whenever its packages are installed: choosing it imports nothing (numba
     takes 0.4-0.9 s to import, which a hash run then spends while the tokenizer threads start)."""

@@ -9,7 +9,7 @@ vectorizes across the columns and stores whole vectors: no transposition.
 
 Compiled for the spec's shape. ``layers``, ``lags`` and ``heads`` reach the kernel either as
 plain ints (one compilation serves every spec) or as tuples of that length, whose lengths numba
-knows when it compiles (:func:`ngramtool.jit.static`): then every loop over columns has a
+knows when it compiles (:func:`ngramtool.backends.jit.static`): then every loop over columns has a
 constant trip count, is unrolled and becomes straight-line AVX code (4-6x faster). Once an
 evaluator has hashed :data:`SPECIALIZE_TOKENS` tokens in all (one long chunk, or a few windows
 of a data loader) it uses a kernel specialized that way (compiled once per shape, in about a
@@ -26,7 +26,7 @@ unsigned arithmetic is ``x mod p``, all exact in uint64. Specs with a prime belo
 :data:`FAST_MIN_PRIME` and ``negative_ids="hash"`` (mixes of negative ids may be negative) use
 the exact signed floor modulo ``%`` instead (a hardware division).
 
-Compiled code is cached on disk (:func:`ngramtool.jit.compiled`). The kernel releases the GIL and
+Compiled code is cached on disk (:func:`ngramtool.backends.jit.compiled`). The kernel releases the GIL and
 keeps no state between calls, so threads may hash chunks at the same time.
 """
 
@@ -35,9 +35,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..hashing import MASKED_ROW
-from ..jit import compiled, static
 from ..spec import HashSpec
+from . import MASKED_ROW
+from .jit import compiled, static
 
 SPECIALIZE_TOKENS = 4096
 FAST_MIN_PRIME = 1 << 14  # 16,384 > 12,288, the smallest prime the reciprocal path is exact for
@@ -99,7 +99,7 @@ def _engram_rows(
 
     ``lag_masks[k, j]`` is all ones when column j's order reaches lag k, else 0; ``layers``,
     ``lags``, ``heads``, ``fast`` (reciprocal modulo) and ``mask`` (negative ids are masked) are
-    ints or tuples of that length (see :func:`ngramtool.jit.static`).
+    ints or tuples of that length (see :func:`ngramtool.backends.jit.static`).
     """
     n_layers, n, k_heads = static(layers), static(lags), static(heads)
     is_fast, is_masking = static(fast), static(mask)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..hashing import MASKED_ROW
 from ..spec import HashSpec
+from . import MASKED_ROW
 
 # CPU: torch's intra-op threads wait for each other after every parallel op, and on a busy machine
 # a descheduled thread stalls the others; 64K-token blocks make 4x fewer such waits than 16K ones

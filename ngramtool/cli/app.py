@@ -1,17 +1,23 @@
-"""The ``ngramtool`` command: a typer app whose commands live one per module."""
+"""The ``ngramtool`` command: a typer app, and the table of its commands (:data:`COMMANDS`).
+
+Each command lives in its own module (``hash_cmd.py`` ...), which exposes its function and its help
+text; this table names them and the loop below adds them to the app.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
 import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Annotated
 
 import typer
 from rich.text import Text
 
-from .. import interrupts
 from ..errors import NgramToolError
+from ..run import signals
 from ..version import __version__
 from . import (
     bench_cmd,
@@ -27,8 +33,9 @@ from . import (
     verify_cmd,
     vocab_cmd,
 )
-from .common import option_for, stderr
 from .helptext import App
+from .options import option_for
+from .render import stderr
 from .terminal import READER_GONE_EXIT, Commands, ReaderGone, escape_controls, silence_stdout, stdout_closed
 
 app = App(
@@ -57,21 +64,55 @@ def _main_options(
     """Engram-style n-gram hash memory: tokenize, canonicalize, hash, analyse and size tables."""
 
 
-for module in (
-    hash_cmd,
-    tokenize_cmd,
-    explain_cmd,
-    vocab_cmd,
-    inspect_cmd,
-    verify_cmd,
-    export_cmd,
-    merge_cmd,
-    collisions_cmd,
-    size_cmd,
-    spec_cmd,
-    bench_cmd,
-):
-    module.register(app)
+@dataclass(frozen=True)
+class Command:
+    """A command of the table: its name, its help text, and what runs it: a function, or the
+    subcommands of a command group (``spec show``)."""
+
+    name: str
+    help: str
+    function: Callable[..., None] | None = None
+    subcommands: tuple[Command, ...] = ()
+
+
+COMMANDS = (
+    Command("hash", hash_cmd.HELP, hash_cmd.hash_command),
+    Command("tokenize", tokenize_cmd.HELP, tokenize_cmd.tokenize_command),
+    Command("explain", explain_cmd.HELP, explain_cmd.explain_command),
+    Command("vocab", vocab_cmd.HELP, vocab_cmd.vocab_command),
+    Command("inspect", inspect_cmd.HELP, inspect_cmd.inspect_command),
+    Command("verify", verify_cmd.HELP, verify_cmd.verify_command),
+    Command("export", export_cmd.HELP, export_cmd.export_command),
+    Command("merge", merge_cmd.HELP, merge_cmd.merge_command),
+    Command("collisions", collisions_cmd.HELP, collisions_cmd.collisions_command),
+    Command("size", size_cmd.HELP, size_cmd.size_command),
+    Command(
+        "spec",
+        spec_cmd.HELP,
+        subcommands=(
+            Command("show", spec_cmd.SHOW_HELP, spec_cmd.show_command),
+            Command("save", spec_cmd.SAVE_HELP, spec_cmd.save_command),
+            Command("from-config", spec_cmd.FROM_CONFIG_HELP, spec_cmd.from_config_command),
+            Command("lint", spec_cmd.LINT_HELP, spec_cmd.lint_command),
+        ),
+    ),
+    Command("bench", bench_cmd.HELP, bench_cmd.bench_command),
+)
+"""Every command, in the order they are added (help lists the groups after the commands)."""
+
+
+def add_commands(group: typer.Typer, commands: Iterable[Command]) -> None:
+    """Add ``commands`` to ``group``: a function as a command, subcommands as a group of their own."""
+    for command in commands:
+        if command.subcommands:
+            subgroup = App(help=command.help, no_args_is_help=True)
+            add_commands(subgroup, command.subcommands)
+            group.add_typer(subgroup, name=command.name)
+        else:
+            group.command(command.name, help=command.help)(command.function)
+
+
+add_commands(app, COMMANDS)
 
 
 def main() -> None:
@@ -82,9 +123,9 @@ def main() -> None:
     (after the context managers removed what it had begun); a closed standard output (``>&-``)
     is refused before any work. SIGINT, SIGTERM and SIGHUP stop the command the same way, with
     status 130, 143 and 129 and one line saying so; a second signal exits at once
-    (:mod:`ngramtool.interrupts`).
+    (:mod:`ngramtool.run.signals`).
     """
-    interrupts.install()
+    signals.install()
     _log_to_stderr()
     if stdout_closed():
         _error(
@@ -98,7 +139,7 @@ def main() -> None:
     except (ReaderGone, BrokenPipeError):
         silence_stdout()
         code = READER_GONE_EXIT
-    except interrupts.Interrupted as stop:
+    except signals.Interrupted as stop:
         _error(f"{stop}: stopped, and removed the outputs it had begun")
         code = stop.exit_code
     sys.exit(code)

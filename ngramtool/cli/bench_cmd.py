@@ -7,10 +7,11 @@ from typing import Annotated, Any
 import typer
 
 from ..backends import choose_backend
-from ..benchmarking import BenchReport, default_backends, run_bench
 from ..presets import resolve_spec
+from ..tools.benchmarking import BenchReport, default_backends, run_bench
 from ..wording import plural
-from .common import JsonOpt, PresetOpt, SpecFileOpt, print_json, stderr, stdout
+from .options import JsonOpt, PresetOpt, SpecFileOpt
+from .render import print_json, stderr, stdout
 
 HELP = """Measure every hashing backend against the torch reference and the copy bandwidth.
 
@@ -29,11 +30,6 @@ gives another.
   ngramtool bench --tokens 100000000 --device cuda    # triton and torch on the GPU
   ngramtool bench --backend numpy --backend torch --json
 """
-
-
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("bench", help=HELP)(bench_command)
 
 
 def bench_command(

@@ -12,11 +12,11 @@ from rich.table import Table
 
 from ..analysis.collisions import CollisionReport, NgramTypes, expected_collision_ratio
 from ..analysis.measurement import CollisionsResult, measure_collisions
+from ..atomic import check_output_file, staged_file
 from ..errors import NgramToolError, UsageError
-from ..formats.atomic import check_output_file, staged_file
-from ..progress import Progress
+from ..run.progress import Progress
 from ..wording import plural
-from .common import (
+from .options import (
     AddEotOpt,
     DocSepOpt,
     EosIdOpt,
@@ -40,21 +40,23 @@ from .common import (
     TokensFileOpt,
     TokenVocabSizeOpt,
     WorkersOpt,
-    byte_progress,
     inputs_or_stdin,
-    note_assumed_tokenizer,
     parse_int_list,
-    plain_progress,
-    print_json,
-    print_table,
     refuse_eot_token_without_add_eot,
     refuse_idle_options,
+)
+from .render import (
+    byte_progress,
+    note_assumed_tokenizer,
+    plain_progress,
+    print_json,
+    print_line,
+    print_table,
     report_table,
     show_progress,
     skipped_note,
     status,
     stderr,
-    stdout,
     warn_unsafe_cuts,
 )
 
@@ -78,11 +80,6 @@ sizes, each applied to every order: a sweep in one pass over the corpus.
   ngramtool collisions corpus.ngidx --json
   ngramtool collisions ids.npy --vocab-size 62330 --max-tokens 200000
 """
-
-
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("collisions", help=HELP)(collisions_command)
 
 
 PLOT_SUFFIXES = {".png", ".pdf", ".svg"}
@@ -258,12 +255,12 @@ def _share(value: float) -> str:
 def _render(result: CollisionsResult) -> None:
     data, reports = result.to_dict(), result.reports
     source, spec = data["input"], reports[0].spec
-    stdout.print(
+    print_line(
         f"[bold]{plural(source['tokens'], 'token')}[/] in {plural(source['documents'], 'document')} from "
         f"{', '.join(source['sources'])}; tokenizer {data['tokenizer']}, V'={data['vocab_size']:,}, "
         f"boundary {source['boundary']}{skipped_note(source['skipped_records'])}"
     )
-    stdout.print(
+    print_line(
         f"N={spec.max_ngram}, K={plural(spec.heads, 'head')} per order, layers {list(spec.layer_ids)}: "
         f"{plural(spec.max_ngram - 1, 'order')} x {plural(spec.heads, 'head')} = "
         f"{plural(spec.num_columns, 'table')} per layer"

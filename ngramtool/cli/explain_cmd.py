@@ -7,10 +7,11 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import UsageError
-from ..explain import explain
+from ..mapping import NgramHashMapping
 from ..spec import HashSpec
+from ..tools.explain import explain
 from ..wording import plural
-from .common import (
+from .options import (
     BackendOpt,
     DeviceOpt,
     HeadsOpt,
@@ -26,14 +27,9 @@ from .common import (
     TableOpt,
     TokenizerOpt,
     VerboseOpt,
-    print_json,
-    print_table,
-    report_table,
-    say_backend,
     spec_fields,
-    stderr,
-    stdout,
 )
+from .render import print_json, print_table, report_table, say_backend, stderr, stdout
 
 HELP = """Show how each row number of a short text is computed.
 
@@ -48,11 +44,6 @@ Per token: raw id -> canonical id -> window (oldest first) -> XOR mix -> mix mod
   ngramtool explain "$(head -c 2000 notes.txt)" --layer 1 --limit 0
   ngramtool explain "the horse" --preset tutorial
 """
-
-
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("explain", help=HELP)(explain_command)
 
 
 def explain_command(
@@ -83,14 +74,17 @@ def explain_command(
             "TEXT is not valid UTF-8 (a cut multi-byte character, or another encoding): "
             "pass UTF-8 text, e.g. convert it with iconv -t UTF-8"
         ) from None
+    mapping = NgramHashMapping.build(
+        tokenizer,
+        spec=preset,
+        spec_file=spec_file,
+        special=special,
+        compress=not no_compress,
+        **spec_fields(max_ngram, heads, layers, table, seed, pad_id),
+    )
     explained = explain(
         text,
-        tokenizer=tokenizer,
-        special=special,
-        no_compress=no_compress,
-        spec_file=spec_file,
-        preset=preset,
-        **spec_fields(max_ngram, heads, layers, table, seed, pad_id),
+        mapping,
         backend=backend,
         device=device,
         layer=layer,

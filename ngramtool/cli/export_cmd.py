@@ -7,8 +7,9 @@ from typing import Annotated
 
 import typer
 
-from ..export import export_path
-from .common import ChecksumOpt, JsonOpt, QuietOpt, print_json, stderr
+from ..tools.export import export_path
+from .options import ChecksumOpt, JsonOpt, QuietOpt
+from .render import print_json, stderr
 
 HELP = """Export an index's rows in another layout.
 
@@ -21,11 +22,6 @@ layers.json, for trainers that load one layer's rows.
   ngramtool export corpus.ngidx --layout per-layer -o rows/ --force --json
   ngramtool export corpus.ngidx --checksum sha256               # sha256 of each file in layers.json
 """
-
-
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("export", help=HELP)(export_command)
 
 
 def export_command(

@@ -8,9 +8,17 @@ from typing import Annotated, Any
 
 import typer
 
-from ..executors import HashEvents, HashOutcome, HashPlan, HashRequest, run_hash
+from ..errors import UsageError
+from ..inputs.sources import CorpusReader, Source, TokenFileReader
+from ..mapping import NgramHashMapping
+from ..presets import pad_defaulted
+from ..run.executors import HashEvents, HashOutcome, run_hash
+from ..run.planning import HashPlan
+from ..run.request import HashRequest, OutputOptions, RunOptions
+from ..run.summary import JobSummary
+from ..tokenizers import DEFAULT_TOKENIZER
 from ..wording import plural
-from .common import (
+from .options import (
     TEXT_READING_OPTIONS,
     AddEotOpt,
     BackendOpt,
@@ -42,22 +50,24 @@ from .common import (
     TokenVocabSizeOpt,
     VerboseOpt,
     WorkersOpt,
-    byte_progress,
     inputs_or_stdin,
+    refuse_eot_token_without_add_eot,
+    refuse_idle_options,
+    spec_fields,
+)
+from .progress_lines import rate_text
+from .render import (
+    byte_progress,
     note_assumed_tokenizer,
     plain_progress,
     print_json,
-    refuse_eot_token_without_add_eot,
-    refuse_idle_options,
     say_backend,
     show_progress,
     skipped_note,
-    spec_fields,
     status,
     stderr,
     warn_unsafe_cuts,
 )
-from .progress_lines import rate_text
 
 HELP = """Hash text into an index directory of Engram table rows.
 
@@ -91,11 +101,6 @@ the rows from the tokens (4 bytes per token on disk instead of 4 + the rows).
 
 In Python: ngramtool.hash_files(["corpus.txt"], "corpus.ngidx") does the same.
 """
-
-
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("hash", help=HELP)(hash_command)
 
 
 def hash_command(
@@ -202,54 +207,63 @@ def hash_command(
     refuse_eot_token_without_add_eot(ctx, add_eot)
     if tokens_file is None:
         inputs = inputs_or_stdin(inputs, "hash -o corpus.ngidx")
-    request = HashRequest(
-        inputs=tuple(inputs or ()),
-        output=output,
-        tokens_file=None if tokens_file is None else str(tokens_file),
-        token_format=token_format,
-        token_dtype=token_dtype,
-        eos_id=eos_id,
-        tokenizer=tokenizer,
-        no_compress=no_compress,
-        vocab_size=vocab_size,
-        spec_file=None if spec_file is None else str(spec_file),
-        preset=preset,
-        **spec_fields(max_ngram, heads, layers, table, seed, pad_id),
-        boundary=boundary,
-        special=special,
-        add_eot=add_eot,
-        eot_token=eot_token,
-        input_format=input_format,
-        text_key=text_key,
-        doc_sep=doc_sep,
-        errors=errors,
+    if tokens_file is not None:
+        if inputs:
+            raise UsageError("give text `inputs` (or -) or `tokens_file`, not both and not neither")
+        source: Source = TokenFileReader(tokens_file, token_format, token_dtype, eos_id)
+    else:
+        source = CorpusReader(
+            tuple(inputs or ()), input_format, text_key, doc_sep, errors, add_eot, eot_token
+        )
+    fields = spec_fields(max_ngram, heads, layers, table, seed, pad_id)
+
+    def mapping() -> NgramHashMapping:
+        """The tokenizer, vocabulary and spec of the options, built once the request is checked."""
+        if vocab_size is not None and (tokens_file is None or tokenizer is not None):
+            raise UsageError("`vocab_size` applies only to `tokens_file` without `tokenizer`")
+        canonical = tokens_file is not None and tokenizer is None and vocab_size is not None
+        return NgramHashMapping.build(
+            None if canonical else tokenizer or DEFAULT_TOKENIZER,
+            spec=preset,
+            spec_file=spec_file,
+            special=special,
+            compress=not no_compress,
+            vocab_size=vocab_size,
+            **fields,
+        )
+
+    outputs = OutputOptions(
         rows=rows,
-        row_groups_per_shard=row_groups_per_shard,
-        save_tokens=None if save_tokens is None else str(save_tokens),
+        checksum=checksum,
+        save_tokens=save_tokens,
         save_format=save_format,
-        workers=workers,
         force=force,
+        space_check=not no_space_check,
+    )
+    run = RunOptions(
+        workers=workers,
         backend=backend,
         device=device,
-        checksum=checksum,
         shard_index=shard_index,
         num_shards=num_shards,
         resume=resume,
+        row_groups_per_shard=row_groups_per_shard,
         engine=engine,
         ray_address=ray_address,
-        no_space_check=no_space_check,
     )
+    request = HashRequest(source, output, mapping, boundary, outputs, run)
+    assumed = tokens_file is not None and tokenizer is None and vocab_size is None
     with byte_progress(show_progress(quiet), None) as bar:
-        outcome = run_hash(request, _Progress(bar, quiet, verbose, tokens_file))
-    if outcome.idle is not None:
-        _report_idle_worker(outcome.idle, as_json, quiet)
+        outcome = run_hash(request, _Progress(bar, quiet, verbose, tokens_file if assumed else None))
+    plan = outcome.plan
+    if plan.idle is not None:
+        _report_idle_worker(plan.idle, as_json, quiet)
         return
-    to_stderr = not outcome.sharded and outcome.summaries[0]["output"] == "-"
+    to_stderr = not plan.sharded and outcome.summaries[0].output == "-"
     if not (quiet or as_json) and outcome.lost_boundaries:
         _warn_lost_boundaries(outcome)
     _report(outcome, as_json, quiet, verbose, to_stderr=to_stderr)
-    plan = outcome.plan
-    if not (quiet or as_json) and plan is not None and plan.pad_defaulted:
+    if not (quiet or as_json) and pad_defaulted(spec_file, pad_id, plan.mapping.tokenizer):
         stderr.print(
             f"note: the canonical pad id is {plan.spec.pad_id} by default (no tokenizer names a pad); "
             "pass --pad-id to choose it",
@@ -260,8 +274,9 @@ def hash_command(
 class _Progress(HashEvents):
     """The run as it goes: notes when it is planned, a progress bar (on a terminal) while it hashes."""
 
-    def __init__(self, bar: Any, quiet: bool, verbose: bool, tokens_file: Path | None) -> None:
-        self.bar, self.quiet, self.verbose, self.tokens_file = bar, quiet, verbose, tokens_file
+    def __init__(self, bar: Any, quiet: bool, verbose: bool, assumed_for: Path | None) -> None:
+        """``assumed_for``: the token file whose ids are taken to be the default tokenizer's."""
+        self.bar, self.quiet, self.verbose, self.assumed_for = bar, quiet, verbose, assumed_for
         self.task = bar.add_task("hashing", total=None)
         self.lines = plain_progress("hashing", quiet)
         self.jobs = self.done = self.written = 0
@@ -275,8 +290,8 @@ class _Progress(HashEvents):
     def planned(self, plan: HashPlan) -> None:
         if self.verbose:
             say_backend(plan.backend)
-        if plan.assumed_tokenizer is not None:
-            note_assumed_tokenizer(self.tokens_file, *plan.assumed_tokenizer, self.quiet)
+        if self.assumed_for is not None:
+            note_assumed_tokenizer(self.assumed_for, DEFAULT_TOKENIZER, plan.mapping.raw_size, self.quiet)
         skipped = len(plan.outputs) - len(plan.jobs)
         if not self.quiet and skipped > 0:
             stderr.print(
@@ -300,7 +315,7 @@ class _Progress(HashEvents):
         advance = nbytes if self.total else 1
         self.bar.update(self.task, advance=advance, description=f"hashing{shard} {_rate(rate)}")
 
-    def finished(self, summary: dict[str, Any]) -> None:
+    def finished(self, summary: JobSummary) -> None:
         self.done += 1
         if self.engine == "ray":  # the bar counts shards
             self.bar.advance(self.task)
@@ -352,11 +367,10 @@ def _report_idle_worker(idle: dict[str, int], as_json: bool, quiet: bool) -> Non
 
 def _warn_lost_boundaries(outcome: HashOutcome) -> None:
     """Warn when --save-tokens wrote several documents in a format that records no boundaries."""
-    assert outcome.plan is not None
-    job = outcome.plan.jobs[0]
-    stem = Path(str(job.save_tokens)).with_suffix("")
+    saved = outcome.plan.jobs[0].outputs
+    stem = Path(str(saved.save_tokens)).with_suffix("")
     stderr.print(
-        f"warning: {job.save_tokens} ({job.save_format}) records no document boundaries: its "
+        f"warning: {saved.save_tokens} ({saved.save_format}) records no document boundaries: its "
         f"{outcome.lost_boundaries:,} documents read back as one; a datatrove file (--save-tokens "
         f"{stem}.ds) or Megatron files (--save-tokens {stem} --save-format megatron) keep them",
         markup=False,
@@ -366,25 +380,26 @@ def _warn_lost_boundaries(outcome: HashOutcome) -> None:
 def _report(outcome: HashOutcome, as_json: bool, quiet: bool, verbose: bool, *, to_stderr: bool) -> None:
     """The run's summary: JSON (a sharded run's always as ``{"shards": [...]}``) or lines on stderr."""
     summaries = outcome.summaries
-    warn_unsafe_cuts(sum(s["unsafe_text_cuts"] for s in summaries))
+    warn_unsafe_cuts(sum(s.unsafe_text_cuts for s in summaries))
     if as_json:
-        print_json({"shards": summaries} if outcome.sharded else summaries[0], to_stderr=to_stderr)
+        shown = [summary.to_dict() for summary in summaries]
+        print_json({"shards": shown} if outcome.plan.sharded else shown[0], to_stderr=to_stderr)
         return
     if quiet:
         return
     for summary in summaries:
-        rate = f" ({_rate(summary['tokens_per_second'])})" if summary["tokens_per_second"] else ""
-        target = "a stream to stdout" if summary["output"] == "-" else summary["output"]
-        computed = " computed when read (tokens-only)" if summary["rows"] == "lazy" else ""
+        rate = f" ({_rate(summary.tokens_per_second)})" if summary.tokens_per_second else ""
+        target = "a stream to stdout" if summary.output == "-" else summary.output
+        computed = " computed when read (tokens-only)" if summary.rows == "lazy" else ""
         stderr.print(
-            f"wrote {target}: {plural(summary['num_tokens'], 'token')}, "
-            f"{plural(summary['num_documents'], 'document')}{skipped_note(summary['skipped_records'])}, "
-            f"rows {summary['rows_dtype']} {summary['rows_shape']}{computed} in {summary['seconds']:.2f} s"
+            f"wrote {target}: {plural(summary.num_tokens, 'token')}, "
+            f"{plural(summary.num_documents, 'document')}{skipped_note(summary.skipped_records)}, "
+            f"rows {summary.rows_dtype} {list(summary.rows_shape)}{computed} in {summary.seconds:.2f} s"
             f"{rate}",
             markup=False,
         )
         if verbose:
-            stderr.print(_profile_line(summary["profile"]), markup=False)
+            stderr.print(_profile_line(summary.profile), markup=False)
 
 
 def _profile_line(profile: dict[str, Any]) -> str:

@@ -8,10 +8,11 @@ import typer
 from rich.table import Table
 
 from ..artifacts import Kind, detect
-from ..describe import describe_path
 from ..formats.tokenfiles import TOKEN_FORMATS
+from ..tools.describe import describe_path
 from ..wording import plural
-from .common import JsonOpt, print_json, print_table, refuse_idle_options
+from .options import JsonOpt, refuse_idle_options
+from .render import print_json, print_table
 
 HELP = """Show what an index, a merged dataset, a stream or a token file holds.
 
@@ -25,11 +26,6 @@ dtype, counts and the first ids.
   ngramtool hash corpus.txt -o - | ngramtool inspect -
   ngramtool inspect train.bin                     # nanoGPT / llm.c / Megatron .bin, datatrove .ds, .npy
 """
-
-
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("inspect", help=HELP)(inspect_command)
 
 
 def inspect_command(

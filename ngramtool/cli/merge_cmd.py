@@ -9,7 +9,8 @@ import typer
 
 from ..formats.dataset import DATASET, merge_shards
 from ..wording import agree, plural
-from .common import ChecksumOpt, JsonOpt, QuietOpt, print_json, stderr
+from .options import ChecksumOpt, JsonOpt, QuietOpt
+from .render import print_json, stderr
 
 HELP = """Merge a directory of index shards into one dataset (writes DIR/dataset.json).
 
@@ -27,11 +28,6 @@ without them and records what was left out in dataset.json.
   ngramtool merge out/ --allow-missing      # merge what is finished, record the rest
   ngramtool merge out/ --checksum sha256    # sha256 of each shard's manifest
 """
-
-
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("merge", help=HELP)(merge_command)
 
 
 def merge_command(

@@ -9,7 +9,8 @@ from rich.table import Table
 
 from ..analysis.sizing import PCIE_X16, SizeReport, size_engram
 from ..wording import plural
-from .common import (
+from .options import (
+    DimOpt,
     HeadsOpt,
     JsonOpt,
     LayersOpt,
@@ -17,12 +18,8 @@ from .common import (
     TableOpt,
     given_options,
     parse_int_list,
-    print_json,
-    print_table,
-    report_table,
-    stdout,
 )
-from .spec_cmd import DimOpt
+from .render import print_json, print_line, print_table, report_table
 
 HELP = """Size an Engram memory from its layout alone, without a corpus.
 
@@ -41,11 +38,6 @@ table's share of the model. Options you give override the preset
 """
 
 STORAGE = ("fp32", "bf16", "fp8")
-
-
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("size", help=HELP)(size_command)
 
 
 def size_command(
@@ -112,7 +104,7 @@ def _in_words(count: int) -> str:
 
 def _render(name: str, report: SizeReport, data: dict[str, Any]) -> None:
     spec = report.spec
-    stdout.print(f"[bold]{name}[/]: {report.tables_in_words}")
+    print_line(f"[bold]{name}[/]: {report.tables_in_words}")
     grid = report_table()
     grid.add_column("figure")
     grid.add_column("value", justify="right")

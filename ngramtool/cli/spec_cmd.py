@@ -13,7 +13,8 @@ from ..formats.index import spec_record
 from ..presets import config_fields, preset, resolve_spec, save_spec_file
 from ..spec import HashSpec
 from ..wording import plural
-from .common import (
+from .options import (
+    DimOpt,
     ForceOpt,
     HeadsOpt,
     JsonOpt,
@@ -30,21 +31,15 @@ from .common import (
     given_options,
     option_for,
     option_name,
-    print_json,
-    print_table,
     refuse_idle_options,
-    report_table,
     spec_fields,
-    stderr,
-    stdout,
 )
-from .helptext import App
+from .render import print_json, print_table, report_table, stderr, stdout
 
 VocabSizeOpt = Annotated[
     int | None,
     typer.Option("--vocab-size", help="V' without a tokenizer (canonical ids are below it).", min=1),
 ]
-DimOpt = Annotated[int | None, typer.Option("--dim", help="Values per row, per head.", min=1)]
 
 SPEC_OPTION_NAMES = ("max_ngram", "heads", "layers", "table", "seed", "pad_id", "spec_file")
 """The parameters of the spec options (an index carries all of them)."""
@@ -109,13 +104,6 @@ TARGET lints recorded constants: an index, its manifest or 'spec show --json'.
   ngramtool spec lint corpus.txt.ngidx
 """
 
-spec_app = App(help=HELP, no_args_is_help=True)
-
-
-def register(app: typer.Typer) -> None:
-    """Add the ``spec`` command group to the app."""
-    app.add_typer(spec_app, name="spec")
-
 
 # ------------------------------------------------------------------------------ resolution
 def build_spec(
@@ -149,7 +137,6 @@ def build_spec(
 
 
 # ------------------------------------------------------------------------------------ show
-@spec_app.command("show", help=SHOW_HELP)
 def show_command(
     ctx: typer.Context,
     preset_name: PresetOpt = None,
@@ -213,7 +200,6 @@ def _spec_report(spec: HashSpec) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------ save
-@spec_app.command("save", help=SAVE_HELP)
 def save_command(
     ctx: typer.Context,
     output: Annotated[
@@ -252,7 +238,6 @@ def save_command(
 
 
 # ----------------------------------------------------------------------------- from-config
-@spec_app.command("from-config", help=FROM_CONFIG_HELP)
 def from_config_command(
     ctx: typer.Context,
     config: Annotated[Path, typer.Argument(help="The model's config.json.")],
@@ -319,7 +304,6 @@ def _shown(value: Any) -> str:
 
 
 # ------------------------------------------------------------------------------------ lint
-@spec_app.command("lint", help=LINT_HELP)
 def lint_command(
     ctx: typer.Context,
     target: Annotated[

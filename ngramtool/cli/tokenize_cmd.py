@@ -12,9 +12,11 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import UsageError
-from ..tokenization import Tokenized
+from ..inputs.sources import CorpusReader
+from ..mapping import NgramHashMapping
+from ..tools.tokenization import Tokenized
 from ..wording import plural
-from .common import (
+from .options import (
     AddEotOpt,
     CorpusInputsArg,
     DocSepOpt,
@@ -29,15 +31,10 @@ from .common import (
     TextKeyOpt,
     TokenizerOpt,
     inputs_or_stdin,
-    print_json,
-    print_table,
     refuse_eot_token_without_add_eot,
     refuse_idle_options,
-    skipped_note,
-    stderr,
-    stdout,
-    warn_unsafe_cuts,
 )
+from .render import print_json, print_table, skipped_note, stderr, stdout, warn_unsafe_cuts
 from .terminal import escape_controls
 
 HELP = """Tokenize text into raw ids, or Engram canonical ids with --canonical.
@@ -56,11 +53,6 @@ exactly what the tokenizers library's encode(document).ids gives (see --special)
   ngramtool tokenize train.parquet --text-key content -o ids.npy
   ngramtool tokenize chat.txt --tokenizer tokenizer.json --special none   # specials as text
 """
-
-
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("tokenize", help=HELP)(tokenize_command)
 
 
 def tokenize_command(
@@ -102,17 +94,17 @@ def tokenize_command(
     else:
         fix = None if output is not None else "add --show"  # -o and --show do not combine
         refuse_idle_options(ctx, ["limit"], "with --show or --json", fix)
-    text = Tokenized(
-        inputs_or_stdin(inputs, "tokenize"),
-        tokenizer=tokenizer,
-        special=special,
-        no_compress=no_compress,
+    reader = CorpusReader(
+        tuple(inputs_or_stdin(inputs, "tokenize")),
         input_format=input_format,
         text_key=text_key,
         doc_sep=doc_sep,
-        errors=errors,  # type: ignore[arg-type]
+        errors=errors,
         add_eot=add_eot,
         eot_token=eot_token,
+    )
+    text = Tokenized(
+        reader, lambda: NgramHashMapping.build(tokenizer, special=special, compress=not no_compress)
     )
     if output is not None:
         count = text.save(output, canonical=canonical, force=force)

@@ -8,8 +8,9 @@ from typing import Annotated
 import typer
 
 from ..errors import NgramToolError, UsageError
-from ..verify import verify_path
-from .common import JsonOpt, QuietOpt, print_json, status, stderr
+from ..tools.verify import verify_path
+from .options import JsonOpt, QuietOpt
+from .render import print_json, status, stderr
 
 HELP = """Verify an index, a merged dataset or a stream: checksums, fingerprints, every row.
 
@@ -24,11 +25,6 @@ Exits 0 when everything matches; otherwise 1 with the first bad position.
   ngramtool verify corpus.ngidx --json
   ngramtool verify out/                      # a merged dataset: every shard
 """
-
-
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("verify", help=HELP)(verify_command)
 
 
 def verify_command(

@@ -8,18 +8,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ..describe import describe_vocab
+from ..tools.describe import describe_vocab
 from ..wording import plural
-from .common import (
-    ForceOpt,
-    JsonOpt,
-    NoCompressOpt,
-    TokenizerOpt,
-    print_json,
-    print_table,
-    refuse_idle_options,
-    stdout,
-)
+from .options import ForceOpt, JsonOpt, NoCompressOpt, TokenizerOpt, refuse_idle_options
+from .render import print_json, print_table, stdout
 
 HELP = """Report a tokenizer's Engram compressed vocabulary.
 
@@ -32,11 +24,6 @@ built once and then read from the cache.
   ngramtool vocab --tokenizer tokenizer.json --top 5
   ngramtool vocab --export lut.npy --json
 """
-
-
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("vocab", help=HELP)(vocab_command)
 
 
 def vocab_command(

@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
+from ..atomic import owner_of, unfinished_destination, write_json_durably
 from ..errors import NgramToolError, UsageError
 from ..spec import HashSpec
 from ..version import __version__
 from ..wording import plural
-from .atomic import owner_of, unfinished_destination, write_json_durably
 from .checksum import DEFAULT_CHECKSUM, bytes_checksum, check_algorithm, checksum_record, recorded
 from .index import MANIFEST, VOCAB_STORE, Index, RowsFactory, row_storage, timestamp
 from .ranged import RangeArray
@@ -151,7 +151,9 @@ def merge_shards(
         >>> from pathlib import Path
         >>> for i in range(2):
         ...     _ = Path(f"part{i}.txt").write_text(f"part {i} of a corpus " * 40)
-        >>> shards = ngramtool.hash_files("part*.txt", "parts/", tokenizer="bytes", force=True)
+        >>> byte_ids = ngramtool.NgramHashMapping.build("bytes")
+        >>> replace = ngramtool.OutputOptions(force=True)
+        >>> shards = ngramtool.hash_files("part*.txt", "parts/", mapping=byte_ids, outputs=replace)
         >>> dataset = ngramtool.merge_shards("parts")
         >>> dataset["num_shards"], dataset["num_tokens"], len(ngramtool.open_index("parts"))
         (2, 1520, 1520)

@@ -24,12 +24,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..atomic import Staged, attributed, fsync_dir, is_output_failure, write_json_durably
 from ..chunks import CHUNK_TOKENS, TokenChunk, starts_within
 from ..errors import NgramToolError, UsageError
-from ..profiling import StageClock
+from ..run.profiling import StageClock
 from ..spec import HashSpec
 from ..version import __version__
-from .atomic import Staged, attributed, fsync_dir, is_output_failure, write_json_durably
 from .checksum import DEFAULT_CHECKSUM, SHA256, array_checksum, checksum_record
 from .npy import HEADER_BYTES, NpyStreamWriter, SlabNpyWriter, atomic_npy, map_npy
 from .ranged import RangeArray
@@ -138,7 +138,7 @@ class IndexWriter:
 
     Use as a context manager: leaving the block without ``commit`` (an error, Ctrl-C) removes the
     temporary directory and leaves the destination untouched; a full disk (or a quota, a read-only
-    file system) becomes an :class:`~ngramtool.formats.atomic.OutputError` that says how much was
+    file system) becomes an :class:`~ngramtool.atomic.OutputError` that says how much was
     written and how much more was needed (``expected_bytes``, the estimated size of the whole
     index, may be set while writing). Each array's data is checksummed with ``checksum``
     (:mod:`ngramtool.formats.checksum`); ``clock`` times the rows' checksum, under the algorithm's

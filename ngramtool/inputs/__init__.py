@@ -6,7 +6,7 @@
 (:mod:`.compressed`: gzip, bzip2, xz, zstd, decompressed on a thread beside tokenizing), parquet
 and Arrow (:mod:`.columnar`). :func:`iter_string_pieces` reads documents given as Python strings.
 Every reader yields :class:`TextPiece` objects: pieces of text that encode on their own to the ids
-of the whole text (cut where :mod:`ngramtool.textcuts` allows), the first piece of each document
+of the whole text (cut where :mod:`ngramtool.tokenizers.textcuts` allows), the first piece of each document
 marked; the record readers (JSONL, parquet, Arrow) yield records many at a time, as :class:`Documents`
 (:func:`iter_text_pieces` gives them as one piece each). A new form of input is a module here that
 yields the same pieces, chosen in :func:`iter_text_items`.
@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..textcuts import whole_strings
+from ..tokenizers.textcuts import whole_strings
 from . import text
 from .columnar import arrow_pieces, parquet_pieces, parquet_row_groups, parquet_share
 from .compressed import open_decompressed
@@ -92,8 +92,8 @@ def iter_text_items(
 
     The form is ``input_format`` or comes from the name (:func:`~.forms.input_form`). Plain text
     is cut into pieces of about ``piece_chars`` characters (default ``TARGET_PIECE_CHARS``) where
-    :mod:`ngramtool.textcuts` rules 1 and 2 allow; with ``safe_cuts=False`` (a tokenizer for
-    which those cuts change ids, see :func:`~ngramtool.textcuts.cuts_keep_ids`) only every
+    :mod:`ngramtool.tokenizers.textcuts` rules 1 and 2 allow; with ``safe_cuts=False`` (a tokenizer for
+    which those cuts change ids, see :func:`~ngramtool.tokenizers.textcuts.cuts_keep_ids`) only every
     ``MAX_PIECE_CHARS``, reported as hard cuts. No cut splits one of the ``keep_whole`` strings
     (the tokenizer's special tokens). A record (a JSONL line, a parquet or dataset row: its text
     under ``text_key``, default ``text``) is one document, never cut. ``row_groups`` (first, stop)

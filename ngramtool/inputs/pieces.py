@@ -25,7 +25,7 @@ class TextPiece:
         doc_start: True when this piece begins a new document.
         nbytes: input bytes this piece accounts for (for progress).
         hard_cut: True when the piece ends at a cut that is not known to be safe (see
-            :mod:`ngramtool.textcuts`).
+            :mod:`ngramtool.tokenizers.textcuts`).
         skipped: bad records skipped (``errors="skip"``) since the previous piece.
     """
 

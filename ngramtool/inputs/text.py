@@ -1,7 +1,7 @@
 """Plain text, read in blocks and cut into pieces that encode to the ids of the whole text.
 
 Each input starts a document; ``doc_sep`` separators start further ones. Pieces aim at
-``TARGET_PIECE_CHARS`` characters and are cut where :mod:`ngramtool.textcuts` allows. Text given as
+``TARGET_PIECE_CHARS`` characters and are cut where :mod:`ngramtool.tokenizers.textcuts` allows. Text given as
 Python strings (:func:`string_pieces`) is cut the same way, each string one document.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
 from ..errors import NgramToolError
-from ..textcuts import WholeStrings, cut_pieces
+from ..tokenizers.textcuts import WholeStrings, cut_pieces
 from .pieces import Errors, TextPiece, invalid_utf8
 
 READ_BLOCK_BYTES = 1 << 20

@@ -21,11 +21,10 @@ from ..artifacts import IndexLike, Kind, detect, open_index
 from ..errors import NgramToolError, UsageError
 from ..formats.stream import read_stream
 from ..formats.tokenfiles import TokenFile, open_token_file
-from ..presets import PRESETS, resolve_spec
+from ..mapping import NgramHashMapping
 from ..rawrows import RawRows
 from ..spec import HashSpec
-from ..tokenizers import Tokenizer, load_tokenizer
-from ..vocab import CompressedVocab, build_vocab
+from ..tokenizers import load_tokenizer
 from .windows import Window, WindowDataset, WindowSource, check_seq_len, make_window
 
 
@@ -166,10 +165,9 @@ class TokenFileDataset(WindowDataset):
                 raise UsageError(
                     f"{path} is a token file: give the `tokenizer` that made its ids (its name or file)"
                 )
-            tok = load_tokenizer(tokenizer)
-            vocab = build_vocab(tok)
-            self.file_spec = _resolve(spec, tok, vocab)
-            self.lut = vocab.lut
+            mapping = NgramHashMapping.build(tokenizer, spec=spec)
+            self.file_spec = mapping.spec
+            self.lut = mapping.vocab.lut
         super().__init__(path, seq_len, random=random, seed=seed, padding=padding)
 
     def _open(self) -> WindowSource:
@@ -258,13 +256,3 @@ class StreamDataset(IterableDataset):
                 yield make_window(tokens[lo : lo + size + 1], rows[lo : lo + size], start + lo)
             tokens, rows = tokens[count * size :], rows[count * size :]
             start += count * size
-
-
-def _resolve(spec: HashSpec | str | None, tokenizer: Tokenizer, vocab: CompressedVocab) -> HashSpec:
-    """A spec given as a HashSpec (as it is), a preset name or a spec file, or None (the defaults),
-    for the tokenizer and its vocabulary."""
-    if isinstance(spec, HashSpec):
-        return spec
-    preset = spec if spec in PRESETS else None
-    spec_file = spec if spec is not None and preset is None else None
-    return resolve_spec(preset=preset, spec_file=spec_file, tokenizer=tokenizer, vocab=vocab)

@@ -1,0 +1,417 @@
+"""Exact counting of distinct n-grams: the windows the hash sees, packed into sortable keys and
+counted with how often each occurred, in bounded memory.
+
+Definitions and derivations are in docs/analysis.md. In short:
+
+* The n-gram of order n at position t is the tuple of the last n canonical ids, padded with the
+  spec's pad id before the stream start (and, with boundary ``reset``, before each document
+  start): exactly the window the hash sees. Masked (negative) ids make no n-gram of their own and
+  look like the pad id to their neighbours, as in :class:`ngramtool.hashing.NgramHasher`.
+* Distinct n-grams are counted exactly by sorting packed keys: the n ids as digits base V' in one
+  uint64 when V'^n <= 2^64, else in several uint64 words (a structured key, sorted with lexsort).
+  Keys stream through a bounded buffer; each full buffer is sorted into a run of distinct keys
+  and counts. With the compiled kernels the runs go to unlinked scratch files and are merged k
+  ways at the end (:mod:`ngramtool.analysis.type_store`), so memory stays bounded whatever the
+  corpus; without, numpy merges them in memory (memory follows the distinct n-grams).
+
+What the hash's tables make of these n-grams is in :mod:`ngramtool.analysis.reports`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import ModuleType
+
+import numpy as np
+
+from ..errors import NgramToolError, UsageError
+from ..hashing import lag_windows
+from ..spec import Boundary, HashSpec, check_boundary_policy
+from .type_store import RUN_COUNT, ArrayStore, SortedRuns, TypeStore
+
+# Keys buffered per order before they are sorted into a run: 64 MiB with the compiled kernels,
+# which spill the runs; numpy merges them in memory, so fewer, larger merges pay (256 MiB).
+FLUSH_KEYS = 1 << 23
+NUMPY_FLUSH_KEYS = 1 << 25
+MIX_BLOCK = 1 << 20  # distinct n-grams read (and, for the reports, decoded and mixed) at a time
+_U64_SPAN = 1 << 64
+
+
+@dataclass(frozen=True)
+class KeyCodec:
+    """Exact packing of n-gram windows into sortable keys (equal keys if and only if equal windows).
+
+    The window's ids are digits base ``vocab_size``; ``ids_per_word`` of them share one uint64
+    (``vocab_size ** ids_per_word <= 2**64``). One word gives a plain uint64 key; more give a
+    structured key of uint64 fields ``w0, w1, ...`` that numpy compares field by field.
+    """
+
+    vocab_size: int
+    order: int
+    ids_per_word: int
+
+    @property
+    def words(self) -> int:
+        """uint64 words per key."""
+        return -(-self.order // self.ids_per_word)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """uint64 for one word, else a structured dtype of ``words`` uint64 fields."""
+        if self.words == 1:
+            return np.dtype(np.uint64)
+        return np.dtype([(f"w{j}", "<u8") for j in range(self.words)])
+
+    def _lags(self, word: int) -> range:
+        return range(word * self.ids_per_word, min((word + 1) * self.ids_per_word, self.order))
+
+    def encode(self, windows: np.ndarray) -> np.ndarray:
+        """Keys of ``windows`` (int64 [T, >= order], column k = lag k, ids in [0, V'))."""
+        ids = np.asarray(windows, dtype=np.int64)[:, : self.order].view(np.uint64)
+        words = [self._pack(ids, j) for j in range(self.words)]
+        if self.words == 1:
+            return words[0]
+        keys = np.empty(ids.shape[0], dtype=self.dtype)
+        for j, word in enumerate(words):
+            keys[f"w{j}"] = word
+        return keys
+
+    def _pack(self, ids: np.ndarray, word: int) -> np.ndarray:
+        """sum_k ids[:, k] * V'^(k - first lag) over the word's lags (Horner, highest lag first)."""
+        lags = self._lags(word)
+        base = np.uint64(self.vocab_size)
+        packed = ids[:, lags[-1]].copy()
+        for k in reversed(lags[:-1]):
+            packed *= base
+            packed += ids[:, k]
+        return packed
+
+    def decode(self, keys: np.ndarray) -> np.ndarray:
+        """The windows (int64 [U, order], column k = lag k) of ``keys``; inverse of :meth:`encode`."""
+        out = np.empty((keys.shape[0], self.order), dtype=np.int64)
+        base = np.uint64(self.vocab_size)
+        for j in range(self.words):
+            word = (keys if self.words == 1 else keys[f"w{j}"]).copy()
+            for k in self._lags(j):
+                out[:, k] = word % base
+                word //= base
+        return out
+
+    def sort(self, keys: np.ndarray) -> np.ndarray:
+        """``keys`` sorted (in place for uint64 keys)."""
+        if self.words == 1:
+            keys.sort()
+            return keys
+        return keys[np.lexsort([keys[name] for name in reversed(self.dtype.names)])]
+
+
+def key_codec(vocab_size: int, order: int) -> KeyCodec:
+    """The codec for n-grams of ``order`` over ``vocab_size`` ids: as few uint64 words as possible."""
+    per_word = 1
+    while per_word < order and vocab_size ** (per_word + 1) <= _U64_SPAN:
+        per_word += 1
+    return KeyCodec(vocab_size, order, per_word)
+
+
+def _runs(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct keys, counts) of sorted keys."""
+    size = sorted_keys.shape[0]
+    if size == 0:
+        return sorted_keys[:0].copy(), np.zeros(0, dtype=np.int64)
+    change = np.empty(size, dtype=bool)
+    change[0] = True
+    change[1:] = sorted_keys[1:] != sorted_keys[:-1]
+    starts = np.flatnonzero(change)
+    counts = np.empty(starts.shape[0], dtype=np.int64)
+    np.subtract(starts[1:], starts[:-1], out=counts[:-1])
+    counts[-1] = size - starts[-1]
+    return sorted_keys[starts], counts
+
+
+def _merge(
+    keys: np.ndarray, counts: np.ndarray, new_keys: np.ndarray, new_counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Merge two sorted runs of distinct keys with counts (``counts`` is updated in place)."""
+    if keys.shape[0] == 0:
+        return new_keys, new_counts
+    pos = np.searchsorted(keys, new_keys)
+    hit = np.zeros(new_keys.shape[0], dtype=bool)
+    inside = np.flatnonzero(pos < keys.shape[0])
+    hit[inside] = keys[pos[inside]] == new_keys[inside]
+    counts[pos[hit]] += new_counts[hit]
+    fresh = ~hit
+    return np.insert(keys, pos[fresh], new_keys[fresh]), np.insert(counts, pos[fresh], new_counts[fresh])
+
+
+class _DistinctCounter:
+    """Distinct keys of one order with occurrence counts: a bounded buffer, sorted when full.
+
+    With ``kernels`` (:mod:`ngramtool.analysis.counting_kernels`, for one-word keys) each sorted
+    buffer is compacted to a run of distinct keys and counts (in ``scratch``: uint32, the
+    buffer's size, shared by the orders) and spilled to a scratch file; the runs are merged k
+    ways at once at the end (:class:`ngramtool.analysis.type_store.SortedRuns`). Memory is the
+    buffer, whatever the corpus. Without, numpy merges each run into the sorted distinct keys so
+    far, in memory (new arrays: twice the distinct keys for a moment). The buffer's pages are
+    touched only as it fills, so a short stream does not pay for a large one.
+    """
+
+    def __init__(
+        self,
+        codec: KeyCodec,
+        capacity: int,
+        kernels: ModuleType | None,
+        scratch: np.ndarray | None,
+    ) -> None:
+        self.codec = codec
+        self._runs = SortedRuns(kernels) if kernels is not None and codec.words == 1 else None
+        self._kernels = kernels
+        self._scratch = scratch
+        self._buffer = np.empty(capacity, dtype=codec.dtype)
+        self._fill = 0
+        self._keys = np.empty(0, dtype=codec.dtype)
+        self._counts = np.zeros(0, dtype=np.int64)
+
+    def add(self, keys: np.ndarray) -> None:
+        while keys.shape[0]:
+            take = min(self._buffer.shape[0] - self._fill, keys.shape[0])
+            self._buffer[self._fill : self._fill + take] = keys[:take]
+            self._fill += take
+            keys = keys[take:]
+            if self._fill == self._buffer.shape[0]:
+                self.flush()
+
+    def close(self) -> TypeStore:
+        """Flush, release the buffer, and return the distinct keys with their counts."""
+        self.flush()
+        self._buffer = np.empty(0, dtype=self.codec.dtype)
+        if self._runs is not None:
+            return self._runs.merged()
+        return ArrayStore(self._keys, self._counts)
+
+    def flush(self) -> None:
+        if not self._fill:
+            return
+        run = self.codec.sort(self._buffer[: self._fill])
+        self._fill = 0
+        if self._runs is None:
+            self._keys, self._counts = _merge(self._keys, self._counts, *_runs(run))
+            return
+        distinct = self._kernels.run_lengths(run, self._scratch)  # type: ignore[union-attr]
+        self._runs.add(run[:distinct], self._scratch[:distinct])  # type: ignore[index]
+
+
+class NgramTypes:
+    """The distinct n-grams of one order and how often each occurred, sorted by key.
+
+    They may be many more than fit in memory: the counter leaves them in a scratch file, and
+    :meth:`blocks` reads them a block at a time. :attr:`keys` and :attr:`counts` read them all.
+
+    Attributes:
+        order: n.
+        codec: how the keys pack the windows (see :class:`KeyCodec`).
+        store: where the keys and counts are.
+    """
+
+    def __init__(self, order: int, codec: KeyCodec, store: TypeStore) -> None:
+        self.order = order
+        self.codec = codec
+        self.store = store
+
+    @classmethod
+    def from_arrays(cls, order: int, keys: np.ndarray, counts: np.ndarray, codec: KeyCodec) -> NgramTypes:
+        """Sorted distinct ``keys`` with their ``counts``, held in memory."""
+        return cls(order, codec, ArrayStore(keys, counts))
+
+    @property
+    def types(self) -> int:
+        """Distinct n-grams."""
+        return self.store.size
+
+    @property
+    def occurrences(self) -> int:
+        """n-gram occurrences (positions)."""
+        return self.store.occurrences
+
+    @property
+    def keys(self) -> np.ndarray:
+        """Every sorted distinct key, in memory."""
+        return self.store.read_keys(0, self.types)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Every key's int64 occurrences, in memory."""
+        return self.store.read_counts(0, self.types)
+
+    def blocks(self, block: int = MIX_BLOCK) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(keys, counts) of ``block`` distinct n-grams at a time, in key order."""
+        return self.store.blocks(block)
+
+    def key_blocks(self, block: int = MIX_BLOCK) -> Iterator[np.ndarray]:
+        """The keys of :meth:`blocks` alone (the counts are not read)."""
+        return self.store.key_blocks(block)
+
+    def count_blocks(self, block: int = MIX_BLOCK) -> Iterator[np.ndarray]:
+        """The counts of :meth:`blocks` alone (the keys are not read)."""
+        return self.store.count_blocks(block)
+
+    def windows(self, lo: int = 0, hi: int | None = None) -> np.ndarray:
+        """int64 [U, order] windows of the distinct n-grams lo..hi; column k is lag k."""
+        hi = self.types if hi is None else min(hi, self.types)
+        return self.codec.decode(self.store.read_keys(lo, hi))
+
+
+class NgramTypeCounter:
+    """Streaming exact count of distinct n-grams of orders 2..N, with occurrence counts.
+
+    Feed canonical ids chunk by chunk (any chunking gives the same result); the windows are the
+    ones :class:`ngramtool.hashing.NgramHasher` hashes with the same ``boundary``.
+
+    Memory, with the compiled kernels: per order a buffer of ``flush_keys`` keys, one shared uint32
+    counts scratch of that size, and the current chunk's keys; the runs of distinct n-grams go to
+    scratch files in ``TMPDIR`` (up to 12 bytes per occurrence, then 16 per distinct n-gram once
+    merged), so nothing grows with the corpus. Without: the distinct n-grams' keys and counts in
+    memory (16 bytes each with one-word keys, twice that during a merge) plus the buffers.
+
+    Args:
+        spec: supplies N, V' and the pad id.
+        boundary: ``"none"`` pads only at the stream start; ``"reset"`` at every document start.
+        flush_keys: keys buffered per order before they are sorted into a run (below 2^32;
+            memory vs. the number of runs); None: ``FLUSH_KEYS`` with the compiled kernels,
+            ``NUMPY_FLUSH_KEYS`` without.
+        compiled: count with the numba kernels (:mod:`ngramtool.analysis.counting_kernels`);
+            None (default): when numba is installed and every order's keys fit one uint64 word.
+            Both ways give identical results.
+    """
+
+    def __init__(
+        self,
+        spec: HashSpec,
+        *,
+        boundary: Boundary = "none",
+        flush_keys: int | None = None,
+        compiled: bool | None = None,
+    ) -> None:
+        check_boundary_policy(boundary)
+        if flush_keys is not None and not 1 <= flush_keys < 2**32:
+            raise UsageError(f"flush_keys must be at least 1 and below 2^32 (got {flush_keys})")
+        self.spec = spec
+        self.boundary = boundary
+        n = spec.max_ngram
+        self._kernels = _counting_kernels(spec, compiled)
+        if flush_keys is None:
+            flush_keys = FLUSH_KEYS if self._kernels is not None else NUMPY_FLUSH_KEYS
+        scratch = np.empty(flush_keys, dtype=RUN_COUNT) if self._kernels is not None else None
+        self._chunk_keys = np.empty((n - 1, 0), dtype=np.uint64)  # reused: fresh pages are slow
+        self._counters = {
+            order: _DistinctCounter(key_codec(spec.vocab_size, order), flush_keys, self._kernels, scratch)
+            for order in range(2, n + 1)
+        }
+        self._context = np.full(n - 1, spec.pad_id, dtype=np.int64)
+        self._last_start = 0  # global position of the current document's start
+        self.tokens = 0  # positions seen (masked ones included)
+
+    def update(self, ids: np.ndarray, doc_starts: np.ndarray | None = None) -> None:
+        """Count the n-grams of the next canonical ids of the stream.
+
+        ``doc_starts`` are non-decreasing positions within ``ids`` (0..T; repeats and T stand for
+        empty documents) where a document starts; they matter only with ``boundary="reset"``.
+        """
+        ids = np.asarray(ids)
+        if ids.ndim != 1 or (ids.size and not np.issubdtype(ids.dtype, np.integer)):
+            raise UsageError(f"expected a 1-D array of integer token ids, got {ids.dtype} {ids.shape}")
+        starts = np.zeros(0, dtype=np.int64) if doc_starts is None else np.asarray(doc_starts, np.int64)
+        if starts.size and (starts[0] < 0 or starts[-1] > ids.size or np.any(np.diff(starts) < 0)):
+            raise UsageError(f"doc_starts must be non-decreasing positions in [0, {ids.size}]")
+        reset_starts = starts if self.boundary == "reset" else starts[:0]
+        if self._kernels is None:
+            clean = self._validated(ids, copy=True)
+            self._count_with_windows(clean, reset_starts)
+        else:
+            clean = self._validated(ids, copy=False)
+            self._count_with_kernels(clean, reset_starts)
+        n = self.spec.max_ngram
+        self._context = np.concatenate([self._context, clean[-(n - 1) :]])[-(n - 1) :].astype(np.int64)
+        if reset_starts.size:
+            self._last_start = self.tokens + int(reset_starts[-1])
+        self.tokens += ids.shape[0]
+
+    def _count_with_kernels(self, ids: np.ndarray, reset_starts: np.ndarray) -> None:
+        """Compiled: the keys of every order straight from the ids (masked positions left out)."""
+        if self._chunk_keys.shape[1] < ids.shape[0]:
+            self._chunk_keys = np.empty((self.spec.max_ngram - 1, ids.shape[0]), dtype=np.uint64)
+        keys = self._chunk_keys
+        doc_start = self._last_start - self.tokens
+        vocab = np.uint64(self.spec.vocab_size)
+        kept = self._kernels.ngram_keys(
+            ids, self._context, reset_starts, doc_start, self.spec.pad_id, vocab, keys
+        )
+        for order, counter in self._counters.items():
+            counter.add(keys[order - 2, :kept])
+
+    def _count_with_windows(self, clean: np.ndarray, reset_starts: np.ndarray) -> None:
+        """numpy: the lag windows [T, N] of the chunk, packed per order (masked positions left out)."""
+        masked = clean < 0
+        clean[masked] = self.spec.pad_id
+        ext = np.concatenate([self._context, clean])
+        windows = lag_windows(ext, self.spec.max_ngram)
+        self._pad_before_starts(windows, np.append(self._last_start - self.tokens, reset_starts))
+        keep = None if not masked.any() else ~masked
+        for order, counter in self._counters.items():
+            keys = counter.codec.encode(windows[:, :order])
+            counter.add(keys if keep is None else keys[keep])
+
+    def _validated(self, ids: np.ndarray, *, copy: bool) -> np.ndarray:
+        """The ids, int64 (a copy when ``copy``, else as they are when the kernels take their
+        dtype); an id at or above V' is an error naming its position."""
+        native = not copy and ids.dtype in (np.int64, np.int32, np.uint32, np.uint16)
+        clean = ids if native else ids.astype(np.int64)
+        if clean.size and int(clean.max()) >= self.spec.vocab_size:
+            first = int(np.argmax(clean >= self.spec.vocab_size))
+            raise NgramToolError(
+                f"token id {int(clean[first])} at position {self.tokens + first} is not a canonical id: "
+                f"ids must be below vocab_size={self.spec.vocab_size}; map raw ids through the vocabulary"
+            )
+        return clean
+
+    def _pad_before_starts(self, windows: np.ndarray, starts: np.ndarray) -> None:
+        """Set lag k of position p to the pad id where p - k falls before a start s <= p."""
+        for lag in range(1, windows.shape[1]):
+            positions = (starts[:, None] + np.arange(lag)[None, :]).ravel()
+            positions = positions[(positions >= 0) & (positions < windows.shape[0])]
+            windows[positions, lag] = self.spec.pad_id
+
+    def result(self) -> dict[int, NgramTypes]:
+        """The distinct n-grams per order (call once, after the last update)."""
+        out = {}
+        for order, counter in self._counters.items():
+            out[order] = NgramTypes(order, counter.codec, counter.close())
+        return out
+
+
+def _counting_kernels(spec: HashSpec, compiled: bool | None) -> ModuleType | None:
+    """The compiled counting kernels, or None for numpy (see :class:`NgramTypeCounter`)."""
+    if compiled is False or key_codec(spec.vocab_size, spec.max_ngram).words > 1:
+        if compiled:
+            raise UsageError(
+                f"the compiled counter needs one-word keys: V'^N = {spec.vocab_size}^{spec.max_ngram} "
+                "exceeds 2^64 (count with compiled=False)"
+            )
+        return None
+    if importlib.util.find_spec("numba") is None:
+        if compiled:
+            raise UsageError("counting with compiled kernels needs numba: pip install 'ngramtool[numba]'")
+        return None
+    from . import counting_kernels
+
+    return counting_kernels
+
+
+def count_ngram_types(
+    canonical_ids: np.ndarray, spec: HashSpec, *, doc_starts: np.ndarray | None = None
+) -> dict[int, NgramTypes]:
+    """Distinct n-grams of one stream; ``doc_starts`` given means boundary ``reset`` (as hash_ngrams)."""
+    counter = NgramTypeCounter(spec, boundary="none" if doc_starts is None else "reset")
+    counter.update(canonical_ids, doc_starts)
+    return counter.result()

@@ -1,0 +1,400 @@
+"""Per-table collision reports: the rows the distinct n-grams of a corpus occupy on every head of a
+spec (or of a sweep of table sizes), measured beside what uniform-random hashing would give.
+
+Definitions and derivations are in docs/analysis.md. A head's row of an n-gram is ``mix mod
+prime``; the mixes do not depend on the table sizes, so a sweep over table sizes computes each
+distinct n-gram's mix once and reduces it per prime, reading the distinct n-grams a block at a
+time. The distinct n-grams come from :mod:`ngramtool.analysis.counting`, the expectations from
+:mod:`ngramtool.analysis.expectations`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from ..errors import UsageError
+from ..hashing import ngram_mixes
+from ..spec import HashSpec
+from .counting import MIX_BLOCK, NgramTypes, _merge, _runs
+from .expectations import (
+    expected_all_heads_shared,
+    expected_collision_ratio,
+    expected_indistinguishable,
+    expected_max_per_row,
+    expected_mean_per_row,
+    expected_shared_share,
+)
+from .repeats import RepeatCounter
+from .scratch import ScratchFile
+
+_I64_MAX = (1 << 63) - 1  # mixes of canonical ids lie in [0, 2^63 - 1]
+
+
+@dataclass(frozen=True)
+class HeadStats:
+    """Measured and expected use of one head's table by the n-grams of one order in one layer.
+
+    ``table`` is the head's real size M (a prime); ``rows`` the distinct rows the ``types``
+    distinct n-grams occupy; ``collision`` = 1 - rows/types; ``shared_*`` the share of distinct
+    n-grams (types) and of occurrences (tokens) whose row holds at least one other distinct n-gram.
+    """
+
+    layer: int
+    order: int
+    head: int
+    table: int
+    types: int
+    occurrences: int
+    rows: int
+    collision: float
+    expected_collision: float
+    shared_types: float
+    shared_tokens: float
+    expected_shared: float
+    mean_per_row: float
+    expected_mean_per_row: float
+    max_per_row: int
+    expected_max_per_row: float
+
+    @property
+    def collision_vs_expected(self) -> float | None:
+        """measured / expected collision ratio (None when nothing is expected)."""
+        return self.collision / self.expected_collision if self.expected_collision > 0 else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field plus ``collision_vs_expected``, as plain JSON types."""
+        return {**asdict(self), "collision_vs_expected": self.collision_vs_expected}
+
+
+@dataclass(frozen=True)
+class OrderStats:
+    """All heads of one order in one layer together.
+
+    ``all_heads_shared``: share of distinct n-grams whose row is shared with some other n-gram on
+    every head. ``indistinguishable``: share of distinct n-grams whose rows on every head equal
+    those of one other n-gram, so their concatenated memory vectors are identical.
+    """
+
+    layer: int
+    order: int
+    tables: tuple[int, ...]
+    types: int
+    all_heads_shared: float
+    expected_all_heads_shared: float
+    indistinguishable: float
+    expected_indistinguishable: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as plain JSON types."""
+        return {**asdict(self), "tables": list(self.tables)}
+
+
+@dataclass(frozen=True)
+class CollisionReport:
+    """The collision figures of one spec (one table size of a sweep)."""
+
+    spec: HashSpec
+    heads: tuple[HeadStats, ...]
+    orders: tuple[OrderStats, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec, its fingerprint and every figure."""
+        return {
+            "table_sizes": list(self.spec.table_sizes),
+            "spec_fingerprint": self.spec.fingerprint,
+            "heads": [h.to_dict() for h in self.heads],
+            "orders": [o.to_dict() for o in self.orders],
+        }
+
+
+def analyse_collisions(types: Mapping[int, NgramTypes], spec: HashSpec) -> CollisionReport:
+    """The collision figures of ``spec`` for the distinct n-grams ``types``."""
+    return sweep_collisions(types, [spec])[0]
+
+
+def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec]) -> list[CollisionReport]:
+    """Collision figures for several specs that differ only in table sizes (heads may differ too).
+
+    The distinct n-grams are read in blocks, twice per order: the first pass computes their mixes
+    (kept in a scratch file for the second) and counts every head's row loads, the second finds
+    which n-grams share their row (a load above one). The mixes are reduced modulo every spec's
+    primes, so the cost per extra table size is a few passes over the distinct n-grams, not the
+    corpus. Memory: a block, and each head's loads (4 bytes per row of its table).
+    """
+    if not specs:
+        raise UsageError("give at least one spec (table size) to analyse")
+    first = specs[0]
+    for spec in specs[1:]:
+        if spec.max_ngram != first.max_ngram or not np.array_equal(spec.multipliers, first.multipliers):
+            raise UsageError(
+                "a sweep varies table sizes only: every spec needs the same N, layers, seed and V'"
+            )
+    missing = [n for n in range(2, first.max_ngram + 1) if n not in types]
+    if missing:
+        raise UsageError(f"no distinct n-grams were counted for order(s) {missing}")
+    heads: list[list[HeadStats]] = [[] for _ in specs]
+    orders: list[list[OrderStats]] = [[] for _ in specs]
+    kernels = _analysis_kernels()
+    for order in range(2, first.max_ngram + 1):
+        grams = types[order]
+        tallies = [_layer_tallies(specs, li, order, grams, kernels) for li in range(first.num_layers)]
+        kept = ScratchFile()  # the mixes, for pass two
+        for mixes in _mix_blocks(grams, first):
+            kept.append(mixes)
+            for li, layer in enumerate(tallies):
+                for tally in layer:
+                    tally.count_rows(mixes[li])
+        at = 0
+        for counts in grams.count_blocks(MIX_BLOCK):
+            mixes = kept.read(np.uint64, first.num_layers * counts.shape[0], at).reshape(first.num_layers, -1)
+            at += mixes.nbytes
+            for li, layer in enumerate(tallies):
+                for tally in layer:
+                    tally.find_shared(mixes[li], counts)
+        kept.close()
+        for layer in tallies:
+            # Equal rows on every head where the primes' product exceeds 2^63 - 1 are equal mixes:
+            # one count answers every such spec of the layer (the first one's).
+            same_mix = next((tally.repeats.count() for tally in layer if tally.by_mix), None)
+            for si, tally in enumerate(layer):
+                heads[si].extend(tally.head_stats())
+                orders[si].append(tally.order_stats(same_mix if tally.by_mix else tally.repeats.count()))
+    return [
+        CollisionReport(
+            spec,
+            tuple(sorted(heads[si], key=lambda s: (spec.layer_ids.index(s.layer), s.order, s.head))),
+            tuple(sorted(orders[si], key=lambda s: (spec.layer_ids.index(s.layer), s.order))),
+        )
+        for si, spec in enumerate(specs)
+    ]
+
+
+def _analysis_kernels() -> ModuleType | None:
+    """The compiled kernels of the analysis' passes when numba is installed, else None (numpy)."""
+    if importlib.util.find_spec("numba") is None:
+        return None
+    from . import counting_kernels
+
+    return counting_kernels
+
+
+def _layer_tallies(
+    specs: Sequence[HashSpec], li: int, order: int, grams: NgramTypes, kernels: ModuleType | None
+) -> list[_Tally]:
+    """One tally per spec for layer index ``li``. Of the specs whose primes multiply past 2^63 - 1
+    only the first collects repeated mixes: its count answers for the others (see :class:`_Tally`)."""
+    sizes = (grams.types, grams.occurrences)
+    tallies = [
+        _Tally(spec.layer_ids[li], order, spec.primes[li, order - 2], *sizes, kernels) for spec in specs
+    ]
+    for tally in [tally for tally in tallies if tally.by_mix][1:]:
+        tally.repeats = None
+    return tallies
+
+
+def _mix_blocks(grams: NgramTypes, spec: HashSpec) -> Iterator[np.ndarray]:
+    """uint64 [L, b]: the mixes of the distinct n-grams in every layer, a block at a time (mixes
+    are never negative)."""
+    for keys in grams.key_blocks(MIX_BLOCK):
+        windows = np.zeros((keys.shape[0], spec.max_ngram), dtype=np.int64)
+        windows[:, : grams.order] = grams.codec.decode(keys)
+        mixes = ngram_mixes(windows, spec)[:, :, grams.order - 2].T
+        yield np.ascontiguousarray(mixes).view(np.uint64)
+
+
+class _Tally:
+    """What one spec's heads make of one order's n-grams in one layer, gathered block by block.
+
+    Pass one counts each head's row loads; pass two marks the n-grams whose row holds another
+    (shared), per head and on every head, and feeds those shared on every head to a
+    :class:`ngramtool.analysis.repeats.RepeatCounter`: two n-grams have the same row on every
+    head when their mixes agree modulo every prime, so modulo their product. When the product
+    exceeds 2^63 - 1, the largest difference of two mixes, that means equal mixes (Chinese
+    remainder theorem; ``by_mix``, the same answer for every such spec of the layer, so the others
+    drop their ``repeats``); otherwise the rows of all heads pack into one uint64 (mixed radix).
+    """
+
+    def __init__(
+        self,
+        layer: int,
+        order: int,
+        primes: Sequence[int],
+        types: int,
+        occurrences: int,
+        kernels: ModuleType | None = None,
+    ) -> None:
+        self.layer, self.order = layer, order
+        self.types, self.occurrences = types, occurrences
+        self.primes = [int(p) for p in primes]
+        self.loads = [_row_loads(prime, types, kernels) for prime in self.primes]
+        product = math.prod(self.primes)
+        self.by_mix = product > _I64_MAX
+        bound = _I64_MAX + 1 if self.by_mix else product
+        self.repeats: RepeatCounter | None = RepeatCounter(bound, types)
+        self.shared_types = [0] * len(self.primes)
+        self.shared_tokens = [0] * len(self.primes)
+        self.all_shared = 0
+
+    def count_rows(self, mixes: np.ndarray) -> None:
+        """Pass one: add a block's n-grams to each head's row loads."""
+        for load in self.loads:
+            load.add(mixes)
+
+    def find_shared(self, mixes: np.ndarray, counts: np.ndarray) -> None:
+        """Pass two (the loads complete): the block's shared n-grams, per head and on every head."""
+        everywhere = np.ones(mixes.shape[0], dtype=bool)
+        packed = np.zeros(0 if self.by_mix else mixes.shape[0], dtype=np.uint64)
+        for h, load in enumerate(self.loads):
+            types, tokens = load.mark_shared(mixes, counts, everywhere, packed)
+            self.shared_types[h] += types
+            self.shared_tokens[h] += tokens
+        self.all_shared += int(np.count_nonzero(everywhere))
+        if self.repeats is not None:
+            self.repeats.add((mixes if self.by_mix else packed)[everywhere])
+
+    def head_stats(self) -> list[HeadStats]:
+        """Each head's figures (after both passes)."""
+        t, stats = self.types, []
+        for h, (prime, load) in enumerate(zip(self.primes, self.loads, strict=True)):
+            stats.append(
+                HeadStats(
+                    layer=self.layer,
+                    order=self.order,
+                    head=h,
+                    table=prime,
+                    types=t,
+                    occurrences=self.occurrences,
+                    rows=load.used,
+                    collision=1.0 - load.used / t if t else 0.0,
+                    expected_collision=expected_collision_ratio(t, prime),
+                    shared_types=self.shared_types[h] / t if t else 0.0,
+                    shared_tokens=self.shared_tokens[h] / self.occurrences if t else 0.0,
+                    expected_shared=expected_shared_share(t, prime),
+                    mean_per_row=t / load.used if load.used else 0.0,
+                    expected_mean_per_row=expected_mean_per_row(t, prime),
+                    max_per_row=load.top,
+                    expected_max_per_row=expected_max_per_row(t, prime),
+                )
+            )
+        return stats
+
+    def order_stats(self, indistinguishable: int) -> OrderStats:
+        """The all-heads figures, given how many n-grams are indistinguishable."""
+        t = self.types
+        return OrderStats(
+            layer=self.layer,
+            order=self.order,
+            tables=tuple(self.primes),
+            types=t,
+            all_heads_shared=self.all_shared / t if t else 0.0,
+            expected_all_heads_shared=expected_all_heads_shared(t, self.primes),
+            indistinguishable=indistinguishable / t if t else 0.0,
+            expected_indistinguishable=expected_indistinguishable(t, self.primes),
+        )
+
+
+def _row_loads(table: int, types: int, kernels: ModuleType | None) -> _DenseLoads | _SparseLoads:
+    """Row loads of a table for ``types`` n-grams: one count per row (by the compiled kernels when
+    given), or, for a table far larger than the n-grams, counts of the rows hit only."""
+    if table > 4 * types + (1 << 22):
+        return _SparseLoads(table)
+    return _DenseLoads(table, types, kernels)
+
+
+class _Loads:
+    """How many n-grams each row of one head's table holds, counted from mixes block by block."""
+
+    table: int
+    loads: np.ndarray
+
+    @property
+    def top(self) -> int:
+        """Most n-grams in one row."""
+        return int(self.loads.max()) if self.loads.shape[0] else 0
+
+    def add(self, mixes: np.ndarray) -> None:
+        """Pass one: count the rows (``mix mod table``) of a block's mixes."""
+        raise NotImplementedError
+
+    def shared(self, rows: np.ndarray) -> np.ndarray:
+        """Per row given (each one counted): does it hold more than one n-gram?"""
+        raise NotImplementedError
+
+    def mark_shared(
+        self, mixes: np.ndarray, counts: np.ndarray, everywhere: np.ndarray, packed: np.ndarray
+    ) -> tuple[int, int]:
+        """Pass two: clear ``everywhere`` where an n-gram's row holds no other; append the row to
+        ``packed`` (mixed radix) unless it is empty; return (shared n-grams, their occurrences)."""
+        rows = mixes % np.uint64(self.table)
+        shared = self.shared(rows)
+        everywhere &= shared
+        if packed.shape[0]:
+            packed *= np.uint64(self.table)
+            packed += rows
+        return int(np.count_nonzero(shared)), int(counts.sum(where=shared))
+
+
+class _DenseLoads(_Loads):
+    """One count per row: 4 bytes per row (8 from 2^31 n-grams on)."""
+
+    def __init__(self, table: int, types: int, kernels: ModuleType | None = None) -> None:
+        self.table = table
+        self.loads = np.zeros(table, dtype=np.int32 if types < 2**31 else np.int64)
+        self._kernels = kernels
+        self._divisor = kernels.divisor(table) if kernels is not None else (table, 0.0, False)
+
+    def add(self, mixes: np.ndarray) -> None:
+        if self._kernels is not None:
+            self._kernels.count_rows(mixes, *self._divisor, self.loads)
+            return
+        rows = (mixes % np.uint64(self.table)).view(np.int64)  # rows < table < 2^63
+        if self.table <= 8 * rows.shape[0] + (1 << 22):
+            np.add(self.loads, np.bincount(rows, minlength=self.table), out=self.loads, casting="unsafe")
+        else:  # a table far larger than the block: count the rows it hit
+            hit, times = np.unique(rows, return_counts=True)
+            self.loads[hit] += times.astype(self.loads.dtype)
+
+    def shared(self, rows: np.ndarray) -> np.ndarray:
+        return self.loads[rows.view(np.int64)] > 1
+
+    def mark_shared(
+        self, mixes: np.ndarray, counts: np.ndarray, everywhere: np.ndarray, packed: np.ndarray
+    ) -> tuple[int, int]:
+        if self._kernels is None:
+            return super().mark_shared(mixes, counts, everywhere, packed)
+        args = (self.loads, counts, everywhere, packed)
+        types, tokens = self._kernels.find_shared(mixes, *self._divisor, *args)
+        return int(types), int(tokens)
+
+    @property
+    def used(self) -> int:
+        """Rows holding an n-gram."""
+        return int(np.count_nonzero(self.loads))
+
+
+class _SparseLoads(_Loads):
+    """The loads of the rows hit only, sorted by row: memory follows the n-grams, not the table."""
+
+    def __init__(self, table: int) -> None:
+        self.table = table
+        self.rows = np.empty(0, dtype=np.uint64)
+        self.loads = np.zeros(0, dtype=np.int64)
+
+    def add(self, mixes: np.ndarray) -> None:
+        rows = np.sort(mixes % np.uint64(self.table))
+        self.rows, self.loads = _merge(self.rows, self.loads, *_runs(rows))
+
+    def shared(self, rows: np.ndarray) -> np.ndarray:
+        return self.loads[np.searchsorted(self.rows, rows)] > 1
+
+    @property
+    def used(self) -> int:
+        """Rows holding an n-gram."""
+        return int(self.rows.shape[0])

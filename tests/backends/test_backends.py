@@ -1,0 +1,342 @@
+"""Every available hashing backend against the golden vectors and against the numpy backend.
+
+Variants: numpy, the compiled numba kernel, torch on the CPU, and the Triton kernel under Triton's
+CPU interpreter (``TRITON_INTERPRET=1``, set here before anything imports Triton). With
+``NGRAMTOOL_TEST_CUDA=1`` (benchmarks/gpu_check.sh on a GPU machine) torch and Triton run on
+CUDA instead, and a CUDA variant that cannot run fails rather than skips.
+"""
+
+from __future__ import annotations
+
+import os
+
+CUDA = os.environ.get("NGRAMTOOL_TEST_CUDA") == "1"
+if not CUDA:
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from itertools import pairwise  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from conftest import run, spec_from_golden  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from ngramtool.backends import BACKENDS, BackendChoice, choose_backend  # noqa: E402
+from ngramtool.cli.bench_cmd import render  # noqa: E402
+from ngramtool.errors import NgramToolError, UsageError  # noqa: E402
+from ngramtool.hashing import BLOCK_TOKENS, MASKED_ROW, NgramHasher, hash_ngrams  # noqa: E402
+from ngramtool.spec import HashSpec  # noqa: E402
+from ngramtool.tools.benchmarking import run_bench  # noqa: E402
+
+HAS_NUMBA = importlib.util.find_spec("numba") is not None
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+HAS_TRITON = HAS_TORCH and importlib.util.find_spec("triton") is not None
+
+
+def _variant(backend: str, device: str) -> object:
+    """A (backend, device) test parameter, skipped with the reason when it cannot run here."""
+    reason = None
+    if device == "cuda" and not CUDA:
+        reason = "CUDA variants run with NGRAMTOOL_TEST_CUDA=1 (benchmarks/gpu_check.sh)"
+    elif not CUDA or device == "cpu":
+        if backend == "numba" and not HAS_NUMBA:
+            reason = "numba is not installed: pip install 'ngramtool[numba]'"
+        elif backend == "torch" and not HAS_TORCH:
+            reason = "torch is not installed: pip install 'ngramtool[torch]'"
+        elif backend == "triton" and not HAS_TRITON:
+            reason = "triton is not installed: pip install 'ngramtool[gpu]'"
+        elif not BACKENDS[backend].available(device):
+            reason = BACKENDS[backend].unavailable_reason(device)
+    marks = [pytest.mark.skip(reason=reason)] if reason else []
+    return pytest.param((backend, device), id=f"{backend}-{device}", marks=marks)
+
+
+VARIANTS = [
+    _variant("numpy", "cpu"),
+    _variant("numba", "cpu"),
+    _variant("torch", "cpu"),
+    _variant("triton", "cpu"),
+    _variant("torch", "cuda"),
+    _variant("triton", "cuda"),
+]
+
+each_backend = pytest.mark.parametrize("variant", VARIANTS)
+
+
+def _rows(variant: tuple[str, str], ids: object, spec: HashSpec, **options: object) -> np.ndarray:
+    backend, device = variant
+    return hash_ngrams(ids, spec, backend=backend, device=device, **options)
+
+
+SMALL = HashSpec(max_ngram=3, heads=2, layer_ids=(0, 5), table_sizes=(1000, 1500), pad_id=1, vocab_size=500)
+
+
+# ------------------------------------------------------------------------------ golden
+@each_backend
+def test_golden_rows_and_hash_ids(variant, hash_golden):
+    for config in hash_golden["configs"]:
+        spec = spec_from_golden(config["config"])
+        for case in config["cases"]:
+            ids = np.asarray(case["compressed_ids"])  # [B, T]: each row its own stream
+            rows = _rows(variant, ids, spec)
+            hashed = _rows(variant, ids, spec, offsets=False)
+            for li, layer in enumerate(case["layers"]):
+                assert rows[:, :, li].tolist() == layer["embedding_rows"], case["description"]
+                assert hashed[:, :, li].tolist() == layer["hash_ids"], case["description"]
+
+
+@each_backend
+def test_golden_negative_ids_with_demo_semantics(variant, hash_golden):
+    edge = hash_golden["edge_cases"]
+    spec = spec_from_golden(edge["config"])
+    hashed = _rows(variant, np.asarray(edge["input_ids"]), spec, offsets=False, negative_ids="hash")
+    for li, layer_id in enumerate(spec.layer_ids):
+        assert hashed[:, :, li].tolist() == edge["hash_ids"][str(layer_id)]
+
+
+# ------------------------------------------------------------------- random vs numpy
+@st.composite
+def streams(draw: st.DrawFn) -> tuple[HashSpec, list[int], list[int], list[int]]:
+    """A small spec, ids (-1 = masked), document starts and chunk cuts."""
+    n = draw(st.integers(2, 4))
+    vocab = draw(st.integers(1, 3000))
+    spec = HashSpec(
+        max_ngram=n,
+        heads=draw(st.integers(1, 5)),
+        layer_ids=tuple(draw(st.lists(st.integers(0, 30), min_size=1, max_size=3, unique=True))),
+        table_sizes=tuple(draw(st.integers(2, 5000)) for _ in range(n - 1)),
+        pad_id=draw(st.integers(0, vocab - 1)),
+        vocab_size=vocab,
+    )
+    ids = draw(st.lists(st.integers(-1, vocab - 1), max_size=300))
+    starts = sorted(draw(st.lists(st.integers(0, len(ids)), max_size=10)))
+    cuts = sorted(draw(st.sets(st.integers(0, len(ids)), max_size=5)))
+    return spec, ids, starts, cuts
+
+
+def _stream_rows(variant, spec, ids, starts, cuts, **options):
+    """Rows of ``ids`` fed in the chunks ``cuts`` makes (a start at a cut goes with the later chunk)."""
+    backend, device = variant
+    hasher = NgramHasher(spec, backend=backend, device=device, **options)
+    bounds = [0, *cuts, len(ids)]
+    parts = []
+    for lo, hi in pairwise(bounds):
+        last = hi == len(ids)
+        local = [s - lo for s in starts if lo <= s < hi or (last and s == hi)]
+        parts.append(hasher(np.asarray(ids[lo:hi], dtype=np.int64), local))
+    return np.concatenate(parts)
+
+
+@each_backend
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=streams(), boundary=st.sampled_from(["none", "reset"]))
+def test_streams_match_numpy(variant, case, boundary):
+    spec, ids, starts, cuts = case
+    expected = NgramHasher(spec, boundary=boundary)(np.asarray(ids, dtype=np.int64), starts)
+    assert np.array_equal(_stream_rows(variant, spec, ids, starts, cuts, boundary=boundary), expected)
+
+
+@each_backend
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=streams(), boundary=st.sampled_from(["none", "reset"]), offsets=st.booleans())
+def test_demo_negative_ids_and_hash_ids_match_numpy(variant, case, boundary, offsets):
+    spec, ids, starts, cuts = case
+    ids = [i * 7 if i < 0 else i for i in ids]  # some larger negative ids
+    options = {"boundary": boundary, "negative_ids": "hash", "offsets": offsets}
+    expected = NgramHasher(spec, **options)(np.asarray(ids, dtype=np.int64), starts)
+    assert np.array_equal(_stream_rows(variant, spec, ids, starts, cuts, **options), expected)
+
+
+# ----------------------------------------------------------------------------- edges
+def block_tokens(variant: tuple[str, str]) -> int:
+    """The tokens a backend computes at a time on its device (chunk edges inside it matter)."""
+    backend, device = variant
+    if backend == "torch":
+        from ngramtool.backends import torch_backend
+
+        return torch_backend.CUDA_BLOCK_TOKENS if device == "cuda" else torch_backend.CPU_BLOCK_TOKENS
+    if backend == "triton":
+        from ngramtool.backends import triton_backend
+
+        return triton_backend.BLOCK_TOKENS
+    if backend == "numba":  # the first chunks run the generic compilation, later ones the specialized
+        from ngramtool.backends import numba_backend
+
+        return numba_backend.SPECIALIZE_TOKENS
+    return BLOCK_TOKENS
+
+
+@each_backend
+def test_chunk_edges_across_blocks(variant):
+    b = block_tokens(variant)
+    ids = np.random.default_rng(0).integers(-1, SMALL.vocab_size, 2 * b + 17)
+    starts = [0, 5, b - 1, b, b + 1, 2 * b + 16]
+    cuts = [1, 2, b - 1, b, b + 1, 2 * b, 2 * b + 16, 2 * b + 17]
+    for boundary in ("none", "reset"):
+        expected = NgramHasher(SMALL, boundary=boundary)(ids, starts)
+        got = _stream_rows(variant, SMALL, ids.tolist(), starts, cuts, boundary=boundary)
+        assert np.array_equal(got, expected)
+
+
+@each_backend
+def test_documents_of_length_zero_and_one(variant):
+    ids = np.array([7, 8, 9, 10, 11, 12], dtype=np.int64)
+    starts = [0, 0, 1, 2, 2, 3, 5, 6]  # empty documents at 0 and 2 and at the end; lengths 1, 1, 2, 1
+    rows = _rows(variant, ids, SMALL, doc_starts=starts)
+    alone = [hash_ngrams(ids[lo:hi], SMALL) for lo, hi in pairwise([0, 1, 2, 3, 5, 6])]
+    assert np.array_equal(rows, np.concatenate(alone))
+    every = _rows(variant, ids, SMALL, doc_starts=np.arange(6))
+    assert np.array_equal(every, np.concatenate([hash_ngrams(ids[i : i + 1], SMALL) for i in range(6)]))
+    empty = _rows(variant, np.zeros(0, dtype=np.int64), SMALL, doc_starts=[0])
+    assert empty.shape == (0, 2, SMALL.num_columns)
+
+
+@each_backend
+def test_ids_at_the_top_of_the_vocabulary(variant):
+    for spec in (HashSpec(), HashSpec(heads=3, vocab_size=2**40, pad_id=5)):
+        top = spec.vocab_size - 1
+        ids = np.array([top, top, 0, top, top - 1, spec.pad_id, top], dtype=np.int64)
+        assert np.array_equal(_rows(variant, ids, spec), hash_ngrams(ids, spec))
+
+
+@each_backend
+def test_tables_near_2_to_31_rows(variant):
+    rng = np.random.default_rng(1)
+    below = HashSpec(heads=2, table_sizes=(2**29 - 1000, 2**29 - 1000), layer_ids=(3,), vocab_size=50000)
+    above = HashSpec(heads=2, table_sizes=(2**30, 2**30 + 7), layer_ids=(3,), pad_id=0, vocab_size=50000)
+    # int64 rows with primes whose 2^64 mod p is large: the Barrett estimate is often one short.
+    wide = HashSpec(heads=4, table_sizes=(3 * 10**8, 3 * 10**8), layer_ids=(3,), pad_id=0, vocab_size=50000)
+    tiny = HashSpec(heads=3, table_sizes=(2, 2), layer_ids=(0, 1), pad_id=0, vocab_size=50000)  # prime 2
+    assert below.row_dtype == np.int32 and int(below.rows_per_layer.max()) > 2**31 - 5000
+    assert above.row_dtype == np.int64 and wide.row_dtype == np.int64
+    for spec in (below, above, wide, tiny):
+        ids = rng.integers(-1, 50000, 700)
+        assert np.array_equal(_rows(variant, ids, spec), hash_ngrams(ids, spec))
+
+
+@each_backend
+def test_masked_ids_give_minus_one_rows_and_act_as_pad(variant):
+    ids = np.array([5, 6, -1, 7, 8, -3], dtype=np.int64)
+    rows = _rows(variant, ids, SMALL)
+    assert (rows[[2, 5]] == MASKED_ROW).all()
+    padded = np.array([5, 6, SMALL.pad_id, 7, 8, SMALL.pad_id])
+    assert np.array_equal(rows[[0, 1, 3, 4]], hash_ngrams(padded, SMALL)[[0, 1, 3, 4]])
+
+
+@each_backend
+def test_ids_outside_the_vocabulary_name_the_position(variant):
+    backend, device = variant
+    hasher = NgramHasher(SMALL, backend=backend, device=device)
+    hasher(np.array([1, 2, 3]))
+    with pytest.raises(NgramToolError, match="position 4"):
+        hasher(np.array([4, 500]))
+
+
+# ----------------------------------------------------------------- kinds and devices
+@each_backend
+def test_tensors_in_tensors_out_on_the_same_device(variant):
+    torch = pytest.importorskip("torch")
+    backend, device = variant
+    ids = np.random.default_rng(2).integers(-1, SMALL.vocab_size, 600)
+    expected = hash_ngrams(ids, SMALL)
+    for where in {"cpu", device}:
+        for dtype in (torch.int64, torch.int32):
+            tensor = torch.from_numpy(ids).to(dtype).to(where)
+            rows = hash_ngrams(tensor, SMALL, backend=backend, device=device)
+            assert isinstance(rows, torch.Tensor) and rows.device == tensor.device
+            assert rows.dtype == torch.int32 and np.array_equal(rows.cpu().numpy(), expected)
+    unsigned = np.abs(ids).astype(np.uint32)
+    rows = hash_ngrams(unsigned, SMALL, backend=backend, device=device)
+    assert isinstance(rows, np.ndarray) and np.array_equal(rows, hash_ngrams(unsigned, SMALL))
+
+
+def test_auto_picks_the_fastest_usable_backend():
+    fastest = "numba" if HAS_NUMBA else "numpy"
+    assert choose_backend("auto") == BackendChoice(fastest, "cpu", auto=True)
+    assert choose_backend("auto", "cpu").describe() == f"backend: {fastest} on cpu (auto)"
+    if CUDA:
+        expected = "triton" if HAS_TRITON else "torch"
+        assert choose_backend("auto", "cuda").name == expected
+
+
+def test_backend_and_device_errors_say_how_to_fix_them():
+    with pytest.raises(UsageError, match="choose one of auto, numpy, numba, torch, triton"):
+        choose_backend("jax")
+    with pytest.raises(UsageError, match="use cpu, cuda or cuda:N"):
+        choose_backend("auto", "tpu")
+    with pytest.raises(UsageError, match="numpy backend runs on the CPU"):
+        choose_backend("numpy", "cuda")
+    if HAS_NUMBA:
+        with pytest.raises(UsageError, match="numba backend runs on the CPU"):
+            choose_backend("numba", "cuda")
+    with pytest.raises(UsageError, match="choose one of"):
+        NgramHasher(SMALL, backend="gpu")
+    if not CUDA and HAS_TORCH:
+        with pytest.raises(UsageError, match="`device=cpu`"):
+            choose_backend("torch", "cuda")
+        with pytest.raises(UsageError, match="triton backend"):
+            choose_backend("triton", "cuda")
+
+
+def test_triton_kernel_compiles_for_nvidia_gpus(tmp_path):
+    """Every kernel variant compiles to PTX and a cubin for sm_80 and sm_90 without a GPU, and the
+    masked path's modulo is Barrett reduction (a 64-bit mul.hi, no division instruction)."""
+    if not HAS_TRITON or importlib.util.find_spec("triton.backends.nvidia") is None:
+        pytest.skip("triton with its NVIDIA backend is not installed: pip install 'ngramtool[gpu]'")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["TRITON_CACHE_DIR"] = str(tmp_path)
+    script = Path(__file__).parent.parent / "triton_aot.py"
+    result = subprocess.run(
+        [sys.executable, str(script), "80", "90"], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert result.returncode == 0, result.stderr
+    variants = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(variants) == 8 and {v["arch"] for v in variants} == {"sm_80", "sm_90"}
+    assert all(v["cubin_bytes"] > 0 for v in variants)
+    for v in variants:
+        assert (v["mul_hi_u64"], v["divisions"] == []) == ((True, True) if v["mask"] else (False, False))
+
+
+# ----------------------------------------------------------------------------- bench
+def bench(*args: str) -> subprocess.CompletedProcess:
+    """``ngramtool bench`` on a few tokens, in a subprocess as users run it."""
+    return run("bench", "--tokens", "5000", "--reference-tokens", "2000", "--repeats", "1", *args)
+
+
+def test_bench_measures_and_checks_every_backend():
+    pytest.importorskip("torch")
+    result = bench("--backend", "numpy", "--backend", "torch", "--json")
+    assert result.returncode == 0, result.stderr.decode()
+    report = json.loads(result.stdout)
+    assert [r["backend"] for r in report["results"]] == ["numpy", "torch"]
+    assert all(r["identical"] and r["tokens_per_second"] > 0 for r in report["results"])
+    assert report["reference"]["identical"] and report["copy_gb_per_second"] > 0
+
+
+def test_bench_lists_every_usable_cpu_backend_fastest_first():
+    result = bench("--json")
+    assert result.returncode == 0, result.stderr
+    usable = [name for name, there in (("numba", HAS_NUMBA), ("numpy", True), ("torch", HAS_TORCH)) if there]
+    report = json.loads(result.stdout)
+    assert [r["backend"] for r in report["results"]] == usable
+    assert all(r["identical"] for r in report["results"])
+
+
+def test_bench_table():
+    report = run_bench(
+        HashSpec(), tokens=3000, backends=["numpy"], device="cpu", repeats=1, reference_tokens=1000
+    )
+    table = render(report)
+    assert "| numpy | cpu | 1 |" in table and table.count("| yes |") == 1 + (report.reference is not None)
+
+
+def test_bench_refuses_a_backend_that_cannot_run():
+    result = bench("--backend", "numpy", "--device", "cuda")
+    assert result.returncode == 2 and b"numpy backend runs on the CPU" in result.stderr
+    assert b"--device cpu" in result.stderr and b"Traceback" not in result.stderr

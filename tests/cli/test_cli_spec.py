@@ -1,0 +1,47 @@
+"""``ngramtool spec show|save|lint`` through a subprocess: saved files, shown constants, findings
+and exit codes, and the options a spec file or an index overrides."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import run, run_json
+
+from ngramtool import HashSpec
+
+
+def test_spec_save_show_and_lint(files, tmp_path):
+    saved = tmp_path / "small.json"
+    options = ("--vocab-size", "1000", "--heads", "2", "--table", "5003", "--layers", "7", "--max-ngram", "2")
+    assert run("spec", "save", saved, *options, "-q").returncode == 0
+    expected = HashSpec(max_ngram=2, heads=2, layer_ids=(7,), table_sizes=(5003,), pad_id=0, vocab_size=1000)
+    assert HashSpec.from_json(saved.read_text()) == expected
+    shown = run_json("spec", "show", "--spec", saved)
+    assert shown["fingerprint"] == expected.fingerprint
+    assert shown["derived"]["primes"] == [[[5003, 5009]]]  # the two smallest primes >= 5003
+    assert [int(m) % 2 for m in shown["derived"]["multipliers"][0]] == [1, 1]
+    lint = run("spec", "lint", "--spec", saved, "--json")
+    assert lint.returncode == 1  # 5003 lies 3 rows from 5 x V' = 5000
+    assert [f["code"] for f in json.loads(lint.stdout)["findings"]] == ["near-vocab-multiple"]
+    clean = tmp_path / "shown.json"
+    clean.write_bytes(run("spec", "show", "--preset", "engram-27b", "--json").stdout)
+    for target in (clean, files["index"], files["index"] / "manifest.json"):
+        result = run("spec", "lint", target)
+        assert result.returncode == 0 and "no findings" in result.stdout.decode(), target
+    assert run("spec", "lint", "--preset", "tutorial").returncode == 0
+
+
+def test_spec_commands_refuse_options_that_spec_files_override(tmp_path):
+    saved = tmp_path / "s.json"
+    assert run("spec", "save", saved, "--heads", "2", "--tokenizer", "bytes", "-q").returncode == 0
+    for args, fragment in [
+        (("spec", "save", tmp_path / "o.json", "--spec", saved, "--heads", "4"), "drop --heads"),
+        (("spec", "lint", "--spec", saved, "--seed", "3"), "drop --seed"),
+        (("spec", "show", "--spec", saved, "--preset", "tutorial"), "drop --preset"),
+        (("spec", "show", "--spec", saved, "--no-compress"), "--no-compress applies only with --tokenizer"),
+    ]:
+        result = run(*args)
+        err = result.stderr.decode()
+        assert result.returncode == 2 and fragment in err and "Traceback" not in err, (args, err)
+    assert not (tmp_path / "o.json").exists()
+    assert run_json("spec", "show", "--spec", saved)["heads"] == 2
