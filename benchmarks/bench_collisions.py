@@ -44,8 +44,9 @@ from typing import Any
 import numpy as np
 
 from ngramtool import HashSpec
-from ngramtool.analysis import collisions, scratch
-from ngramtool.analysis.collisions import NgramTypeCounter, NgramTypes, sweep_collisions
+from ngramtool.analysis import counting, scratch
+from ngramtool.analysis.counting import NgramTypeCounter, NgramTypes
+from ngramtool.analysis.reports import sweep_collisions
 
 CHUNK = 1 << 20
 METHODS = ("plain numpy", "ngramtool", "ngramtool (numpy only)")
@@ -146,14 +147,14 @@ def count_streaming(
     path: Path, spec: HashSpec, clock: StageClock, flush_keys: int | None, compiled: bool | None
 ) -> dict[int, NgramTypes]:
     """NgramTypeCounter over chunks read from the file."""
-    kernels = collisions._counting_kernels(spec, compiled)
+    kernels = counting._counting_kernels(spec, compiled)
     if kernels is not None:
         clock.wrap(kernels, "ngram_keys", "keys")
         clock.wrap(kernels, "run_lengths", "run lengths")
         clock.wrap(kernels, "merge_windows", "merge")
         clock.wrap(scratch.ScratchFile, "append", "spill")
         clock.wrap(scratch.ScratchFile, "read_into", "read back")
-    clock.wrap(collisions.KeyCodec, "sort", "sort")
+    clock.wrap(counting.KeyCodec, "sort", "sort")
     counter = NgramTypeCounter(spec, flush_keys=flush_keys, compiled=compiled)
     start = time.process_time()
     for part in read_chunks(path):

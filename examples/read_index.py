@@ -39,7 +39,10 @@ def main() -> None:
     """Hash the corpus, open the index and gather vectors for one window."""
     with tempfile.TemporaryDirectory(prefix="ngramtool-example-") as tmp:
         shown = ", ".join(f"{name}={value!r}" for name, value in HASH_OPTIONS.items())
-        print(f"hash_files(['examples/corpus.txt'], '$TMP/corpus.ngidx', mapping=NgramHashMapping.build({shown}))")
+        print(
+            "hash_files(['examples/corpus.txt'], '$TMP/corpus.ngidx', "
+            f"mapping=NgramHashMapping.build({shown}))"
+        )
         started = time.perf_counter()
         mapping = NgramHashMapping.build("cl100k_base", **HASH_OPTIONS)
         hash_files([str(CORPUS)], str(Path(tmp) / "corpus.ngidx"), mapping=mapping)

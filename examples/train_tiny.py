@@ -179,7 +179,9 @@ def build_index(dest: Path, rows: str) -> Path:
         f"mapping=NgramHashMapping.build({shown}), outputs=OutputOptions(rows={rows!r}))"
     )
     mapping = ngramtool.NgramHashMapping.build("cl100k_base", **HASH_OPTIONS)
-    ngramtool.hash_files([str(CORPUS)], str(dest), mapping=mapping, outputs=ngramtool.OutputOptions(rows=rows))
+    ngramtool.hash_files(
+        [str(CORPUS)], str(dest), mapping=mapping, outputs=ngramtool.OutputOptions(rows=rows)
+    )
     return dest
 
 

@@ -165,16 +165,16 @@ class NgramHashMapping:
         return self.vocab.size
 
     @property
-    def raw_size(self) -> int:
-        """V: the raw id space (the tokenizer's ids)."""
-        return self.vocab.raw_size
-
-    @property
     def name(self) -> str:
         """How messages name the raw id space: the tokenizer's, or the one of ``vocab_size``."""
         if self.tokenizer is not None:
             return f"tokenizer {self.tokenizer.name}"
         return "the vocabulary of `vocab_size`"
+
+    @property
+    def raw_size(self) -> int:
+        """V: the raw id space (the tokenizer's ids)."""
+        return self.vocab.raw_size
 
     def with_spec(self, spec: HashSpec) -> NgramHashMapping:
         """The same tokenizer and vocabulary with another spec (of the same V')."""

@@ -208,3 +208,10 @@ def grouped(source: object, **settings: object) -> tuple[object, dict[str, objec
     options["run"] = RunOptions(**take(_RUN))  # type: ignore[arg-type]
     assert not settings, f"not a hash setting: {sorted(settings)}"
     return source, options
+
+
+def corpus_prefix(folder: Path, name: str, chars: int) -> Path:
+    """``folder/name``: the first ``chars`` characters of the bundled corpus."""
+    path = folder / name
+    path.write_text(CORPUS.read_text(encoding="utf-8")[:chars], encoding="utf-8")
+    return path

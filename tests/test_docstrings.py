@@ -40,6 +40,7 @@ MODULES = (
     "ngramtool.spec",
     "ngramtool.tools.tokenization",
     "ngramtool.tokenizers",
+    "ngramtool.tokenizers.load",
     "ngramtool.torch.collate",
     "ngramtool.torch.rows",
     "ngramtool.tools.verify",

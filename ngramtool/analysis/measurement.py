@@ -4,7 +4,7 @@
 dataset with its own spec and boundary, a token file, or saved n-gram type counts to merge),
 counts the distinct n-grams of each independent stream exactly, optionally saves them
 (:mod:`ngramtool.analysis.type_counts`), and computes the collision figures of every table size
-asked for in one pass (:func:`ngramtool.analysis.collisions.sweep_collisions`).
+asked for in one pass (:func:`ngramtool.analysis.reports.sweep_collisions`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ from ..tokenizers import DEFAULT_TOKENIZER, load_tokenizer
 from ..tokenizers.encoding import iter_token_chunks, tokenization_record, worker_count
 from ..vocab import table_vocab
 from . import type_counts
-from .collisions import CollisionReport, NgramTypeCounter, NgramTypes, sweep_collisions
+from .counting import NgramTypeCounter, NgramTypes
+from .reports import CollisionReport, sweep_collisions
 from .type_counts import (
     SUFFIX,
     analysed_specs_record,

@@ -1,7 +1,8 @@
 """The ``ngramtool`` command: a typer app, and the table of its commands (:data:`COMMANDS`).
 
-Each command lives in its own module (``hash_cmd.py`` ...), which exposes its function and its help
-text; this table names them and the loop below adds them to the app.
+Each command lives in its own module (``hash_cmd.py`` ...), which names it as ``COMMAND`` (its name,
+help text and function: :class:`.command.Command`); this table lists the modules and the loop below
+adds their commands to the app.
 """
 
 from __future__ import annotations
@@ -9,8 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Annotated
 
 import typer
@@ -33,6 +33,7 @@ from . import (
     verify_cmd,
     vocab_cmd,
 )
+from .command import Command
 from .helptext import App
 from .options import option_for
 from .render import stderr
@@ -64,39 +65,22 @@ def _main_options(
     """Engram-style n-gram hash memory: tokenize, canonicalize, hash, analyse and size tables."""
 
 
-@dataclass(frozen=True)
-class Command:
-    """A command of the table: its name, its help text, and what runs it: a function, or the
-    subcommands of a command group (``spec show``)."""
-
-    name: str
-    help: str
-    function: Callable[..., None] | None = None
-    subcommands: tuple[Command, ...] = ()
-
-
-COMMANDS = (
-    Command("hash", hash_cmd.HELP, hash_cmd.hash_command),
-    Command("tokenize", tokenize_cmd.HELP, tokenize_cmd.tokenize_command),
-    Command("explain", explain_cmd.HELP, explain_cmd.explain_command),
-    Command("vocab", vocab_cmd.HELP, vocab_cmd.vocab_command),
-    Command("inspect", inspect_cmd.HELP, inspect_cmd.inspect_command),
-    Command("verify", verify_cmd.HELP, verify_cmd.verify_command),
-    Command("export", export_cmd.HELP, export_cmd.export_command),
-    Command("merge", merge_cmd.HELP, merge_cmd.merge_command),
-    Command("collisions", collisions_cmd.HELP, collisions_cmd.collisions_command),
-    Command("size", size_cmd.HELP, size_cmd.size_command),
-    Command(
-        "spec",
-        spec_cmd.HELP,
-        subcommands=(
-            Command("show", spec_cmd.SHOW_HELP, spec_cmd.show_command),
-            Command("save", spec_cmd.SAVE_HELP, spec_cmd.save_command),
-            Command("from-config", spec_cmd.FROM_CONFIG_HELP, spec_cmd.from_config_command),
-            Command("lint", spec_cmd.LINT_HELP, spec_cmd.lint_command),
-        ),
-    ),
-    Command("bench", bench_cmd.HELP, bench_cmd.bench_command),
+COMMANDS = tuple(
+    module.COMMAND
+    for module in (
+        hash_cmd,
+        tokenize_cmd,
+        explain_cmd,
+        vocab_cmd,
+        inspect_cmd,
+        verify_cmd,
+        export_cmd,
+        merge_cmd,
+        collisions_cmd,
+        size_cmd,
+        spec_cmd,
+        bench_cmd,
+    )
 )
 """Every command, in the order they are added (help lists the groups after the commands)."""
 

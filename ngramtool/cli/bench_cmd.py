@@ -10,6 +10,7 @@ from ..backends import choose_backend
 from ..presets import resolve_spec
 from ..tools.benchmarking import BenchReport, default_backends, run_bench
 from ..wording import plural
+from .command import Command
 from .options import JsonOpt, PresetOpt, SpecFileOpt
 from .render import print_json, stderr, stdout
 
@@ -112,3 +113,6 @@ def render(report: BenchReport) -> str:
 
 def _ratio(value: Any) -> str:
     return "-" if value is None else f"{value:.1f}"
+
+
+COMMAND = Command("bench", HELP, bench_command)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,52 +10,40 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from ..analysis.collisions import CollisionReport, NgramTypes, expected_collision_ratio
+from ..analysis.counting import NgramTypes
+from ..analysis.expectations import expected_collision_ratio
 from ..analysis.measurement import CollisionsResult, measure_collisions
+from ..analysis.reports import CollisionReport
 from ..atomic import check_output_file, staged_file
 from ..errors import NgramToolError, UsageError
-from ..run.progress import Progress
 from ..wording import plural
+from .command import Command
 from .options import (
-    AddEotOpt,
-    DocSepOpt,
-    EosIdOpt,
-    EotTokenOpt,
+    CORPUS_FILES,
+    CORPUS_VOCABULARY_OPTIONS,
+    STDIN_DEFAULT,
+    TOKEN_FILE_OPTIONS,
+    CorpusVocabularyOptions,
     ForceOpt,
-    FormatOpt,
-    HeadsOpt,
     JsonOpt,
-    LayersOpt,
-    MaxNgramOpt,
-    NoCompressOpt,
-    OptionalTokenizerOpt,
-    PadOpt,
     QuietOpt,
-    SeedOpt,
-    SpecFileOpt,
-    SpecialOpt,
-    TextKeyOpt,
-    TokenDtypeOpt,
-    TokenFormatOpt,
-    TokensFileOpt,
-    TokenVocabSizeOpt,
+    ReadingOptions,
+    SpecOptions,
+    TokenFileOptions,
     WorkersOpt,
-    inputs_or_stdin,
-    parse_int_list,
-    refuse_eot_token_without_add_eot,
+    corpus_inputs,
+    option_groups,
     refuse_idle_options,
 )
 from .render import (
-    byte_progress,
+    InputProgress,
+    first_only,
     note_assumed_tokenizer,
-    plain_progress,
     print_json,
     print_line,
     print_table,
     report_table,
-    show_progress,
     skipped_note,
-    status,
     stderr,
     warn_unsafe_cuts,
 )
@@ -85,27 +73,10 @@ sizes, each applied to every order: a sweep in one pass over the corpus.
 PLOT_SUFFIXES = {".png", ".pdf", ".svg"}
 
 
-def collisions_command(
-    ctx: typer.Context,
-    inputs: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="INPUT",
-            help="Corpus files (text, JSONL, compressed, parquet, datasets directories) or - "
-            "[default: stdin when it is not a terminal], an index directory, or one token file.",
-            show_default=False,
-        ),
-    ] = None,
-    tokens_file: TokensFileOpt = None,
-    token_format: TokenFormatOpt = None,
-    token_dtype: TokenDtypeOpt = None,
-    eos_id: EosIdOpt = None,
-    vocab_size: TokenVocabSizeOpt = None,
-    tokenizer: OptionalTokenizerOpt = None,
-    no_compress: NoCompressOpt = False,
-    max_ngram: MaxNgramOpt = None,
-    heads: HeadsOpt = None,
-    layers: LayersOpt = None,
+@dataclass(frozen=True)
+class SweepSpecOptions(SpecOptions):
+    """The spec options, --table taking several sizes: a sweep."""
+
     table: Annotated[
         str | None,
         typer.Option(
@@ -113,25 +84,13 @@ def collisions_command(
             help="Base table size(s), comma-separated; each applies to every order (a sweep). "
             "[default: 646400, or the index's / --spec's sizes]",
         ),
-    ] = None,
-    seed: SeedOpt = None,
-    pad_id: PadOpt = None,
-    spec_file: SpecFileOpt = None,
-    boundary: Annotated[
-        str | None,
-        typer.Option(
-            "--boundary",
-            help="'none': pad only at stream start (Engram); 'reset': per document. [default: none, or the "
-            "index's]",
-            show_default=False,
-        ),
-    ] = None,
-    add_eot: AddEotOpt = False,
-    eot_token: EotTokenOpt = None,
-    special: SpecialOpt = None,
-    input_format: FormatOpt = None,
-    text_key: TextKeyOpt = None,
-    doc_sep: DocSepOpt = None,
+    ] = None
+
+
+@dataclass(frozen=True)
+class CollisionsReadingOptions(ReadingOptions):
+    """The reading options, --errors defaulting to an index's."""
+
     errors: Annotated[
         str | None,
         typer.Option(
@@ -141,7 +100,33 @@ def collisions_command(
             "[default: strict]",
             show_default=False,
         ),
+    ] = None
+
+
+SWEEP_SPEC_OPTIONS = SweepSpecOptions.placeholder()
+COLLISIONS_READING_OPTIONS = CollisionsReadingOptions.placeholder()
+
+
+@option_groups
+def collisions_command(
+    ctx: typer.Context,
+    inputs: Annotated[
+        list[str] | None,
+        corpus_inputs(f"{CORPUS_FILES} {STDIN_DEFAULT}, an index directory, or one token file."),
     ] = None,
+    tokens: TokenFileOptions = TOKEN_FILE_OPTIONS,
+    vocab: CorpusVocabularyOptions = CORPUS_VOCABULARY_OPTIONS,
+    spec_options: SweepSpecOptions = SWEEP_SPEC_OPTIONS,
+    boundary: Annotated[
+        str | None,
+        typer.Option(
+            "--boundary",
+            help="'none': pad only at stream start (Engram); 'reset': per document. [default: none, or the "
+            "index's]",
+            show_default=False,
+        ),
+    ] = None,
+    reading: CollisionsReadingOptions = COLLISIONS_READING_OPTIONS,
     workers: WorkersOpt = None,
     max_tokens: Annotated[
         int | None, typer.Option("--max-tokens", help="Analyse only the first N tokens.", min=1)
@@ -162,7 +147,7 @@ def collisions_command(
     quiet: QuietOpt = False,
 ) -> None:
     """Analyse the collisions of INPUT."""
-    refuse_eot_token_without_add_eot(ctx, add_eot)
+    reading.refuse_eot_token_without_add_eot(ctx)
     if plot is None and save_types is None:
         refuse_idle_options(ctx, ["force"], "with --plot or --save-types (the files it may replace)")
     figure = _figure_class() if plot is not None else None  # fail before the long pass, not after
@@ -170,33 +155,15 @@ def collisions_command(
         check_output_file(plot, force, inputs or [], what="--plot file")
         if plot.suffix.lower() not in PLOT_SUFFIXES:
             raise UsageError(f"--plot {plot}: use one of {', '.join(sorted(PLOT_SUFFIXES))}")
-    with byte_progress(show_progress(quiet), None) as bar:
+    with InputProgress.new_bar(quiet) as bar:
         result = measure_collisions(
-            (inputs or [])
-            if tokens_file is not None
-            else inputs_or_stdin(inputs, "collisions --table 262144"),
-            tokens_file=tokens_file,
-            token_format=token_format,
-            token_dtype=token_dtype,
-            eos_id=eos_id,
-            tokenizer=tokenizer,
-            special=special,
-            no_compress=no_compress,
-            vocab_size=vocab_size,
-            spec_file=spec_file,
-            max_ngram=max_ngram,
-            heads=heads,
-            layer_ids=None if layers is None else parse_int_list(layers, "--layers"),
-            seed=seed,
-            pad_id=pad_id,
-            table_sizes=None if table is None else parse_int_list(table, "--table"),
+            tokens.inputs(inputs, "collisions --table 262144"),
+            **spec_options.fields,
+            **tokens.values(),
+            **vocab.values(),
+            spec_file=spec_options.spec_file,
             boundary=boundary,
-            add_eot=add_eot,
-            eot_token=eot_token,
-            input_format=input_format,
-            text_key=text_key,
-            doc_sep=doc_sep,
-            errors=errors,
+            **reading.values(),
             workers=workers,
             max_tokens=max_tokens,
             save_types=save_types,
@@ -218,30 +185,20 @@ def collisions_command(
         _render(result)
 
 
-class _Counting(Progress):
+class _Counting(InputProgress):
     """A progress bar over the input bytes (on a terminal) with the counting rate, or plain lines
     (off a terminal)."""
 
     def __init__(self, bar: Any, quiet: bool) -> None:
-        self.bar, self.quiet = bar, quiet
-        self.task = bar.add_task("counting", total=None)
-        self.lines = plain_progress("counting", quiet)
-        self.tokens = 0
-        self.started_at = time.perf_counter()
-
-    def step(self, what: str) -> Any:
-        return status(what, not self.quiet)
+        super().__init__(bar, "counting", quiet)
 
     def started(self, total_bytes: int | None, jobs: int, engine: str) -> None:
-        self.started_at = time.perf_counter()
+        super().started(total_bytes, jobs, engine)
         self.bar.update(self.task, total=total_bytes)
-        self.lines.started(total_bytes)
 
     def advanced(self, nbytes: int, ntokens: int) -> None:
-        self.lines.advanced(nbytes, ntokens)
-        self.tokens += ntokens
-        rate = self.tokens / max(time.perf_counter() - self.started_at, 1e-9)
-        self.bar.update(self.task, advance=nbytes, description=f"counting {rate / 1e6:.2f}M tok/s")
+        super().advanced(nbytes, ntokens)
+        self.bar.update(self.task, advance=nbytes, description=f"counting {self.rate() / 1e6:.2f}M tok/s")
 
 
 # --------------------------------------------------------------------------------- output
@@ -304,8 +261,7 @@ def _head_table(report: CollisionReport) -> Table:
         previous = (h.layer, h.order)
         ratio = h.collision_vs_expected
         grid.add_row(
-            str(h.layer) if first else "",
-            str(h.order) if first else "",
+            *first_only(first, str(h.layer), str(h.order)),
             str(h.head),
             f"{h.table:,}",
             f"{h.rows:,}",
@@ -369,3 +325,6 @@ def _plot(figure: Any, path: Path, types: dict[int, NgramTypes], reports: list[C
             figure.savefig(handle, dpi=120, format=path.suffix.lstrip(".").lower())
     except OSError as exc:
         raise NgramToolError(f"cannot write the plot {path}: {exc.strerror}") from None
+
+
+COMMAND = Command("collisions", HELP, collisions_command)

@@ -7,29 +7,24 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import UsageError
-from ..mapping import NgramHashMapping
 from ..spec import HashSpec
 from ..tools.explain import explain
 from ..wording import plural
+from .command import Command
 from .options import (
+    SPEC_OPTIONS,
+    TOKENIZER_OPTIONS,
     BackendOpt,
     DeviceOpt,
-    HeadsOpt,
     JsonOpt,
-    LayersOpt,
-    MaxNgramOpt,
-    NoCompressOpt,
-    PadOpt,
     PresetOpt,
-    SeedOpt,
-    SpecFileOpt,
     SpecialOpt,
-    TableOpt,
-    TokenizerOpt,
+    SpecOptions,
+    TokenizerOptions,
     VerboseOpt,
-    spec_fields,
+    option_groups,
 )
-from .render import print_json, print_table, report_table, say_backend, stderr, stdout
+from .render import first_only, print_json, print_table, report_table, say_backend, stderr, stdout
 
 HELP = """Show how each row number of a short text is computed.
 
@@ -46,19 +41,13 @@ Per token: raw id -> canonical id -> window (oldest first) -> XOR mix -> mix mod
 """
 
 
+@option_groups
 def explain_command(
     text: Annotated[str, typer.Argument(help="The text to explain (keep it short).")],
-    tokenizer: TokenizerOpt = "cl100k_base",
-    no_compress: NoCompressOpt = False,
+    vocab: TokenizerOptions = TOKENIZER_OPTIONS,
     special: SpecialOpt = None,
     preset: PresetOpt = None,
-    max_ngram: MaxNgramOpt = None,
-    heads: HeadsOpt = None,
-    layers: LayersOpt = None,
-    table: TableOpt = None,
-    seed: SeedOpt = None,
-    pad_id: PadOpt = None,
-    spec_file: SpecFileOpt = None,
+    spec_options: SpecOptions = SPEC_OPTIONS,
     backend: BackendOpt = "auto",
     device: DeviceOpt = None,
     verbose: VerboseOpt = False,
@@ -74,14 +63,8 @@ def explain_command(
             "TEXT is not valid UTF-8 (a cut multi-byte character, or another encoding): "
             "pass UTF-8 text, e.g. convert it with iconv -t UTF-8"
         ) from None
-    mapping = NgramHashMapping.build(
-        tokenizer,
-        spec=preset,
-        spec_file=spec_file,
-        special=special,
-        compress=not no_compress,
-        **spec_fields(max_ngram, heads, layers, table, seed, pad_id),
-    )
+    chosen = spec_options.choose(preset)
+    mapping = chosen.mapping(vocab.tokenizer, special=special, compress=not vocab.no_compress)
     explained = explain(
         text,
         mapping,
@@ -138,17 +121,14 @@ def _render(spec: HashSpec, total: int, records: list[dict[str, Any]]) -> None:
         ):
             grid.add_column(name, justify="left" if name == "window" else "right")
         for gram in record["ngrams"]:
+            window = " ".join(map(str, gram["window"]))
+            shown = str(gram["layer"]), str(gram["order"]), window, str(gram["mix"])
             for head in gram["heads"]:
-                first = head["head"] == 0
                 grid.add_row(
-                    str(gram["layer"]) if first else "",
-                    str(gram["order"]) if first else "",
-                    " ".join(map(str, gram["window"])) if first else "",
-                    str(gram["mix"]) if first else "",
-                    str(head["head"]),
-                    str(head["prime"]),
-                    str(head["hash"]),
-                    str(head["offset"]),
-                    str(head["row"]),
+                    *first_only(head["head"] == 0, *shown),
+                    *(str(head[key]) for key in ("head", "prime", "hash", "offset", "row")),
                 )
         print_table(grid)
+
+
+COMMAND = Command("explain", HELP, explain_command)

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ..tools.export import export_path
+from .command import Command
 from .options import ChecksumOpt, JsonOpt, QuietOpt
 from .render import print_json, stderr
 
@@ -42,3 +43,6 @@ def export_command(
     elif not quiet:
         files = ", ".join(f"{layer['file']} {layer['shape']}" for layer in record["layers"])
         stderr.print(f"wrote {dest}: {files}", markup=False)
+
+
+COMMAND = Command("export", HELP, export_command)

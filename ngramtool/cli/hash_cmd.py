@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from ..errors import UsageError
-from ..inputs.sources import CorpusReader, Source, TokenFileReader
+from ..inputs.sources import Source
 from ..mapping import NgramHashMapping
 from ..presets import pad_defaulted
 from ..run.executors import HashEvents, HashOutcome, run_hash
@@ -18,53 +18,37 @@ from ..run.request import HashRequest, OutputOptions, RunOptions
 from ..run.summary import JobSummary
 from ..tokenizers import DEFAULT_TOKENIZER
 from ..wording import plural
+from .command import Command
 from .options import (
+    CORPUS_VOCABULARY_OPTIONS,
+    READING_OPTIONS,
+    SPEC_OPTIONS,
     TEXT_READING_OPTIONS,
-    AddEotOpt,
+    TOKEN_FILE_OPTIONS,
     BackendOpt,
     ChecksumOpt,
     CorpusInputsArg,
+    CorpusVocabularyOptions,
     DeviceOpt,
-    DocSepOpt,
-    EosIdOpt,
-    EotTokenOpt,
-    ErrorsOpt,
-    FormatOpt,
-    HeadsOpt,
     JsonOpt,
-    LayersOpt,
-    MaxNgramOpt,
-    NoCompressOpt,
-    OptionalTokenizerOpt,
-    PadOpt,
+    OptionGroup,
     PresetOpt,
     QuietOpt,
-    SeedOpt,
-    SpecFileOpt,
-    SpecialOpt,
-    TableOpt,
-    TextKeyOpt,
-    TokenDtypeOpt,
-    TokenFormatOpt,
-    TokensFileOpt,
-    TokenVocabSizeOpt,
+    ReadingOptions,
+    SpecOptions,
+    TokenFileOptions,
     VerboseOpt,
     WorkersOpt,
-    inputs_or_stdin,
-    refuse_eot_token_without_add_eot,
+    option_groups,
     refuse_idle_options,
-    spec_fields,
 )
 from .progress_lines import rate_text
 from .render import (
-    byte_progress,
+    InputProgress,
     note_assumed_tokenizer,
-    plain_progress,
     print_json,
     say_backend,
-    show_progress,
     skipped_note,
-    status,
     stderr,
     warn_unsafe_cuts,
 )
@@ -103,6 +87,71 @@ In Python: ngramtool.hash_files(["corpus.txt"], "corpus.ngidx") does the same.
 """
 
 
+@dataclass(frozen=True)
+class HashRunOptions(OptionGroup):
+    """How and where the hash runs, and how it writes the index: the library's
+    :class:`~ngramtool.RunOptions` and part of its :class:`~ngramtool.OutputOptions`."""
+
+    rows: Annotated[
+        str,
+        typer.Option(
+            "--rows",
+            help="'stored': write rows.npy; 'lazy': a tokens-only index whose rows are computed "
+            "from its tokens when read (the same rows).",
+        ),
+    ] = "stored"
+    workers: WorkersOpt = None
+    backend: BackendOpt = "auto"
+    device: DeviceOpt = None
+    checksum: ChecksumOpt = "xxh3-128"
+    verbose: VerboseOpt = False
+    shard_index: Annotated[
+        int | None, typer.Option("--shard-index", help="Sharded run: this worker's number (0-based).", min=0)
+    ] = None
+    num_shards: Annotated[
+        int | None,
+        typer.Option("--num-shards", help="Sharded run: how many workers share the inputs.", min=1),
+    ] = None
+    resume: Annotated[
+        bool,
+        typer.Option("--resume", help="Sharded run: skip shards already finished."),
+    ] = False
+    row_groups_per_shard: Annotated[
+        int | None,
+        typer.Option(
+            "--row-groups-per-shard",
+            help="Sharded run: split a parquet file with more row groups into shards of this many.",
+            min=1,
+        ),
+    ] = None
+    engine: Annotated[
+        str, typer.Option("--engine", help="Sharded run: 'local' (this process) or 'ray' (Ray tasks).")
+    ] = "local"
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="With --engine ray: a running cluster ('auto', ray://...); default: start one.",
+        ),
+    ] = None
+    no_space_check: Annotated[
+        bool,
+        typer.Option(
+            "--no-space-check",
+            help="Start even when the outputs' estimated size exceeds the free disk space.",
+        ),
+    ] = False
+
+    def outputs(self, save_tokens: Path | None, save_format: str | None, force: bool) -> OutputOptions:
+        """What the run writes: the rows and checksum of these options, and the other outputs."""
+        given = {"save_tokens": save_tokens, "save_format": save_format, "force": force}
+        return self.make(OutputOptions, **given, space_check=not self.no_space_check)
+
+
+HASH_RUN_OPTIONS = HashRunOptions.placeholder()
+
+
+@option_groups
 def hash_command(
     ctx: typer.Context,
     inputs: CorpusInputsArg = None,
@@ -117,144 +166,57 @@ def hash_command(
         ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing index.")] = False,
-    tokens_file: TokensFileOpt = None,
-    token_format: TokenFormatOpt = None,
-    token_dtype: TokenDtypeOpt = None,
-    eos_id: EosIdOpt = None,
+    tokens: TokenFileOptions = TOKEN_FILE_OPTIONS,
     save_tokens: Annotated[
         Path | None, typer.Option("--save-tokens", help="Also write the raw ids as a token file here.")
     ] = None,
     save_format: Annotated[
         str | None, typer.Option("--save-format", help="Format of --save-tokens (default: from its suffix).")
     ] = None,
-    vocab_size: TokenVocabSizeOpt = None,
-    tokenizer: OptionalTokenizerOpt = None,
-    no_compress: NoCompressOpt = False,
+    vocab: CorpusVocabularyOptions = CORPUS_VOCABULARY_OPTIONS,
     preset: PresetOpt = None,
-    max_ngram: MaxNgramOpt = None,
-    heads: HeadsOpt = None,
-    layers: LayersOpt = None,
-    table: TableOpt = None,
-    seed: SeedOpt = None,
-    pad_id: PadOpt = None,
-    spec_file: SpecFileOpt = None,
+    spec_options: SpecOptions = SPEC_OPTIONS,
     boundary: Annotated[
         str,
         typer.Option(
             "--boundary", help="'none': pad only at stream start (Engram); 'reset': at every document."
         ),
     ] = "none",
-    add_eot: AddEotOpt = False,
-    eot_token: EotTokenOpt = None,
-    special: SpecialOpt = None,
-    input_format: FormatOpt = None,
-    text_key: TextKeyOpt = None,
-    doc_sep: DocSepOpt = None,
-    errors: ErrorsOpt = "strict",
-    rows: Annotated[
-        str,
-        typer.Option(
-            "--rows",
-            help="'stored': write rows.npy; 'lazy': a tokens-only index whose rows are computed "
-            "from its tokens when read (the same rows).",
-        ),
-    ] = "stored",
-    workers: WorkersOpt = None,
-    backend: BackendOpt = "auto",
-    device: DeviceOpt = None,
-    checksum: ChecksumOpt = "xxh3-128",
-    verbose: VerboseOpt = False,
-    shard_index: Annotated[
-        int | None, typer.Option("--shard-index", help="Sharded run: this worker's number (0-based).", min=0)
-    ] = None,
-    num_shards: Annotated[
-        int | None,
-        typer.Option("--num-shards", help="Sharded run: how many workers share the inputs.", min=1),
-    ] = None,
-    resume: Annotated[
-        bool, typer.Option("--resume", help="Sharded run: skip shards already finished.")
-    ] = False,
-    row_groups_per_shard: Annotated[
-        int | None,
-        typer.Option(
-            "--row-groups-per-shard",
-            help="Sharded run: split a parquet file with more row groups into shards of this many.",
-            min=1,
-        ),
-    ] = None,
-    engine: Annotated[
-        str, typer.Option("--engine", help="Sharded run: 'local' (this process) or 'ray' (Ray tasks).")
-    ] = "local",
-    ray_address: Annotated[
-        str | None,
-        typer.Option(
-            "--ray-address",
-            help="With --engine ray: a running cluster ('auto', ray://...); default: start one.",
-        ),
-    ] = None,
-    no_space_check: Annotated[
-        bool,
-        typer.Option(
-            "--no-space-check",
-            help="Start even when the outputs' estimated size exceeds the free disk space.",
-        ),
-    ] = False,
+    reading: ReadingOptions = READING_OPTIONS,
+    running: HashRunOptions = HASH_RUN_OPTIONS,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Hash INPUT... into an index directory (or, with -o DIR/, one index shard per input file)."""
-    _refuse_idle_options(ctx, tokens_file, tokenizer, vocab_size, save_tokens, engine, output)
-    refuse_eot_token_without_add_eot(ctx, add_eot)
-    if tokens_file is None:
-        inputs = inputs_or_stdin(inputs, "hash -o corpus.ngidx")
+    tokens_file, tokenizer, vocab_size = tokens.tokens_file, vocab.tokenizer, vocab.vocab_size
+    _refuse_idle_options(ctx, tokens_file, tokenizer, vocab_size, save_tokens, running.engine, output)
+    reading.refuse_eot_token_without_add_eot(ctx)
+    inputs = tokens.inputs(inputs, "hash -o corpus.ngidx")
     if tokens_file is not None:
         if inputs:
             raise UsageError("give text `inputs` (or -) or `tokens_file`, not both and not neither")
-        source: Source = TokenFileReader(tokens_file, token_format, token_dtype, eos_id)
+        source: Source = tokens.reader()
     else:
-        source = CorpusReader(
-            tuple(inputs or ()), input_format, text_key, doc_sep, errors, add_eot, eot_token
-        )
-    fields = spec_fields(max_ngram, heads, layers, table, seed, pad_id)
+        source = reading.reader(inputs)
+    chosen = spec_options.choose(preset)
 
     def mapping() -> NgramHashMapping:
         """The tokenizer, vocabulary and spec of the options, built once the request is checked."""
         if vocab_size is not None and (tokens_file is None or tokenizer is not None):
             raise UsageError("`vocab_size` applies only to `tokens_file` without `tokenizer`")
         canonical = tokens_file is not None and tokenizer is None and vocab_size is not None
-        return NgramHashMapping.build(
+        return chosen.mapping(
             None if canonical else tokenizer or DEFAULT_TOKENIZER,
-            spec=preset,
-            spec_file=spec_file,
-            special=special,
-            compress=not no_compress,
+            special=reading.special,
+            compress=not vocab.no_compress,
             vocab_size=vocab_size,
-            **fields,
         )
 
-    outputs = OutputOptions(
-        rows=rows,
-        checksum=checksum,
-        save_tokens=save_tokens,
-        save_format=save_format,
-        force=force,
-        space_check=not no_space_check,
-    )
-    run = RunOptions(
-        workers=workers,
-        backend=backend,
-        device=device,
-        shard_index=shard_index,
-        num_shards=num_shards,
-        resume=resume,
-        row_groups_per_shard=row_groups_per_shard,
-        engine=engine,
-        ray_address=ray_address,
-    )
-    request = HashRequest(source, output, mapping, boundary, outputs, run)
+    outputs = running.outputs(save_tokens, save_format, force)
+    request = HashRequest(source, output, mapping, boundary, outputs, running.make(RunOptions))
     assumed = tokens_file is not None and tokenizer is None and vocab_size is None
-    with byte_progress(show_progress(quiet), None) as bar:
-        outcome = run_hash(request, _Progress(bar, quiet, verbose, tokens_file if assumed else None))
+    with InputProgress.new_bar(quiet) as bar:
+        outcome = run_hash(request, _Progress(bar, quiet, running.verbose, tokens_file if assumed else None))
     plan = outcome.plan
     if plan.idle is not None:
         _report_idle_worker(plan.idle, as_json, quiet)
@@ -262,8 +224,10 @@ def hash_command(
     to_stderr = not plan.sharded and outcome.summaries[0].output == "-"
     if not (quiet or as_json) and outcome.lost_boundaries:
         _warn_lost_boundaries(outcome)
-    _report(outcome, as_json, quiet, verbose, to_stderr=to_stderr)
-    if not (quiet or as_json) and pad_defaulted(spec_file, pad_id, plan.mapping.tokenizer):
+    _report(outcome, as_json, quiet, running.verbose, to_stderr=to_stderr)
+    if not (quiet or as_json) and pad_defaulted(
+        spec_options.spec_file, spec_options.pad_id, plan.mapping.tokenizer
+    ):
         stderr.print(
             f"note: the canonical pad id is {plan.spec.pad_id} by default (no tokenizer names a pad); "
             "pass --pad-id to choose it",
@@ -271,21 +235,16 @@ def hash_command(
         )
 
 
-class _Progress(HashEvents):
+class _Progress(HashEvents, InputProgress):
     """The run as it goes: notes when it is planned, a progress bar (on a terminal) while it hashes."""
 
     def __init__(self, bar: Any, quiet: bool, verbose: bool, assumed_for: Path | None) -> None:
         """``assumed_for``: the token file whose ids are taken to be the default tokenizer's."""
-        self.bar, self.quiet, self.verbose, self.assumed_for = bar, quiet, verbose, assumed_for
-        self.task = bar.add_task("hashing", total=None)
-        self.lines = plain_progress("hashing", quiet)
-        self.jobs = self.done = self.written = 0
+        super().__init__(bar, "hashing", quiet)
+        self.verbose, self.assumed_for = verbose, assumed_for
+        self.jobs = self.done = 0
         self.total: int | None = None
         self.engine = "local"
-        self.started_at = time.perf_counter()
-
-    def step(self, what: str) -> Any:
-        return status(what, not self.quiet)
 
     def planned(self, plan: HashPlan) -> None:
         if self.verbose:
@@ -300,20 +259,17 @@ class _Progress(HashEvents):
 
     def started(self, total_bytes: int | None, jobs: int, engine: str) -> None:
         self.jobs, self.total, self.engine = jobs, total_bytes, engine
-        self.started_at = time.perf_counter()
-        self.lines.started(total_bytes)
+        super().started(total_bytes, jobs, engine)
         if engine == "ray":
             self.bar.update(self.task, total=jobs, description="hashing shards on Ray")
         else:
             self.bar.update(self.task, total=total_bytes)
 
     def advanced(self, nbytes: int, ntokens: int) -> None:
-        self.lines.advanced(nbytes, ntokens)
-        self.written += ntokens
-        rate = self.written / max(time.perf_counter() - self.started_at, 1e-9)
+        super().advanced(nbytes, ntokens)
         shard = f" shard {self.done + 1}/{self.jobs}" if self.jobs > 1 else ""
         advance = nbytes if self.total else 1
-        self.bar.update(self.task, advance=advance, description=f"hashing{shard} {_rate(rate)}")
+        self.bar.update(self.task, advance=advance, description=f"hashing{shard} {_rate(self.rate())}")
 
     def finished(self, summary: JobSummary) -> None:
         self.done += 1
@@ -411,3 +367,6 @@ def _profile_line(profile: dict[str, Any]) -> str:
 
 def _rate(tokens_per_second: float) -> str:
     return f"{rate_text(tokens_per_second)} tok/s"
+
+
+COMMAND = Command("hash", HELP, hash_command)

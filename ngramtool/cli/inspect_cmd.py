@@ -11,8 +11,9 @@ from ..artifacts import Kind, detect
 from ..formats.tokenfiles import TOKEN_FORMATS
 from ..tools.describe import describe_path
 from ..wording import plural
+from .command import Command
 from .options import JsonOpt, refuse_idle_options
-from .render import print_json, print_table
+from .render import first_only, print_json, print_table
 
 HELP = """Show what an index, a merged dataset, a stream or a token file holds.
 
@@ -117,8 +118,7 @@ def _render(report: dict[str, Any]) -> None:
         for entry in report["first"]:
             for li, layer_rows in enumerate(entry["rows"]):
                 grid.add_row(
-                    str(entry["position"]) if li == 0 else "",
-                    str(entry["token"]) if li == 0 else "",
+                    *first_only(li == 0, str(entry["position"]), str(entry["token"])),
                     str(spec["layer_ids"][li]),
                     " ".join(map(str, layer_rows)),
                 )
@@ -162,3 +162,6 @@ def _render_token_file(report: dict[str, Any]) -> None:
         info.add_row("file", f"{name}  {plural(size, 'byte')}")
     info.add_row("first ids", " ".join(map(str, report["first_tokens"])))
     print_table(info)
+
+
+COMMAND = Command("inspect", HELP, inspect_command)

@@ -9,6 +9,7 @@ import typer
 
 from ..formats.dataset import DATASET, merge_shards
 from ..wording import agree, plural
+from .command import Command
 from .options import ChecksumOpt, JsonOpt, QuietOpt
 from .render import print_json, stderr
 
@@ -62,3 +63,6 @@ def merge_command(
             f"spec {dataset['spec']['fingerprint'][:16]}",
             markup=False,
         )
+
+
+COMMAND = Command("merge", HELP, merge_command)

@@ -1,5 +1,6 @@
-"""The command line's options and arguments: the typer types the commands share, the parsing of
-their values, and the checks of which were given.
+"""The command line's options and arguments: the typer types the commands share, the option
+groups (options that go together, passed to a command as one value), the parsing of their values,
+and the checks of which were given.
 
 The CLI holds no algorithm: it parses, calls the library and renders (:mod:`.render`). Library
 errors name the parameters of the function called; :func:`option_for` spells them as this command
@@ -8,111 +9,43 @@ line's options.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
 from ..errors import UsageError, idle_parameters
 from ..formats.tokenfiles import READ_FORMATS
+from ..inputs.sources import CorpusReader, TokenFileReader
+from ..mapping import NgramHashMapping
+from ..presets import resolve_spec
 from ..spec import HashSpec
+from ..tokenizers import DEFAULT_TOKENIZER
+
+_Made = TypeVar("_Made")
+
 
 # ------------------------------------------------------------------------------ option types
-CorpusInputsArg = Annotated[
-    list[str] | None,
-    typer.Argument(
-        metavar="INPUT",
-        help="Corpus files (text, JSONL, compressed, parquet, datasets directories) or - for stdin "
-        "[default: stdin when it is not a terminal].",
-        show_default=False,
-    ),
-]
+def corpus_inputs(help_text: str) -> Any:
+    """The INPUT argument of a command that reads a corpus, with its help (typed Any, as
+    ``typer.Argument`` is)."""
+    return typer.Argument(metavar="INPUT", help=help_text, show_default=False)
+
+
+CORPUS_FILES = "Corpus files (text, JSONL, compressed, parquet, datasets directories) or -"
+STDIN_DEFAULT = "[default: stdin when it is not a terminal]"
+CorpusInputsArg = Annotated[list[str] | None, corpus_inputs(f"{CORPUS_FILES} for stdin {STDIN_DEFAULT}.")]
 """The INPUT argument of the commands that read a corpus (hash, tokenize)."""
-TokenizerOpt = Annotated[
-    str,
-    typer.Option(
-        "--tokenizer",
-        "-t",
-        help="tiktoken name (cl100k_base works offline), path to a *.tiktoken file, "
-        "path to an HF tokenizer.json, or 'bytes'.",
-    ),
-]
-OptionalTokenizerOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--tokenizer",
-        "-t",
-        help="tiktoken name, *.tiktoken file, tokenizer.json, or 'bytes'. [default: cl100k_base]",
-    ),
-]
-TokensFileOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--tokens", help="Pre-tokenized raw ids (.npy, nanoGPT/llm.c/Megatron .bin, datatrove .ds)."
-    ),
-]
-TokenFormatOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--token-format",
-        help=f"Format of the token file: {', '.join(READ_FORMATS)} (raw: a headerless memmap, OLMo/Dolma).",
-    ),
-]
-TokenDtypeOpt = Annotated[
-    str | None,
-    typer.Option("--token-dtype", help="Token type of a raw (headerless) token file: uint16 or uint32."),
-]
-EosIdOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--eos-id",
-        help="Cut a token file that records no documents after each of these ids (OLMo's EOS).",
-        min=0,
-    ),
-]
-TokenVocabSizeOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--vocab-size", help="With a token file and no --tokenizer: ids are canonical below this.", min=1
-    ),
-]
 NoCompressOpt = Annotated[
     bool, typer.Option("--no-compress", help="Skip Engram vocabulary compression (identity map).")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary on stderr.")]
-TextKeyOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--text-key",
-        "--json-key",
-        help="The key (JSONL) or column (parquet, datasets) that holds the text [default: text]; naming it "
-        "reads an input of no known suffix (or stdin) as JSONL. --json-key is its older name.",
-        show_default=False,
-    ),
-]
-FormatOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--format",
-        help="Form of every INPUT: text, jsonl, parquet or arrow (default: from each name; compression "
-        "is recognized by its first bytes). See docs/inputs.md.",
-        show_default=False,
-    ),
-]
-DocSepOpt = Annotated[
-    str | None, typer.Option("--doc-sep", help="Plain text: this literal string separates documents.")
-]
-ErrorsOpt = Annotated[
-    str,
-    typer.Option(
-        "--errors",
-        help="Bad input: 'strict' (stop, name the offset or line), 'replace' (invalid UTF-8 -> U+FFFD) "
-        "or, for records (JSONL, parquet, datasets), 'skip' (skip and count bad records).",
-    ),
-]
 SpecialOpt = Annotated[
     str | None,
     typer.Option(
@@ -123,58 +56,14 @@ SpecialOpt = Annotated[
         show_default=False,
     ),
 ]
-AddEotOpt = Annotated[
-    bool,
-    typer.Option(
-        "--add-eot",
-        help="Append the end-of-sequence token after each document (tokenizer_config.json eos_token, "
-        "the post-processor's, tiktoken's <|endoftext|>, or --eot-token).",
-    ),
-]
-EotTokenOpt = Annotated[
-    str | None,
-    typer.Option("--eot-token", help="With --add-eot: the end-of-sequence token to append, by its string."),
-]
-# Spec options default to None (not given): the library fills them from --preset or HashSpec.
-MaxNgramOpt = Annotated[
-    int | None,
-    typer.Option("--max-ngram", "-n", help="N: hash orders 2..N.", show_default=str(HashSpec.max_ngram)),
-]
-HeadsOpt = Annotated[
-    int | None,
-    typer.Option("--heads", "-k", help="K: hash heads per order.", show_default=str(HashSpec.heads)),
-]
-LayersOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--layers",
-        help="Engram layer ids, comma-separated.",
-        show_default=",".join(map(str, HashSpec.layer_ids)),
-    ),
-]
-TableOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--table",
-        help="Base table size per order 2..N (one value applies to all).",
-        show_default=str(HashSpec.table_sizes[0]),
-    ),
-]
-SeedOpt = Annotated[
-    int | None,
-    typer.Option("--seed", help="Global seed of the multipliers.", show_default=str(HashSpec.seed)),
-]
 PresetOpt = Annotated[
     str | None,
     typer.Option(
         "--preset", help="Start from a named configuration: engram-demo, engram-27b, engram-40b, tutorial."
     ),
 ]
-PadOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--pad-id", help="RAW pad id (mapped through the vocabulary); default: the tokenizer's pad/eot."
-    ),
+SpecFileOpt = Annotated[
+    Path | None, typer.Option("--spec", help="Load the hash spec from a JSON file (ngramtool spec save).")
 ]
 WorkersOpt = Annotated[
     int | None,
@@ -207,13 +96,327 @@ VerboseOpt = Annotated[
     bool,
     typer.Option("--verbose", "-v", help="Say which backend and device hash (hash: and where CPU went)."),
 ]
-SpecFileOpt = Annotated[
-    Path | None, typer.Option("--spec", help="Load the hash spec from a JSON file (ngramtool spec save).")
-]
-
-
 ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing output file.")]
 DimOpt = Annotated[int | None, typer.Option("--dim", help="Values per row, per head.", min=1)]
+
+
+# ------------------------------------------------------------------------------ option groups
+@dataclass(frozen=True)
+class OptionGroup:
+    """Options that go together, as one value: a frozen dataclass whose fields are the options,
+    each annotated ``Annotated[type, typer.Option(...)]`` and with its default.
+
+    A command declares a group with one parameter whose default is the group's
+    :meth:`placeholder` (``spec_options: SpecOptions = SPEC_OPTIONS``), under :func:`option_groups`:
+    the group's options take that parameter's place on the command line and in ``--help``, and the
+    command receives the group. A variant (another help, default or type of an option) is a
+    subclass that declares the field again: it keeps its place.
+    """
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The parameters of the group's options, in their order."""
+        return tuple(option.name for option in fields(cls))
+
+    @classmethod
+    def placeholder(cls, *order: str) -> Any:
+        """The default of the parameter that declares the group (typed Any, as ``typer.Option`` is:
+        it stands for the group). ``order``: the group's options in another order than its fields'."""
+        return _Placeholder(cls, order or cls.names())
+
+    def values(self) -> dict[str, Any]:
+        """The options by parameter name: the library's functions name them the same."""
+        return {name: getattr(self, name) for name in self.names()}
+
+    def make(self, cls: type[_Made], **values: Any) -> _Made:
+        """A ``cls``, a dataclass of the library's (:class:`~ngramtool.RunOptions`), of the options
+        named as its fields, and of ``values`` for the others."""
+        named = [option.name for option in fields(cls) if option.name not in values]
+        return cls(**{name: getattr(self, name) for name in named}, **values)
+
+
+@dataclass(frozen=True)
+class _Placeholder:
+    """Where a command's signature takes an option group's options, and in which order."""
+
+    group: type[OptionGroup]
+    order: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if sorted(self.order) != sorted(self.group.names()):
+            raise TypeError(f"{self.group.__name__} orders {self.group.names()}, not {self.order}")
+
+    def parameters(self, kind: Any) -> list[inspect.Parameter]:
+        """The group's options as parameters of a signature."""
+        hints = get_type_hints(self.group, include_extras=True)  # strings resolved in each class's module
+        defaults = {option.name: option.default for option in fields(self.group)}
+        return [
+            inspect.Parameter(name, kind, default=defaults[name], annotation=hints[name])
+            for name in self.order
+        ]
+
+
+def option_groups(command: Callable[..., None]) -> Callable[..., None]:
+    """The command as typer registers it: each parameter whose default is an option group's
+    :meth:`~OptionGroup.placeholder` is replaced, in place, by the group's options, and ``command``
+    is called with the group made of their values.
+
+    Typer reads what it registers with ``inspect.signature`` and ``typing.get_type_hints``: the
+    command's ``__signature__`` and ``__annotations__`` are rewritten, the annotations resolved
+    (under ``from __future__ import annotations`` they are strings of the command's module).
+    """
+    hints = get_type_hints(command, include_extras=True)
+    parameters: list[inspect.Parameter] = []
+    groups: dict[str, _Placeholder] = {}
+    for parameter in inspect.signature(command).parameters.values():
+        if isinstance(parameter.default, _Placeholder):
+            groups[parameter.name] = parameter.default
+            parameters += parameter.default.parameters(parameter.kind)
+        else:
+            parameters.append(parameter.replace(annotation=hints.get(parameter.name, parameter.annotation)))
+
+    @functools.wraps(command)
+    def with_groups(**values: Any) -> None:
+        for name, placeholder in groups.items():
+            values[name] = placeholder.group(**{option: values.pop(option) for option in placeholder.order})
+        command(**values)
+
+    with_groups.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    with_groups.__annotations__ = {parameter.name: parameter.annotation for parameter in parameters}
+    return with_groups
+
+
+@dataclass(frozen=True)
+class TokenFileOptions(OptionGroup):
+    """Pre-tokenized ids to read instead of text (``--tokens``), and how to read them."""
+
+    tokens_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--tokens", help="Pre-tokenized raw ids (.npy, nanoGPT/llm.c/Megatron .bin, datatrove .ds)."
+        ),
+    ] = None
+    token_format: Annotated[
+        str | None,
+        typer.Option(
+            "--token-format",
+            help=f"Format of the token file: {', '.join(READ_FORMATS)} "
+            "(raw: a headerless memmap, OLMo/Dolma).",
+        ),
+    ] = None
+    token_dtype: Annotated[
+        str | None,
+        typer.Option("--token-dtype", help="Token type of a raw (headerless) token file: uint16 or uint32."),
+    ] = None
+    eos_id: Annotated[
+        int | None,
+        typer.Option(
+            "--eos-id",
+            help="Cut a token file that records no documents after each of these ids (OLMo's EOS).",
+            min=0,
+        ),
+    ] = None
+
+    def reader(self) -> TokenFileReader:
+        """The reader of the token file (``tokens_file`` given)."""
+        return TokenFileReader(self.tokens_file, self.token_format, self.token_dtype, self.eos_id)
+
+    def inputs(self, inputs: list[str] | None, command: str) -> list[str]:
+        """The INPUT files: with a token file, those given (none, or one a command refuses); else
+        those given or stdin (:func:`inputs_or_stdin`)."""
+        return (inputs or []) if self.tokens_file is not None else inputs_or_stdin(inputs, command)
+
+
+TOKEN_FILE_OPTIONS = TokenFileOptions.placeholder()
+
+
+@dataclass(frozen=True)
+class TokenizerOptions(OptionGroup):
+    """The tokenizer (cl100k_base unless named) and whether its vocabulary is compressed."""
+
+    tokenizer: Annotated[
+        str,
+        typer.Option(
+            "--tokenizer",
+            "-t",
+            help="tiktoken name (cl100k_base works offline), path to a *.tiktoken file, "
+            "path to an HF tokenizer.json, or 'bytes'.",
+        ),
+    ] = DEFAULT_TOKENIZER
+    no_compress: NoCompressOpt = False
+
+
+TOKENIZER_OPTIONS = TokenizerOptions.placeholder()
+
+
+@dataclass(frozen=True)
+class CorpusVocabularyOptions(OptionGroup):
+    """What a corpus's ids are ids of: a tokenizer (None: not named) and whether its vocabulary is
+    compressed, or, for a token file of canonical ids, V' alone."""
+
+    vocab_size: Annotated[
+        int | None,
+        typer.Option(
+            "--vocab-size", help="With a token file and no --tokenizer: ids are canonical below this.", min=1
+        ),
+    ] = None
+    tokenizer: Annotated[
+        str | None,
+        typer.Option(
+            "--tokenizer",
+            "-t",
+            help="tiktoken name, *.tiktoken file, tokenizer.json, or 'bytes'. [default: cl100k_base]",
+        ),
+    ] = None
+    no_compress: NoCompressOpt = False
+
+
+CORPUS_VOCABULARY_OPTIONS = CorpusVocabularyOptions.placeholder()
+
+
+# Spec options default to None (not given): the library fills them from --preset or HashSpec.
+@dataclass(frozen=True)
+class LayoutOptions(OptionGroup):
+    """The layout of the hash tables: N, K, the Engram layers and the base table sizes."""
+
+    max_ngram: Annotated[
+        int | None,
+        typer.Option("--max-ngram", "-n", help="N: hash orders 2..N.", show_default=str(HashSpec.max_ngram)),
+    ] = None
+    heads: Annotated[
+        int | None,
+        typer.Option("--heads", "-k", help="K: hash heads per order.", show_default=str(HashSpec.heads)),
+    ] = None
+    layers: Annotated[
+        str | None,
+        typer.Option(
+            "--layers",
+            help="Engram layer ids, comma-separated.",
+            show_default=",".join(map(str, HashSpec.layer_ids)),
+        ),
+    ] = None
+    table: Annotated[
+        str | None,
+        typer.Option(
+            "--table",
+            help="Base table size per order 2..N (one value applies to all).",
+            show_default=str(HashSpec.table_sizes[0]),
+        ),
+    ] = None
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        """The options as :func:`ngramtool.resolve_spec` parameters (None: not given); parsing
+        ``--layers`` and ``--table`` here, a usage error names them."""
+        return {
+            "max_ngram": self.max_ngram,
+            "heads": self.heads,
+            "layer_ids": None if self.layers is None else tuple(parse_int_list(self.layers, "--layers")),
+            "table_sizes": None if self.table is None else tuple(parse_int_list(self.table, "--table")),
+        }
+
+
+LAYOUT_OPTIONS = LayoutOptions.placeholder()
+
+
+@dataclass(frozen=True)
+class SpecOptions(LayoutOptions):
+    """A hash spec: its layout, seed and pad, or a spec file (``--spec``) that gives it whole."""
+
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", help="Global seed of the multipliers.", show_default=str(HashSpec.seed)),
+    ] = None
+    pad_id: Annotated[
+        int | None,
+        typer.Option(
+            "--pad-id", help="RAW pad id (mapped through the vocabulary); default: the tokenizer's pad/eot."
+        ),
+    ] = None
+    spec_file: SpecFileOpt = None
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        """The options but ``spec_file`` as :func:`ngramtool.resolve_spec` parameters (None: not given)."""
+        return {**super().fields, "seed": self.seed, "pad_id": self.pad_id}
+
+    def choose(self, preset: str | None) -> SpecChoice:
+        """The spec these options choose over ``preset`` (parses ``--layers`` and ``--table`` now)."""
+        return SpecChoice(preset, self.spec_file, self.fields)
+
+
+SPEC_OPTIONS = SpecOptions.placeholder()
+
+
+@dataclass(frozen=True)
+class ReadingOptions(OptionGroup):
+    """How text INPUT is read: the end-of-sequence token, special tokens, the input's form, its
+    documents and what bad input does."""
+
+    add_eot: Annotated[
+        bool,
+        typer.Option(
+            "--add-eot",
+            help="Append the end-of-sequence token after each document (tokenizer_config.json eos_token, "
+            "the post-processor's, tiktoken's <|endoftext|>, or --eot-token).",
+        ),
+    ] = False
+    eot_token: Annotated[
+        str | None,
+        typer.Option(
+            "--eot-token", help="With --add-eot: the end-of-sequence token to append, by its string."
+        ),
+    ] = None
+    special: SpecialOpt = None
+    input_format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help="Form of every INPUT: text, jsonl, parquet or arrow (default: from each name; compression "
+            "is recognized by its first bytes). See docs/inputs.md.",
+            show_default=False,
+        ),
+    ] = None
+    text_key: Annotated[
+        str | None,
+        typer.Option(
+            "--text-key",
+            "--json-key",
+            help="The key (JSONL) or column (parquet, datasets) that holds the text [default: text]; "
+            "naming it reads an input of no known suffix (or stdin) as JSONL. --json-key is its older name.",
+            show_default=False,
+        ),
+    ] = None
+    doc_sep: Annotated[
+        str | None, typer.Option("--doc-sep", help="Plain text: this literal string separates documents.")
+    ] = None
+    errors: Annotated[
+        str,
+        typer.Option(
+            "--errors",
+            help="Bad input: 'strict' (stop, name the offset or line), 'replace' (invalid UTF-8 -> U+FFFD) "
+            "or, for records (JSONL, parquet, datasets), 'skip' (skip and count bad records).",
+        ),
+    ] = "strict"
+
+    def reader(self, inputs: Iterable[str]) -> CorpusReader:
+        """The reader of the text ``inputs``."""
+        reading = {
+            name: value for name, value in self.values().items() if name != "special"
+        }  # the tokenizer's
+        return CorpusReader(tuple(inputs), **reading)
+
+    def refuse_eot_token_without_add_eot(self, ctx: typer.Context) -> None:
+        """--eot-token names what --add-eot appends: alone it would do nothing."""
+        if not self.add_eot:
+            refuse_idle_options(ctx, ["eot_token"], "with --add-eot", "add --add-eot")
+
+
+READING_OPTIONS = ReadingOptions.placeholder()
+
+
+TEXT_READING_OPTIONS = ("input_format", "text_key", "doc_sep", "errors", "add_eot", "eot_token", "special")
+"""The parameters of :class:`ReadingOptions`, in the order a usage error names them."""
 
 
 def parse_int_list(text: str, option: str) -> list[int]:
@@ -239,23 +442,29 @@ def _integer(text: str) -> int:
     return int(value)
 
 
-def spec_fields(
-    max_ngram: int | None,
-    heads: int | None,
-    layers: str | None,
-    table: str | None,
-    seed: int | None,
-    pad_id: int | None,
-) -> dict[str, Any]:
-    """The spec options as :func:`ngramtool.resolve_spec` parameters (None: not given)."""
-    return {
-        "max_ngram": max_ngram,
-        "heads": heads,
-        "layer_ids": None if layers is None else tuple(parse_int_list(layers, "--layers")),
-        "table_sizes": None if table is None else tuple(parse_int_list(table, "--table")),
-        "seed": seed,
-        "pad_id": pad_id,
-    }
+@dataclass(frozen=True)
+class SpecChoice:
+    """The hash spec that a command's options choose: a preset, a spec file, and the fields given
+    over them (:func:`ngramtool.resolve_spec` parameters; None: not given)."""
+
+    preset: str | None = None
+    spec_file: Path | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    def mapping(
+        self, tokenizer: str | None, *, special: str | None, compress: bool, vocab_size: int | None = None
+    ) -> NgramHashMapping:
+        """:meth:`ngramtool.NgramHashMapping.build` of ``tokenizer`` (None: ids canonical below
+        ``vocab_size``) with this spec."""
+        vocab = {"special": special, "compress": compress, "vocab_size": vocab_size}
+        return NgramHashMapping.build(
+            tokenizer, spec=self.preset, spec_file=self.spec_file, **vocab, **self.fields
+        )
+
+    def resolve(self, *, tokenizer: str | None, no_compress: bool, vocab_size: int | None) -> HashSpec:
+        """:func:`ngramtool.resolve_spec` of this spec, V' from ``tokenizer`` or ``vocab_size``."""
+        vocab = {"tokenizer": tokenizer, "no_compress": no_compress, "vocab_size": vocab_size}
+        return resolve_spec(preset=self.preset, spec_file=self.spec_file, **vocab, **self.fields)
 
 
 # Library parameters whose option is not --NAME-WITH-DASHES.
@@ -273,10 +482,6 @@ _OPTIONS = {
 def option_for(parameter: str) -> str:
     """How this command line spells a library parameter (``table_sizes`` -> ``--table``)."""
     return _OPTIONS.get(parameter, "--" + parameter.replace("_", "-"))
-
-
-TEXT_READING_OPTIONS = ("input_format", "text_key", "doc_sep", "errors", "add_eot", "eot_token", "special")
-"""Parameters that only change how text is read."""
 
 
 def given_options(ctx: typer.Context) -> set[str]:
@@ -303,12 +508,6 @@ def refuse_idle_options(
     given = [name for name in parameters if name in explicit]
     if given:
         raise idle_parameters([option_name(ctx, name) for name in given], applies, alternative)
-
-
-def refuse_eot_token_without_add_eot(ctx: typer.Context, add_eot: bool) -> None:
-    """--eot-token names what --add-eot appends: alone it would do nothing."""
-    if not add_eot:
-        refuse_idle_options(ctx, ["eot_token"], "with --add-eot", "add --add-eot")
 
 
 def inputs_or_stdin(inputs: list[str] | None, command: str) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -25,6 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..backends import BackendChoice
+from ..run.progress import Progress as Events
 from ..wording import plural
 from .progress_lines import ProgressLines
 from .terminal import Console, escape_json_controls
@@ -68,6 +70,39 @@ def byte_progress(enabled: bool, total: int | None) -> Progress:
         disable=not enabled,
         transient=True,
     )
+
+
+class InputProgress(Events):
+    """A pass over the input as it goes, on stderr: a bar over the input bytes on a terminal (made
+    by :meth:`new_bar`, open while the pass runs), plain lines off one, nothing with --quiet; each
+    step a spinner. A command's subclass says what the bar shows as the pass advances."""
+
+    def __init__(self, bar: Progress, what: str, quiet: bool) -> None:
+        self.bar, self.quiet = bar, quiet
+        self.task = bar.add_task(what, total=None)
+        self.lines = plain_progress(what, quiet)
+        self.tokens = 0
+        self.started_at = time.perf_counter()
+
+    @staticmethod
+    def new_bar(quiet: bool) -> Progress:
+        """The bar to make the progress with, open (``with``) while the pass runs."""
+        return byte_progress(show_progress(quiet), None)
+
+    def step(self, what: str) -> Any:
+        return status(what, not self.quiet)
+
+    def started(self, total_bytes: int | None, jobs: int, engine: str) -> None:
+        self.started_at = time.perf_counter()
+        self.lines.started(total_bytes)
+
+    def advanced(self, nbytes: int, ntokens: int) -> None:
+        self.lines.advanced(nbytes, ntokens)
+        self.tokens += ntokens
+
+    def rate(self) -> float:
+        """Tokens per second since the pass started."""
+        return self.tokens / max(time.perf_counter() - self.started_at, 1e-9)
 
 
 # ------------------------------------------------------------------------------ output
@@ -165,6 +200,12 @@ def _strip_trailing_space(line: list[Segment]) -> list[Segment]:
         last = line[-1]
         line = [*line[:-1], Segment(last.text.rstrip(), last.style)]
     return [*line, Segment.line()]
+
+
+def first_only(first: bool, *cells: str) -> tuple[str, ...]:
+    """Cells that a table shows on the first row of a group only (``layer``, ``n``): blank on the
+    rows below it."""
+    return cells if first else ("",) * len(cells)
 
 
 def print_line(markup: str) -> None:

@@ -9,16 +9,8 @@ from rich.table import Table
 
 from ..analysis.sizing import PCIE_X16, SizeReport, size_engram
 from ..wording import plural
-from .options import (
-    DimOpt,
-    HeadsOpt,
-    JsonOpt,
-    LayersOpt,
-    MaxNgramOpt,
-    TableOpt,
-    given_options,
-    parse_int_list,
-)
+from .command import Command
+from .options import LAYOUT_OPTIONS, DimOpt, JsonOpt, LayoutOptions, given_options, option_groups
 from .render import print_json, print_line, print_table, report_table
 
 HELP = """Size an Engram memory from its layout alone, without a corpus.
@@ -40,15 +32,13 @@ table's share of the model. Options you give override the preset
 STORAGE = ("fp32", "bf16", "fp8")
 
 
+@option_groups
 def size_command(
     ctx: typer.Context,
     preset_name: Annotated[
         str, typer.Option("--preset", help="engram-demo, engram-27b, engram-40b or tutorial.")
     ] = "engram-demo",
-    max_ngram: MaxNgramOpt = None,
-    heads: HeadsOpt = None,
-    layers: LayersOpt = None,
-    table: TableOpt = None,
+    layout: LayoutOptions = LAYOUT_OPTIONS,
     dim: DimOpt = None,
     budget: Annotated[
         float | None,
@@ -70,10 +60,7 @@ def size_command(
     """Report the sizes and costs of a memory."""
     sized = size_engram(
         preset_name,
-        max_ngram=max_ngram,
-        heads=heads,
-        layer_ids=None if layers is None else parse_int_list(layers, "--layers"),
-        table_sizes=None if table is None else parse_int_list(table, "--table"),
+        **layout.fields,
         dim=dim,
         budget=budget,
         tokens_per_second=tokens_per_second,
@@ -84,7 +71,7 @@ def size_command(
     if as_json:
         print_json(data)
         return
-    modified = given_options(ctx) & {"max_ngram", "heads", "layers", "table", "dim", "budget"}
+    modified = given_options(ctx) & {*LayoutOptions.names(), "dim", "budget"}
     _render(f"{preset_name} (modified)" if modified else preset_name, sized.report, data)
 
 
@@ -159,3 +146,6 @@ def _storage_table(report: SizeReport, offload: dict[str, Any] | None) -> Table:
             cells.extend(f"{share:.1%}" for share in offload[dtype]["link_share"].values())
         grid.add_row(*cells)
     return grid
+
+
+COMMAND = Command("size", HELP, size_command)

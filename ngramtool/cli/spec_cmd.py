@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,39 +11,56 @@ import typer
 from ..analysis.lint import Finding, HashConstants, lint_constants, recorded_constants
 from ..errors import UsageError
 from ..formats.index import spec_record
-from ..presets import config_fields, preset, resolve_spec, save_spec_file
+from ..presets import config_fields, preset, save_spec_file
 from ..spec import HashSpec
 from ..wording import plural
+from .command import Command
 from .options import (
     DimOpt,
     ForceOpt,
-    HeadsOpt,
     JsonOpt,
-    LayersOpt,
-    MaxNgramOpt,
-    NoCompressOpt,
-    PadOpt,
+    OptionGroup,
     PresetOpt,
     QuietOpt,
-    SeedOpt,
-    SpecFileOpt,
-    TableOpt,
-    TokenizerOpt,
+    SpecChoice,
+    SpecOptions,
+    TokenizerOptions,
     given_options,
     option_for,
+    option_groups,
     option_name,
     refuse_idle_options,
-    spec_fields,
 )
-from .render import print_json, print_table, report_table, stderr, stdout
+from .render import first_only, print_json, print_table, report_table, stderr, stdout
 
-VocabSizeOpt = Annotated[
-    int | None,
-    typer.Option("--vocab-size", help="V' without a tokenizer (canonical ids are below it).", min=1),
-]
 
-SPEC_OPTION_NAMES = ("max_ngram", "heads", "layers", "table", "seed", "pad_id", "spec_file")
-"""The parameters of the spec options (an index carries all of them)."""
+@dataclass(frozen=True)
+class VocabularyOptions(TokenizerOptions):
+    """The tokenizer options, and V' without a tokenizer (--vocab-size)."""
+
+    vocab_size: Annotated[
+        int | None,
+        typer.Option("--vocab-size", help="V' without a tokenizer (canonical ids are below it).", min=1),
+    ] = None
+
+
+@dataclass(frozen=True)
+class _PresetOption(OptionGroup):
+    preset_name: PresetOpt = None
+
+
+@dataclass(frozen=True)
+class SpecCommandOptions(SpecOptions, VocabularyOptions, _PresetOption):
+    """The options of the spec commands that make a spec: --preset, the vocabulary's, the spec's
+    (a dataclass takes the fields of its bases from the last one up)."""
+
+    def resolve(self, ctx: typer.Context) -> HashSpec:
+        """The spec of the options (:func:`build_spec`)."""
+        return build_spec(ctx, self, self.choose(self.preset_name))
+
+
+VOCABULARY_OPTIONS = VocabularyOptions.placeholder()
+SPEC_COMMAND_OPTIONS = SpecCommandOptions.placeholder()
 
 HELP = """Show, save and lint hash specs.
 
@@ -106,62 +124,35 @@ TARGET lints recorded constants: an index, its manifest or 'spec show --json'.
 
 
 # ------------------------------------------------------------------------------ resolution
-def build_spec(
-    ctx: typer.Context,
-    *,
-    preset_name: str | None,
-    tokenizer: str,
-    no_compress: bool,
-    vocab_size: int | None,
-    spec_file: Path | None,
-    fields: dict[str, Any],
-) -> HashSpec:
+def build_spec(ctx: typer.Context, vocab: VocabularyOptions, chosen: SpecChoice) -> HashSpec:
     """The spec of the options (:func:`ngramtool.resolve_spec`). The tokenizer is loaded when it is
     named, or (the default one) when neither --preset, --vocab-size nor --spec gives V'."""
     given = given_options(ctx)
-    if vocab_size is not None:
+    if vocab.vocab_size is not None:
         refuse_idle_options(ctx, ["no_compress"], "with a tokenizer, and --vocab-size replaces it")
-    if spec_file is not None and "tokenizer" not in given:
+    if chosen.spec_file is not None and "tokenizer" not in given:
         refuse_idle_options(ctx, ["no_compress"], "with --tokenizer (to check --spec against)")
     default_gives_size = (
-        vocab_size is None and spec_file is None and (preset_name is None or "no_compress" in given)
+        vocab.vocab_size is None
+        and chosen.spec_file is None
+        and (chosen.preset is None or "no_compress" in given)
     )
-    return resolve_spec(
-        preset=preset_name,
-        spec_file=spec_file,
-        tokenizer=tokenizer if "tokenizer" in given or default_gives_size else None,
-        no_compress=no_compress,
-        vocab_size=vocab_size,
-        **fields,
+    return chosen.resolve(
+        tokenizer=vocab.tokenizer if "tokenizer" in given or default_gives_size else None,
+        no_compress=vocab.no_compress,
+        vocab_size=vocab.vocab_size,
     )
 
 
 # ------------------------------------------------------------------------------------ show
+@option_groups
 def show_command(
     ctx: typer.Context,
-    preset_name: PresetOpt = None,
-    tokenizer: TokenizerOpt = "cl100k_base",
-    no_compress: NoCompressOpt = False,
-    vocab_size: VocabSizeOpt = None,
-    max_ngram: MaxNgramOpt = None,
-    heads: HeadsOpt = None,
-    layers: LayersOpt = None,
-    table: TableOpt = None,
-    seed: SeedOpt = None,
-    pad_id: PadOpt = None,
-    spec_file: SpecFileOpt = None,
+    options: SpecCommandOptions = SPEC_COMMAND_OPTIONS,
     as_json: JsonOpt = False,
 ) -> None:
     """Print the derived constants: multipliers, primes, offsets, rows per layer, row dtype."""
-    spec = build_spec(
-        ctx,
-        preset_name=preset_name,
-        tokenizer=tokenizer,
-        no_compress=no_compress,
-        vocab_size=vocab_size,
-        spec_file=spec_file,
-        fields=spec_fields(max_ngram, heads, layers, table, seed, pad_id),
-    )
+    spec = options.resolve(ctx)
     record = _spec_report(spec)
     if as_json:
         print_json(record)
@@ -184,12 +175,11 @@ def show_command(
             first = oi == 0
             cols = slice(oi * spec.heads, (oi + 1) * spec.heads)
             grid.add_row(
-                str(layer) if first else "",
-                " ".join(str(m) for m in spec.multipliers[li].tolist()) if first else "",
+                *first_only(first, str(layer), " ".join(str(m) for m in spec.multipliers[li].tolist())),
                 str(oi + 2),
                 " ".join(str(p) for p in spec.primes[li, oi].tolist()),
                 " ".join(str(o) for o in spec.offsets[li, cols].tolist()),
-                f"{int(spec.rows_per_layer[li]):,}" if first else "",
+                *first_only(first, f"{int(spec.rows_per_layer[li]):,}"),
             )
     print_table(grid)
 
@@ -200,36 +190,19 @@ def _spec_report(spec: HashSpec) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------ save
+@option_groups
 def save_command(
     ctx: typer.Context,
     output: Annotated[
         Path, typer.Argument(metavar="FILE", help="The JSON file to write (read back with --spec).")
     ],
-    preset_name: PresetOpt = None,
-    tokenizer: TokenizerOpt = "cl100k_base",
-    no_compress: NoCompressOpt = False,
-    vocab_size: VocabSizeOpt = None,
-    max_ngram: MaxNgramOpt = None,
-    heads: HeadsOpt = None,
-    layers: LayersOpt = None,
-    table: TableOpt = None,
-    seed: SeedOpt = None,
-    pad_id: PadOpt = None,
-    spec_file: SpecFileOpt = None,
+    options: SpecCommandOptions = SPEC_COMMAND_OPTIONS,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Write the spec as JSON for --spec (hash, explain, collisions, spec show/lint)."""
-    spec = build_spec(
-        ctx,
-        preset_name=preset_name,
-        tokenizer=tokenizer,
-        no_compress=no_compress,
-        vocab_size=vocab_size,
-        spec_file=spec_file,
-        fields=spec_fields(max_ngram, heads, layers, table, seed, pad_id),
-    )
+    spec = options.resolve(ctx)
     save_spec_file(spec, output, force=force)
     if as_json:
         print_json({"output": str(output), "spec": spec.to_dict(), "fingerprint": spec.fingerprint})
@@ -238,28 +211,19 @@ def save_command(
 
 
 # ----------------------------------------------------------------------------- from-config
+@option_groups
 def from_config_command(
     ctx: typer.Context,
     config: Annotated[Path, typer.Argument(help="The model's config.json.")],
     output: Annotated[Path, typer.Argument(help="The spec file to write (read back with --spec).")],
-    tokenizer: TokenizerOpt = "cl100k_base",
-    no_compress: NoCompressOpt = False,
-    vocab_size: VocabSizeOpt = None,
+    vocab: VocabularyOptions = VOCABULARY_OPTIONS,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Write the spec of a model config's n-gram fields as JSON for --spec."""
     found = config_fields(config)
-    spec = build_spec(
-        ctx,
-        preset_name=None,
-        tokenizer=tokenizer,
-        no_compress=no_compress,
-        vocab_size=vocab_size,
-        spec_file=None,
-        fields=found.fields,
-    )
+    spec = build_spec(ctx, vocab, SpecChoice(fields=found.fields))
     save_spec_file(spec, output, force=force)
     defaulted = [
         name for name in ("max_ngram", "heads", "table_sizes", "layer_ids", "seed") if name not in found.read
@@ -284,10 +248,10 @@ def from_config_command(
             f"not in the config, so the defaults: {', '.join(option_for(name) for name in defaulted)}",
             markup=False,
         )
-    if found.tokenizer is not None and "tokenizer" not in given_options(ctx) and vocab_size is None:
+    if found.tokenizer is not None and "tokenizer" not in given_options(ctx) and vocab.vocab_size is None:
         stderr.print(
-            f"note: the config names the tokenizer {found.tokenizer!r}; V' here comes from {tokenizer}: "
-            "pass --tokenizer with that model's tokenizer.json",
+            f"note: the config names the tokenizer {found.tokenizer!r}; V' here comes from "
+            f"{vocab.tokenizer}: pass --tokenizer with that model's tokenizer.json",
             markup=False,
         )
     _report_written(output, spec)
@@ -304,6 +268,7 @@ def _shown(value: Any) -> str:
 
 
 # ------------------------------------------------------------------------------------ lint
+@option_groups
 def lint_command(
     ctx: typer.Context,
     target: Annotated[
@@ -314,17 +279,7 @@ def lint_command(
             show_default=False,
         ),
     ] = None,
-    preset_name: PresetOpt = None,
-    tokenizer: TokenizerOpt = "cl100k_base",
-    no_compress: NoCompressOpt = False,
-    vocab_size: VocabSizeOpt = None,
-    max_ngram: MaxNgramOpt = None,
-    heads: HeadsOpt = None,
-    layers: LayersOpt = None,
-    table: TableOpt = None,
-    seed: SeedOpt = None,
-    pad_id: PadOpt = None,
-    spec_file: SpecFileOpt = None,
+    options: SpecCommandOptions = SPEC_COMMAND_OPTIONS,
     dim: DimOpt = None,
     hidden_size: Annotated[
         int | None, typer.Option("--hidden-size", help="The width --dim should divide.", min=1)
@@ -337,25 +292,17 @@ def lint_command(
 ) -> None:
     """Warn about pitfalls, each with the reason and the fix; exit 1 when there is a finding."""
     if target is not None:
-        recorded = {*SPEC_OPTION_NAMES, "preset_name", "vocab_size", "tokenizer", "no_compress"}
+        recorded = set(SpecCommandOptions.names())
         clash = sorted(given_options(ctx) & recorded)
         if clash:
             names = ", ".join(option_name(ctx, c) for c in clash)
             raise UsageError(f"TARGET carries its own constants; drop {names}")
         constants, label = recorded_constants(target), str(target)
     else:
-        spec = build_spec(
-            ctx,
-            preset_name=preset_name,
-            tokenizer=tokenizer,
-            no_compress=no_compress,
-            vocab_size=vocab_size,
-            spec_file=spec_file,
-            fields=spec_fields(max_ngram, heads, layers, table, seed, pad_id),
-        )
+        spec = options.resolve(ctx)
         constants, label = HashConstants.from_spec(spec), f"spec {spec.fingerprint[:16]}"
-    if preset_name is not None:
-        chosen = preset(preset_name)
+    if options.preset_name is not None:
+        chosen = preset(options.preset_name)
         dim = dim if dim is not None else chosen.dim
         hidden_size = hidden_size if hidden_size is not None else chosen.hidden_size
     if (dim is None) != (hidden_size is None):
@@ -381,3 +328,15 @@ def _render_findings(label: str, findings: list[Finding]) -> None:
         stdout.print(f"  [dim]why:[/] {finding.reason}")
         stdout.print(f"  [dim]fix:[/] {finding.fix}")
     stdout.print(f"{label}: {plural(len(findings), 'finding')}")
+
+
+COMMAND = Command(
+    "spec",
+    HELP,
+    subcommands=(
+        Command("show", SHOW_HELP, show_command),
+        Command("save", SAVE_HELP, save_command),
+        Command("from-config", FROM_CONFIG_HELP, from_config_command),
+        Command("lint", LINT_HELP, lint_command),
+    ),
+)

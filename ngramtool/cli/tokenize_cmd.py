@@ -12,26 +12,20 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import UsageError
-from ..inputs.sources import CorpusReader
 from ..mapping import NgramHashMapping
 from ..tools.tokenization import Tokenized
 from ..wording import plural
+from .command import Command
 from .options import (
-    AddEotOpt,
+    TOKENIZER_OPTIONS,
     CorpusInputsArg,
-    DocSepOpt,
-    EotTokenOpt,
-    ErrorsOpt,
     ForceOpt,
-    FormatOpt,
     JsonOpt,
-    NoCompressOpt,
     QuietOpt,
-    SpecialOpt,
-    TextKeyOpt,
-    TokenizerOpt,
+    ReadingOptions,
+    TokenizerOptions,
     inputs_or_stdin,
-    refuse_eot_token_without_add_eot,
+    option_groups,
     refuse_idle_options,
 )
 from .render import print_json, print_table, skipped_note, stderr, stdout, warn_unsafe_cuts
@@ -55,11 +49,17 @@ exactly what the tokenizers library's encode(document).ids gives (see --special)
 """
 
 
+TOKENIZE_READING = ReadingOptions.placeholder(
+    "input_format", "text_key", "doc_sep", "errors", "special", "add_eot", "eot_token"
+)
+"""Tokenize's reading options: the form of the text first, the end-of-sequence token last."""
+
+
+@option_groups
 def tokenize_command(
     ctx: typer.Context,
     inputs: CorpusInputsArg = None,
-    tokenizer: TokenizerOpt = "cl100k_base",
-    no_compress: NoCompressOpt = False,
+    vocab: TokenizerOptions = TOKENIZER_OPTIONS,
     canonical: Annotated[
         bool, typer.Option("--canonical", help="Output canonical ids instead of raw ids.")
     ] = False,
@@ -68,19 +68,13 @@ def tokenize_command(
         bool, typer.Option("--show", help="Render token boundaries and normalized keys.")
     ] = False,
     limit: Annotated[int, typer.Option("--limit", help="Tokens shown by --show and --json.", min=1)] = 200,
-    input_format: FormatOpt = None,
-    text_key: TextKeyOpt = None,
-    doc_sep: DocSepOpt = None,
-    errors: ErrorsOpt = "strict",
-    special: SpecialOpt = None,
-    add_eot: AddEotOpt = False,
-    eot_token: EotTokenOpt = None,
+    reading: ReadingOptions = TOKENIZE_READING,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Tokenize INPUT...."""
-    refuse_eot_token_without_add_eot(ctx, add_eot)
+    reading.refuse_eot_token_without_add_eot(ctx)
     if output is not None and (show or as_json):
         raise UsageError("-o saves the ids; combine it with neither --show nor --json")
     if show and as_json:
@@ -94,17 +88,10 @@ def tokenize_command(
     else:
         fix = None if output is not None else "add --show"  # -o and --show do not combine
         refuse_idle_options(ctx, ["limit"], "with --show or --json", fix)
-    reader = CorpusReader(
-        tuple(inputs_or_stdin(inputs, "tokenize")),
-        input_format=input_format,
-        text_key=text_key,
-        doc_sep=doc_sep,
-        errors=errors,
-        add_eot=add_eot,
-        eot_token=eot_token,
-    )
+    reader = reading.reader(inputs_or_stdin(inputs, "tokenize"))
+    compress = not vocab.no_compress
     text = Tokenized(
-        reader, lambda: NgramHashMapping.build(tokenizer, special=special, compress=not no_compress)
+        reader, lambda: NgramHashMapping.build(vocab.tokenizer, special=reading.special, compress=compress)
     )
     if output is not None:
         count = text.save(output, canonical=canonical, force=force)
@@ -192,3 +179,6 @@ def _render(records: list[dict]) -> None:
             repr(record["key"]),
         )
     print_table(grid)
+
+
+COMMAND = Command("tokenize", HELP, tokenize_command)

@@ -9,6 +9,7 @@ import typer
 
 from ..errors import NgramToolError, UsageError
 from ..tools.verify import verify_path
+from .command import Command
 from .options import JsonOpt, QuietOpt
 from .render import print_json, status, stderr
 
@@ -54,3 +55,6 @@ def verify_command(
         print_json(result)
     elif not quiet:
         stderr.print(f"ok: {path}: " + "; ".join(report.checks) + f" in {seconds:.2f} s", markup=False)
+
+
+COMMAND = Command("verify", HELP, verify_command)

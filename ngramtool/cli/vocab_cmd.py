@@ -10,7 +10,15 @@ from rich.table import Table
 
 from ..tools.describe import describe_vocab
 from ..wording import plural
-from .options import ForceOpt, JsonOpt, NoCompressOpt, TokenizerOpt, refuse_idle_options
+from .command import Command
+from .options import (
+    TOKENIZER_OPTIONS,
+    ForceOpt,
+    JsonOpt,
+    TokenizerOptions,
+    option_groups,
+    refuse_idle_options,
+)
 from .render import print_json, print_table, stdout
 
 HELP = """Report a tokenizer's Engram compressed vocabulary.
@@ -26,16 +34,19 @@ built once and then read from the cache.
 """
 
 
+@option_groups
 def vocab_command(
     ctx: typer.Context,
-    tokenizer: TokenizerOpt = "cl100k_base",
-    no_compress: NoCompressOpt = False,
+    vocab: TokenizerOptions = TOKENIZER_OPTIONS,
     top: Annotated[
         int, typer.Option("--top", help="How many of the largest merge groups to list.", min=0)
     ] = 10,
     export: Annotated[
         Path | None,
-        typer.Option("--export", help="Write the lookup table (int64 [V], -1 = no token) as .npy."),
+        typer.Option(
+            "--export",
+            help="Write the lookup table (int64 [V], -1 = no token) as .npy.",
+        ),
     ] = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
@@ -43,20 +54,20 @@ def vocab_command(
     """Report the compressed vocabulary."""
     if export is None:
         refuse_idle_options(ctx, ["force"], "with --export FILE", "add --export FILE")
-    report = describe_vocab(tokenizer, no_compress=no_compress, top=top, export=export, force=force)
-    groups, vocab, name = report["largest_groups"], report["vocab"], report["tokenizer"]["name"]
+    report = describe_vocab(**vocab.values(), top=top, export=export, force=force)
+    groups, described, name = report["largest_groups"], report["vocab"], report["tokenizer"]["name"]
     if as_json:
         print_json(report)
         return
-    if not vocab["compressed"]:
-        ids = plural(vocab["raw_size"], "id")
+    if not described["compressed"]:
+        ids = plural(described["raw_size"], "id")
         stdout.print(f"[bold]{name}[/]: identity map (--no-compress): V' = V = {ids}")
     else:
         stdout.print(
-            f"[bold]{name}[/]: V = {plural(vocab['raw_size'], 'id')} ({report['assigned_ids']:,} with a "
-            f"token) -> V' = {plural(vocab['size'], 'canonical id')} ({report['reduction']:.2%} fewer)"
+            f"[bold]{name}[/]: V = {plural(described['raw_size'], 'id')} ({report['assigned_ids']:,} with a "
+            f"token) -> V' = {plural(described['size'], 'canonical id')} ({report['reduction']:.2%} fewer)"
         )
-    stdout.print(f"vocabulary fingerprint {vocab['fingerprint']}")
+    stdout.print(f"vocabulary fingerprint {described['fingerprint']}")
     if groups:
         grid = Table(title=f"largest {plural(len(groups), 'merge group')}", title_justify="left")
         for column in ("canonical", "key", "raw ids", "members (first 8)"):
@@ -67,3 +78,6 @@ def vocab_command(
         print_table(grid)
     if export is not None:
         stdout.print(f"wrote {export}")
+
+
+COMMAND = Command("vocab", HELP, vocab_command)

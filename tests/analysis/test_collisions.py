@@ -13,24 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ngramtool import HashSpec, NgramToolError, UsageError, hash_ngrams
-from ngramtool.analysis import repeats, reports, type_store
-from ngramtool.analysis.collisions import (
-    NgramTypeCounter,
-    _DenseLoads,
-    _SparseLoads,
-    _Tally,
-    analyse_collisions,
-    count_ngram_types,
-    expected_all_heads_shared,
-    expected_collision_ratio,
-    expected_indistinguishable,
-    expected_max_per_row,
-    expected_mean_per_row,
-    expected_rows_used,
-    expected_shared_share,
-    key_codec,
-    sweep_collisions,
-)
+from ngramtool.analysis import expectations, repeats, reports, type_store
+from ngramtool.analysis.counting import NgramTypeCounter, count_ngram_types, key_codec
+from ngramtool.analysis.reports import _DenseLoads, _SparseLoads, _Tally, analyse_collisions, sweep_collisions
 
 
 # --------------------------------------------------------------------------- brute force
@@ -410,14 +395,14 @@ def test_a_sweep_equals_separate_analyses():
 # ---------------------------------------------------------------------------- expectations
 def test_published_uniform_random_figures():
     # ngramtool's reference README: 111,302 distinct 2-grams.
-    assert round(expected_collision_ratio(111_302, 262_144), 4) == 0.1852
-    assert round(expected_collision_ratio(111_302, 16_384), 4) == 0.8530
+    assert round(expectations.expected_collision_ratio(111_302, 262_144), 4) == 0.1852
+    assert round(expectations.expected_collision_ratio(111_302, 16_384), 4) == 0.8530
 
 
 def test_stable_for_huge_tables():
     # 1 - (1-1/M)^T computed naively loses every digit at M = 1e15.
-    assert expected_collision_ratio(1000, 10**15) == pytest.approx(999 / 2 / 10**15, rel=1e-6)
-    assert expected_shared_share(1000, 10**15) == pytest.approx(999 / 10**15, rel=1e-6)
+    assert expectations.expected_collision_ratio(1000, 10**15) == pytest.approx(999 / 2 / 10**15, rel=1e-6)
+    assert expectations.expected_shared_share(1000, 10**15) == pytest.approx(999 / 10**15, rel=1e-6)
 
 
 @pytest.mark.parametrize(("types", "table"), [(1, 3), (2, 2), (3, 3), (4, 3), (5, 2)])
@@ -426,10 +411,14 @@ def test_one_table_expectations_equal_exact_enumeration(types, table):
     rows = [len(set(o)) for o in outcomes]
     shared = [sum(Counter(o)[r] > 1 for r in o) / types for o in outcomes]
     biggest = [max(Counter(o).values()) for o in outcomes]
-    assert expected_rows_used(types, table) == pytest.approx(sum(rows) / len(outcomes))
-    assert expected_collision_ratio(types, table) == pytest.approx(1 - sum(rows) / len(outcomes) / types)
-    assert expected_shared_share(types, table) == pytest.approx(sum(shared) / len(outcomes))
-    assert expected_mean_per_row(types, table) == pytest.approx(types * len(outcomes) / sum(rows))
+    assert expectations.expected_rows_used(types, table) == pytest.approx(sum(rows) / len(outcomes))
+    assert expectations.expected_collision_ratio(types, table) == pytest.approx(
+        1 - sum(rows) / len(outcomes) / types
+    )
+    assert expectations.expected_shared_share(types, table) == pytest.approx(sum(shared) / len(outcomes))
+    assert expectations.expected_mean_per_row(types, table) == pytest.approx(
+        types * len(outcomes) / sum(rows)
+    )
     assert 1 <= sum(biggest) / len(outcomes) <= types
 
 
@@ -441,12 +430,12 @@ def test_all_heads_expectations_equal_exact_enumeration():
         per_head = [Counter(cell[h] for cell in outcome) for h in range(2)]
         every.append(sum(all(per_head[h][c[h]] > 1 for h in range(2)) for c in outcome) / types)
         same.append(sum(Counter(outcome)[c] > 1 for c in outcome) / types)
-    assert expected_all_heads_shared(types, tables) == pytest.approx(sum(every) / len(every))
-    assert expected_indistinguishable(types, tables) == pytest.approx(sum(same) / len(same))
+    assert expectations.expected_all_heads_shared(types, tables) == pytest.approx(sum(every) / len(every))
+    assert expectations.expected_indistinguishable(types, tables) == pytest.approx(sum(same) / len(same))
 
 
 @pytest.mark.parametrize(("types", "table"), [(300, 7), (2000, 1000), (20_000, 65_537)])
 def test_expected_max_matches_simulation(types, table):
     rng = np.random.default_rng(11)
     simulated = np.mean([np.bincount(rng.integers(0, table, types)).max() for _ in range(400)])
-    assert expected_max_per_row(types, table) == pytest.approx(simulated, rel=0.03)
+    assert expectations.expected_max_per_row(types, table) == pytest.approx(simulated, rel=0.03)

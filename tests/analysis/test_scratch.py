@@ -11,7 +11,7 @@ import pytest
 
 from ngramtool import HashSpec, NgramToolError
 from ngramtool.analysis import scratch
-from ngramtool.analysis.collisions import NgramTypeCounter
+from ngramtool.analysis.counting import NgramTypeCounter
 from ngramtool.analysis.scratch import ScratchFile
 
 

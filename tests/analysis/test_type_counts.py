@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ngramtool import NgramHashMapping, hash_files, merge_shards
-from ngramtool.analysis.collisions import NgramTypeCounter, count_ngram_types
+from ngramtool.analysis.counting import NgramTypeCounter, count_ngram_types
 from ngramtool.analysis.measurement import measure_collisions
 from ngramtool.analysis.type_counts import (
     analysed_specs_record,

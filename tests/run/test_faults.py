@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import CORPUS, NGRAMTOOL, assert_one_line_error, run
+from conftest import CORPUS, NGRAMTOOL, assert_one_line_error, corpus_prefix, run
 
 from ngramtool import NgramHashMapping, OutputOptions, TokenFileReader, atomic, hash_files, open_index
 from ngramtool.analysis.measurement import measure_collisions
@@ -112,9 +112,7 @@ class _FaultyFile:
 
 @pytest.fixture(scope="module")
 def text(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("text") / "t.txt"
-    path.write_text(CORPUS.read_text(encoding="utf-8")[:3000], encoding="utf-8")
-    return path
+    return corpus_prefix(tmp_path_factory.mktemp("text"), "t.txt", 3000)
 
 
 @pytest.fixture(scope="module")
@@ -144,33 +142,25 @@ def _stream_to(path: Path) -> Callable[[], Any]:
 
 TEXT: list[Path] = []  # the module's text file, for the write sites below
 
+
+def _index_saving(out: Path, saved: Path, fmt: str | None = None) -> Any:
+    """An index ``out/x.ngidx`` of the module's text, its tokens also saved at ``saved``."""
+    outputs = OutputOptions(save_tokens=saved, save_format=fmt)
+    return hash_files([TEXT[0]], out / "x.ngidx", mapping=NgramHashMapping.build(**SMALL), outputs=outputs)
+
+
 # Each write site: what it writes into a fresh folder ``out``, and the outputs it may name.
 SITES: dict[str, tuple[Callable[[Path], Any], tuple[str, ...]]] = {
     "index and a datatrove token file": (
-        lambda out: hash_files(
-            [TEXT[0]],
-            out / "x.ngidx",
-            mapping=NgramHashMapping.build(**SMALL),
-            outputs=OutputOptions(save_tokens=out / "x.ds"),
-        ),
+        lambda out: _index_saving(out, out / "x.ds"),
         ("x.ngidx", "x.ds"),
     ),
     "index and Megatron files": (
-        lambda out: hash_files(
-            [TEXT[0]],
-            out / "x.ngidx",
-            mapping=NgramHashMapping.build(**SMALL),
-            outputs=OutputOptions(save_tokens=out / "m", save_format="megatron"),
-        ),
+        lambda out: _index_saving(out, out / "m", "megatron"),
         ("x.ngidx", "m.bin"),
     ),
     "index and an llm.c file": (
-        lambda out: hash_files(
-            [TEXT[0]],
-            out / "x.ngidx",
-            mapping=NgramHashMapping.build(**SMALL),
-            outputs=OutputOptions(save_tokens=out / "x.bin", save_format="llmc"),
-        ),
+        lambda out: _index_saving(out, out / "x.bin", "llmc"),
         ("x.ngidx", "x.bin"),
     ),
     "shards": (

@@ -78,12 +78,8 @@ def test_double_star_patterns_recurse_in_sorted_order(tmp_path):
 def test_sharded_run_resume_and_merge(parts, tmp_path):
     out = tmp_path / "out"
     pattern = str(parts / "*.txt")
-    hash_files(
-        pattern,
-        f"{out}/",
-        mapping=NgramHashMapping.build(**SPEC),
-        run=RunOptions(shard_index=0, num_shards=2),
-    )
+    first_worker = RunOptions(shard_index=0, num_shards=2)
+    hash_files(pattern, f"{out}/", mapping=NgramHashMapping.build(**SPEC), run=first_worker)
     assert sorted(p.name for p in out.iterdir()) == ["p0.txt.ngidx", "p2.txt.ngidx", "p4.txt.ngidx", "vocab"]
     with pytest.raises(UsageError, match="`resume=True`"):
         hash_files(pattern, f"{out}/", mapping=NgramHashMapping.build(**SPEC))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CORPUS, golden_rows, run, spec_from_golden
+from conftest import corpus_prefix, golden_rows, run, spec_from_golden
 
 from ngramtool import OutputOptions, TokenFileReader
 
@@ -34,9 +34,7 @@ PADDINGS = ("sequence", "stream")
 
 @pytest.fixture(scope="module")
 def text(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("text") / "small.txt"
-    path.write_text(CORPUS.read_text(encoding="utf-8")[:30000], encoding="utf-8")
-    return path
+    return corpus_prefix(tmp_path_factory.mktemp("text"), "small.txt", 30000)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,69 @@
+"""A tokenizer by name or path (:func:`load_tokenizer`, the order in :mod:`ngramtool.tokenizers`), cached."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import UsageError
+from .hf import HFTokenizer
+from .protocol import Tokenizer
+from .special import SpecialRule, parse_special
+from .tiktoken_files import _tiktoken_by_name, _tiktoken_from_file
+from .utf8_bytes import ByteTokenizer
+
+DEFAULT_TOKENIZER = "cl100k_base"
+"""The tokenizer of text, and of token files that name neither a tokenizer nor a vocabulary size."""
+
+_CACHE: dict[tuple[str, SpecialRule | None], Tokenizer] = {}
+
+
+def load_tokenizer(spec: str, special: str | None = None) -> Tokenizer:
+    """Resolve a tokenizer by name or path (see :mod:`ngramtool.tokenizers`), reading special tokens in
+    text by ``special`` (``none``, ``all``, comma-separated names; None: the library's own way).
+    Results are cached.
+
+    Args:
+        spec: a tiktoken name (``cl100k_base``), a ``*.tiktoken`` ranks file, an HF
+            ``tokenizer.json`` (or a directory holding one), or ``bytes``.
+        special: which special-token strings in text become their ids.
+
+    Examples:
+        >>> from ngramtool import load_tokenizer
+        >>> tokenizer = load_tokenizer("cl100k_base")  # offline
+        >>> tokenizer.encode("Hello world").tolist(), tokenizer.n_vocab
+        ([9906, 1917], 100277)
+        >>> load_tokenizer("cl100k_base", special="all").encode("<|endoftext|>").tolist()
+        [100257]
+    """
+    rule = parse_special(special)
+    key = (spec, rule)
+    if key not in _CACHE:
+        _CACHE[key] = _resolve(spec, rule)
+    return _CACHE[key]
+
+
+def _resolve(spec: str, special: SpecialRule | None) -> Tokenizer:
+    if spec == "bytes":
+        return ByteTokenizer(special)
+    path = Path(spec)
+    name = path.name.removesuffix(".gz")
+    if path.is_dir():
+        candidate = path / "tokenizer.json"
+        if candidate.is_file():
+            return HFTokenizer(candidate, special)
+        raise UsageError(f"`tokenizer={spec}` is a directory without a tokenizer.json")
+    if name.endswith(".tiktoken"):
+        if not path.is_file():
+            raise UsageError(f"tokenizer file not found: {spec}")
+        return _tiktoken_from_file(path, special)
+    if name.endswith(".json"):
+        if not path.is_file():
+            raise UsageError(f"tokenizer file not found: {spec}")
+        return HFTokenizer(path, special)
+    found = _tiktoken_by_name(spec, special)
+    if found is not None:
+        return found
+    raise UsageError(
+        f"unknown tokenizer '{spec}': use a tiktoken encoding name (cl100k_base works offline), "
+        "a path to a *.tiktoken ranks file, a path to an HF tokenizer.json, or 'bytes'"
+    )
