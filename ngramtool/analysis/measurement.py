@@ -22,7 +22,7 @@ from ..atomic import check_output_file, staged_file
 from ..chunks import CHUNK_TOKENS, Canonicalizer, TokenChunk, canonical_chunks
 from ..errors import NgramToolError, UsageError, idle_parameters
 from ..formats.index import iter_index_chunks
-from ..formats.tokenfiles import check_boundary, iter_token_file_chunks, open_token_file
+from ..formats.tokenfiles import check_boundary, format_of_suffix, iter_token_file_chunks, open_token_file
 from ..inputs import check_reading, input_form, input_size, record_key, refuse_repeated_inputs, text_key_of
 from ..mapping import NgramHashMapping
 from ..presets import resolve_spec
@@ -42,8 +42,6 @@ from .type_counts import (
     merge_types,
     recorded_specs,
 )
-
-_TOKEN_SUFFIXES = (".npy", ".bin", ".ds")
 
 
 @dataclass
@@ -474,7 +472,7 @@ def _is_corpus(name: str, reading: dict[str, Any]) -> bool:
 
 def _looks_like_tokens(name: str) -> bool:
     """A token file by its suffix: .npy, .bin (nanoGPT, llm.c, Megatron) or .ds (datatrove)."""
-    return Path(name).suffix in _TOKEN_SUFFIXES
+    return format_of_suffix(name) is not None
 
 
 def _refuse_given(values: dict[str, Any], applies: str) -> None:
