@@ -24,6 +24,7 @@ from ..errors import NgramToolError, UsageError, idle_parameters
 from ..formats.index import iter_index_chunks
 from ..formats.tokenfiles import check_boundary, format_of_suffix, iter_token_file_chunks, open_token_file
 from ..inputs import check_reading, input_form, input_size, record_key, refuse_repeated_inputs, text_key_of
+from ..inputs.sources import CorpusReader, TokenFileReader
 from ..mapping import NgramHashMapping
 from ..presets import resolve_spec
 from ..run.progress import Progress
@@ -126,8 +127,9 @@ class _Source:
 
 
 def measure_collisions(
-    inputs: str | Path | Sequence[str | Path] = (),
+    inputs: str | Path | Sequence[str | Path] | CorpusReader | TokenFileReader = (),
     *,
+    mapping: NgramHashMapping | None = None,
     tokens_file: str | Path | None = None,
     token_format: str | None = None,
     token_dtype: str | None = None,
@@ -162,9 +164,13 @@ def measure_collisions(
     Args:
         inputs: corpus files or ``-`` in any form hashing reads (tokenized as hashing does, with
             ``tokenizer``, ``special``, ``add_eot``, ``input_format``, ``text_key`` (or its older
-            name ``json_key``), ...), one index or merged dataset (its own spec, vocabulary and
-            boundary), one token file (or ``tokens_file``, with ``token_format``, ``token_dtype``,
-            ``eos_id``), or saved type counts (``*.ngtypes.npz``) to merge.
+            name ``json_key``), ...; or a :class:`~ngramtool.CorpusReader` holding the reading
+            options), one index or merged dataset (its own spec, vocabulary and boundary), one
+            token file (or ``tokens_file``, with ``token_format``, ``token_dtype``, ``eos_id``; or
+            a :class:`~ngramtool.TokenFileReader`), or saved type counts (``*.ngtypes.npz``).
+        mapping: the tokenizer, vocabulary and spec (:class:`~ngramtool.NgramHashMapping`) of
+            text or a token file, in place of ``tokenizer``, ``special``, ``no_compress``,
+            ``vocab_size``, ``spec_file`` and the spec fields.
         table_sizes: the base table sizes to analyse, each applied to every order (a sweep in one
             pass); default: the spec's (an index's own, or the parts' recorded ones).
         spec_file: the spec as a saved JSON file; or give its fields (the next five; see
@@ -191,6 +197,33 @@ def measure_collisions(
         [0.946, 0.946]
     """
     progress = progress or Progress()
+    if isinstance(inputs, TokenFileReader):
+        given = {"tokens_file": tokens_file, "token_format": token_format, "token_dtype": token_dtype,
+                 "eos_id": eos_id}  # fmt: skip
+        _refuse_given(given, "to a token file given by its path (a TokenFileReader holds its own)")
+        tokens_file, token_format, token_dtype, eos_id = (
+            inputs.path,
+            inputs.format,
+            inputs.dtype,
+            inputs.eos_id,
+        )
+        inputs = ()
+    elif isinstance(inputs, CorpusReader):
+        given = {"input_format": input_format, "text_key": text_key, "json_key": json_key, "doc_sep": doc_sep,
+                 "errors": errors, "add_eot": add_eot, "eot_token": eot_token}  # fmt: skip
+        _refuse_given(given, "to inputs given as paths (a CorpusReader holds its own)")
+        input_format, text_key, doc_sep, errors = (
+            inputs.input_format,
+            inputs.text_key,
+            inputs.doc_sep,
+            inputs.errors,
+        )
+        add_eot, eot_token, inputs = inputs.add_eot, inputs.eot_token, inputs.paths
+    if mapping is not None:
+        held = {"tokenizer": tokenizer, "special": special, "no_compress": no_compress,
+                "vocab_size": vocab_size, "spec_file": spec_file, "max_ngram": max_ngram, "heads": heads,
+                "layer_ids": layer_ids, "seed": seed, "pad_id": pad_id}  # fmt: skip
+        _refuse_given(held, "without a `mapping` (it holds the tokenizer, vocabulary and spec)")
     names = [str(inputs)] if isinstance(inputs, str | Path) else [str(name) for name in inputs]
     refuse_repeated_inputs(names)
     if boundary is not None:
@@ -204,7 +237,7 @@ def measure_collisions(
                "special": special, "workers": workers}  # fmt: skip
     counting = {"tokens_file": tokens_file, "token_format": token_format, "token_dtype": token_dtype,
                 "eos_id": eos_id, "vocab_size": vocab_size,
-                "tokenizer": tokenizer, "no_compress": no_compress, "boundary": boundary,
+                "tokenizer": tokenizer, "no_compress": no_compress, "boundary": boundary, "mapping": mapping,
                 "max_ngram": max_ngram, "pad_id": pad_id}  # fmt: skip
     fields = {"max_ngram": max_ngram, "heads": heads, "layer_ids": layer_ids, "seed": seed, "pad_id": pad_id}
     source = _open(names, tokens_file, fields, spec_file, reading, counting, max_tokens, progress)
@@ -340,7 +373,9 @@ def _open(
             **file_options,
         )
         total = open_token_file(tokens_file, counting["token_format"], **file_options).nbytes
-        assumed = (tok.name, vocab.raw_size) if tok is not None and counting["tokenizer"] is None else None
+        assumed = None
+        if tok is not None and counting["tokenizer"] is None and counting["mapping"] is None:
+            assumed = (tok.name, vocab.raw_size)
         return _Source(
             "tokens",
             [str(tokens_file)],
@@ -379,7 +414,10 @@ def _mapping(
     spec_file: str | Path | None,
     progress: Progress,
 ) -> NgramHashMapping:
-    """The tokenizer (None: canonical ids of ``vocab_size``), vocabulary and spec that read the input."""
+    """The tokenizer (None: canonical ids of ``vocab_size``), vocabulary and spec that read the input:
+    the ``mapping`` given, or the one of the parameters."""
+    if counting["mapping"] is not None:
+        return counting["mapping"]
     if tokens_file is not None and counting["tokenizer"] is None and counting["vocab_size"] is not None:
         _refuse_given(
             {"no_compress": counting["no_compress"]}, "with a tokenizer, and `vocab_size` replaces it"

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from test_collisions import brute_stats, brute_types
 
-from ngramtool import HashSpec
+from ngramtool import CorpusReader, HashSpec, NgramHashMapping, TokenFileReader
 from ngramtool.analysis.measurement import measure_collisions
 from ngramtool.errors import NgramToolError, UsageError
 
@@ -123,3 +123,22 @@ def test_an_empty_shard_saves_its_part(files, tmp_path):
     alone = measure_collisions(files["a"], **common, save_types=full).to_dict()
     merged = measure_collisions([part, full]).to_dict()
     assert merged["tables"] == alone["tables"] and merged["input"]["tokens"] == alone["input"]["tokens"]
+
+
+def test_the_same_source_and_mapping_as_hashing(files):
+    """measure_collisions takes hashing's source values and its NgramHashMapping, with the figures
+    of the flat parameters."""
+    mapping = NgramHashMapping.build("bytes", compress=False, heads=2, layer_ids=[0, 9])
+    flat = measure_collisions([files["a"]], tokenizer="bytes", no_compress=True, heads=2, layer_ids=[0, 9],
+                              table_sizes=[101], errors="replace")  # fmt: skip
+    grouped = measure_collisions(
+        CorpusReader([files["a"]], errors="replace"), mapping=mapping, table_sizes=[101]
+    )
+    assert grouped.to_dict()["tables"] == flat.to_dict()["tables"] and grouped.tokens == flat.tokens
+    canonical = NgramHashMapping.build(None, vocab_size=300, heads=2)
+    ids = measure_collisions(TokenFileReader(files["ids"]), mapping=canonical, table_sizes=[101])
+    assert ids.assumed_tokenizer is None and ids.tokens == 2000
+    with pytest.raises(UsageError, match=r"`heads` applies only without a `mapping`"):
+        measure_collisions([files["a"]], mapping=mapping, heads=3)
+    with pytest.raises(UsageError, match="`errors` applies only to inputs given as paths"):
+        measure_collisions(CorpusReader([files["a"]]), errors="replace")
