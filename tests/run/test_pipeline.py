@@ -155,9 +155,9 @@ def test_stage_clock_sums_thread_cpu_time_per_stage():
 def test_a_hash_run_reports_where_its_cpu_time_went(tmp_path):
     from conftest import CORPUS
 
-    job = HashJob(
-        CorpusReader((str(CORPUS),)), str(tmp_path / "x.ngidx"), NgramHashMapping.build(), workers=2
-    )
+    text = tmp_path / "corpus8.txt"  # big enough that every stage takes milliseconds, not a rounded 0
+    text.write_text(CORPUS.read_text(encoding="utf-8") * 8, encoding="utf-8")
+    job = HashJob(CorpusReader((str(text),)), str(tmp_path / "x.ngidx"), NgramHashMapping.build(), workers=2)
     profile = run_hash_job(job).profile
     assert list(profile["stage_cpu_seconds"]) == ["tokenize", "canonicalize", "hash", "write", "xxh3-128"]
     assert all(seconds > 0 for seconds in profile["stage_cpu_seconds"].values())
