@@ -74,7 +74,7 @@ class NgramHashMapping:
     tokenizer_name: str | None = None
     special: str | None = None
     _hashers: dict[tuple[str, str, str | None], SequenceHasher] = field(
-        default_factory=dict, repr=False, compare=False
+        default_factory=dict, init=False, repr=False, compare=False
     )
 
     @classmethod
@@ -142,11 +142,7 @@ class NgramHashMapping:
         """The spec of ``spec`` and the fields, over this vocabulary."""
         given = any(value is not None for value in fields.values())
         if isinstance(spec, HashSpec) and spec_file is None and not given:
-            if spec.vocab_size != vocab.size:
-                raise UsageError(
-                    f"the spec was made for V'={spec.vocab_size} but the vocabulary has V'={vocab.size}"
-                )
-            return spec
+            return _fitting(spec, vocab)
         is_preset = isinstance(spec, HashSpec) or (isinstance(spec, str) and spec in PRESETS)
         if spec_file is None and not is_preset:
             spec, spec_file = None, spec  # a spec file's path
@@ -175,14 +171,6 @@ class NgramHashMapping:
     def raw_size(self) -> int:
         """V: the raw id space (the tokenizer's ids)."""
         return self.vocab.raw_size
-
-    def with_spec(self, spec: HashSpec) -> NgramHashMapping:
-        """The same tokenizer and vocabulary with another spec (of the same V')."""
-        if spec.vocab_size != self.vocab.size:
-            raise UsageError(
-                f"the spec was made for V'={spec.vocab_size} but the vocabulary has V'={self.vocab.size}"
-            )
-        return NgramHashMapping(self.tokenizer, self.vocab, spec, self.tokenizer_name, self.special)
 
     # ------------------------------------------------------------------------------ the work
     def encode(self, text: str) -> np.ndarray:
@@ -275,7 +263,7 @@ class NgramHashMapping:
             return cls(None, identity_vocab(payload["vocab_size"]), spec)
         tokenizer = load_tokenizer(payload["tokenizer"], payload["special"])
         vocab = build_vocab(tokenizer, compress=payload["compress"])
-        return cls(tokenizer, vocab, spec, payload["tokenizer"], payload["special"]).with_spec(spec)
+        return cls(tokenizer, vocab, _fitting(spec, vocab), payload["tokenizer"], payload["special"])
 
     def __eq__(self, other: object) -> bool:
         """Equal when built from the same recipe into the same vocabulary and spec."""
@@ -289,3 +277,10 @@ class NgramHashMapping:
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its payload: the other process loads the tokenizer and vocabulary itself."""
         return (NgramHashMapping.from_payload, (self.to_payload(),))
+
+
+def _fitting(spec: HashSpec, vocab: CompressedVocab) -> HashSpec:
+    """``spec`` when it was made for this vocabulary's V'; else a usage error naming both."""
+    if spec.vocab_size != vocab.size:
+        raise UsageError(f"the spec was made for V'={spec.vocab_size} but the vocabulary has V'={vocab.size}")
+    return spec

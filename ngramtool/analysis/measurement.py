@@ -22,7 +22,7 @@ from ..atomic import check_output_file, staged_file
 from ..chunks import CHUNK_TOKENS, Canonicalizer, TokenChunk, canonical_chunks
 from ..errors import NgramToolError, UsageError, idle_parameters
 from ..formats.index import iter_index_chunks
-from ..formats.tokenfiles import check_boundary, format_of_suffix, iter_token_file_chunks, open_token_file
+from ..formats.tokenfiles import check_boundary, format_of_suffix, open_token_file, token_file_chunks
 from ..inputs import check_reading, input_form, input_size, record_key, refuse_repeated_inputs, text_key_of
 from ..inputs.sources import CorpusReader, TokenFileReader
 from ..mapping import NgramHashMapping
@@ -365,14 +365,9 @@ def _open(
     }
     if tokens_file is not None:
         meta["tokenization"] = tokenization_record(None)
-        chunks = iter_token_file_chunks(
-            tokens_file,
-            counting["token_format"],
-            vocab_size=vocab.raw_size,
-            vocab_name=mapping.name,
-            **file_options,
-        )
-        total = open_token_file(tokens_file, counting["token_format"], **file_options).nbytes
+        file = open_token_file(tokens_file, counting["token_format"], **file_options)
+        chunks = token_file_chunks(file, vocab_size=vocab.raw_size, vocab_name=mapping.name)
+        total = file.nbytes
         assumed = None
         if tok is not None and counting["tokenizer"] is None and counting["mapping"] is None:
             assumed = (tok.name, vocab.raw_size)

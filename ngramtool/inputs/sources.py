@@ -10,7 +10,7 @@ options are checked once, when the value is made.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,8 +74,7 @@ class CorpusReader:
 
     def with_paths(self, paths: Sequence[str], row_groups: tuple[int, int] | None = None) -> CorpusReader:
         """The same reading options over other paths (a shard's input)."""
-        return CorpusReader(tuple(paths), self.input_format, self.text_key, self.doc_sep, self.errors,
-                            self.add_eot, self.eot_token, row_groups)  # fmt: skip
+        return replace(self, paths=tuple(paths), row_groups=row_groups)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values (:meth:`from_dict`)."""

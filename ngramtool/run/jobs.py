@@ -35,8 +35,8 @@ from ..formats.tokenfiles import (
     TokenFile,
     TokenFileWriter,
     format_of_suffix,
-    iter_token_file_chunks,
     open_token_file,
+    token_file_chunks,
 )
 from ..hashing import NgramHasher
 from ..inputs import input_size, parquet_share
@@ -163,11 +163,17 @@ def output_sizes(job: HashJob) -> list[OutputSize]:
     then the saved token file if any."""
     raw_size = job.mapping.raw_size
     sizes = [index_size(job.dest, job.spec, raw_size, shared_vocab=job.shared_vocab)]
-    saved = job.outputs
-    if saved.save_tokens is not None:
-        fmt = saved.save_format or save_format(saved.save_tokens, None, raw_size)
-        sizes.append(token_file_size(saved.save_tokens, fmt, raw_size))
+    if job.outputs.save_tokens is not None:
+        sizes.append(token_file_size(job.outputs.save_tokens, saved_format(job), raw_size))
     return sizes
+
+
+def saved_format(job: HashJob) -> str:
+    """The format of the job's ``save_tokens`` file: the one its plan resolved, else (a job made
+    by hand) the one of :func:`save_format`."""
+    saved = job.outputs
+    assert saved.save_tokens is not None
+    return saved.save_format or save_format(saved.save_tokens, None, job.mapping.raw_size)
 
 
 def hash_threads(workers: int, backend: str, device: str | None = None) -> int:
@@ -207,12 +213,8 @@ def _job_chunks(job: HashJob, clock: StageClock, documents: Iterable[str] | None
     """The raw id chunks of the job's input: a token file's, or the encoded text's."""
     source, mapping = job.source, job.mapping
     if isinstance(source, TokenFileReader):
-        return iter_token_file_chunks(
-            source.path,
-            source.format,
-            vocab_size=mapping.raw_size,
-            vocab_name=mapping.name,
-            **source.options,
+        return token_file_chunks(
+            opened_token_file(source), vocab_size=mapping.raw_size, vocab_name=mapping.name
         )
     tokenizer = mapping.tokenizer
     if tokenizer is None:
@@ -282,11 +284,10 @@ def run_hash_job(
             )
         token_sink = None
         if saved.save_tokens is not None:
-            fmt = saved.save_format or save_format(saved.save_tokens, None, mapping.raw_size)
             token_sink = outputs.enter_context(
                 TokenFileWriter(
                     saved.save_tokens,
-                    fmt,
+                    saved_format(job),
                     mapping.raw_size,
                     expected_bytes=_size_at(sizes[1], job.expected_tokens),
                 )

@@ -17,10 +17,11 @@ from ..atomic import check_output_file, refuse_busy
 from ..backends import BackendChoice, choose_backend
 from ..errors import UsageError
 from ..formats.index import timestamp
-from ..formats.tokenfiles import check_boundary
+from ..formats.tokenfiles import refuse_reset_without_documents
 from ..inputs import check_reading, input_size, refuse_repeated_inputs
 from ..inputs.sources import CorpusReader, Source, TokenFileReader
 from ..mapping import NgramHashMapping
+from ..spec import HashSpec
 from ..tokenizers import DEFAULT_TOKENIZER
 from ..tokenizers.encoding import worker_count
 from ..wording import byte_size, plural
@@ -57,7 +58,7 @@ class HashPlan:
     idle: dict[str, int] | None = None
 
     @property
-    def spec(self) -> Any:
+    def spec(self) -> HashSpec:
         """The spec of every output."""
         return self.mapping.spec
 
@@ -76,8 +77,8 @@ def plan_hash(request: HashRequest, progress: Progress, *, documents: bool = Fal
             "runs: `output=DIR/`"
         )
     choice = choose_backend(request.run.backend, request.run.device)
-    if isinstance(source, TokenFileReader):
-        check_boundary(request.boundary, source.path, source.format, **source.options)
+    if isinstance(source, TokenFileReader) and request.boundary == "reset":
+        refuse_reset_without_documents(opened_token_file(source), source.path)
     mapping, assumed = request.mapping, None
     if not isinstance(mapping, NgramHashMapping):
         with progress.step("preparing the vocabulary"):

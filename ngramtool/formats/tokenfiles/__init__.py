@@ -17,7 +17,14 @@ share (:mod:`.base`); :mod:`.reading` opens and reads any of them, :mod:`.writin
 from __future__ import annotations
 
 from .llmc import LLMC_HEADER
-from .reading import TokenFile, check_boundary, iter_token_file_chunks, open_token_file
+from .reading import (
+    TokenFile,
+    check_boundary,
+    iter_token_file_chunks,
+    open_token_file,
+    refuse_reset_without_documents,
+    token_file_chunks,
+)
 from .registry import (
     FORMATS_WITH_DOCUMENTS,
     READ_FORMATS,
@@ -41,5 +48,7 @@ __all__ = [
     "format_of_suffix",
     "iter_token_file_chunks",
     "open_token_file",
+    "refuse_reset_without_documents",
+    "token_file_chunks",
     "token_itemsize",
 ]

@@ -129,12 +129,16 @@ def check_boundary(boundary: str, path: str | Path, fmt: str | None = None, **op
     """Refuse ``boundary="reset"`` on a token file whose documents are unknown (nanoGPT, llm.c,
     ``.npy``, raw, without ``eos_id``): it reads as one document, so reset would change nothing.
     ``options``: those of :func:`open_token_file`."""
-    if boundary != "reset":
-        return
-    found = open_token_file(path, fmt, **options)
-    if not found.has_documents:
+    if boundary == "reset":
+        refuse_reset_without_documents(open_token_file(path, fmt, **options), path)
+
+
+def refuse_reset_without_documents(file: TokenFile, path: str | Path) -> None:
+    """:func:`check_boundary` of ``boundary="reset"`` on a token file already open (``path``: the
+    name it was given by)."""
+    if not file.has_documents:
         raise UsageError(
-            f"`boundary=reset` restarts the windows at document starts, but {path} ({found.format}) "
+            f"`boundary=reset` restarts the windows at document starts, but {path} ({file.format}) "
             "records none: it reads as one document; drop `boundary=reset`, pass `eos_id` to cut "
             "documents after each end-of-sequence id, or use a token file that keeps documents "
             "(Megatron or datatrove)"
@@ -162,6 +166,17 @@ def iter_token_file_chunks(
     its largest id, and ``vocab_name`` with its size: the ids were made by another tokenizer.
     """
     file = open_token_file(path, fmt, dtype=dtype, eos_id=eos_id)
+    yield from token_file_chunks(file, chunk_tokens, vocab_size=vocab_size, vocab_name=vocab_name)
+
+
+def token_file_chunks(
+    file: TokenFile,
+    chunk_tokens: int = CHUNK_TOKENS,
+    *,
+    vocab_size: int | None = None,
+    vocab_name: str = "the vocabulary",
+) -> Iterator[TokenChunk]:
+    """:func:`iter_token_file_chunks` of a token file already open."""
     starts = file.doc_offsets[:-1]
     total = file.num_tokens
     if total == 0:
