@@ -25,13 +25,16 @@ from .vocab import CompressedVocab, build_vocab
 class Preset:
     """A named Engram configuration: the hash spec, the width of each head's rows, and its source.
 
-    ``hidden_size`` is the backbone width the memory vector is projected into, where known.
+    ``hidden_size`` is the backbone width the memory vector is projected into, where known;
+    ``declared_rows`` the rows per layer a released checkpoint declares (its tables' heights),
+    which the derived rows must equal.
     """
 
     spec: HashSpec
     dim: int
     hidden_size: int | None
     source: str
+    declared_rows: tuple[int, ...] | None = None
 
 
 PRESETS: dict[str, Preset] = {
@@ -56,6 +59,15 @@ PRESETS: dict[str, Preset] = {
         source="Engram paper, Engram-40B: 18.5B Engram parameters. ASSUMPTION: the paper does not give "
         "the layout here; we keep Engram-27B's (layers 2 and 15, N=3, 8 heads, 80 dims) and take the "
         "largest per-head base table that fits 18.5e9 parameters",
+    ),
+    "deepseek-v4.1-flash": Preset(
+        HashSpec(max_ngram=4, layer_ids=(1, 14), table_sizes=(16000000,) * 3, vocab_size=99092),
+        dim=256,
+        hidden_size=5120,
+        source="DeepSeek-V4.1-Flash config.json (engram_*): layers 1 and 14, N=4, 8 heads per order, "
+        "engram_vocab_size 16,000,000 for every order, 256-dim fp8 rows, hidden 5120, "
+        "V'=99,092, raw pad 2; declared rows 384,006,168 and 384,016,682",
+        declared_rows=(384006168, 384016682),
     ),
     "tutorial": Preset(
         HashSpec(heads=4, layer_ids=(1,), table_sizes=(262144, 262144)),
