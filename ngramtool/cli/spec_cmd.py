@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,12 +18,8 @@ from .options import (
     DimOpt,
     ForceOpt,
     JsonOpt,
-    OptionGroup,
-    PresetOpt,
     QuietOpt,
     SpecChoice,
-    SpecOptions,
-    TokenizerOptions,
     given_options,
     option_for,
     option_groups,
@@ -32,35 +27,13 @@ from .options import (
     refuse_idle_options,
 )
 from .render import first_only, print_json, print_table, report_table, stderr, stdout
-
-
-@dataclass(frozen=True)
-class VocabularyOptions(TokenizerOptions):
-    """The tokenizer options, and V' without a tokenizer (--vocab-size)."""
-
-    vocab_size: Annotated[
-        int | None,
-        typer.Option("--vocab-size", help="V' without a tokenizer (canonical ids are below it).", min=1),
-    ] = None
-
-
-@dataclass(frozen=True)
-class _PresetOption(OptionGroup):
-    preset_name: PresetOpt = None
-
-
-@dataclass(frozen=True)
-class SpecCommandOptions(SpecOptions, VocabularyOptions, _PresetOption):
-    """The options of the spec commands that make a spec: --preset, the vocabulary's, the spec's
-    (a dataclass takes the fields of its bases from the last one up)."""
-
-    def resolve(self, ctx: typer.Context) -> HashSpec:
-        """The spec of the options (:func:`build_spec`)."""
-        return build_spec(ctx, self, self.choose(self.preset_name))
-
-
-VOCABULARY_OPTIONS = VocabularyOptions.placeholder()
-SPEC_COMMAND_OPTIONS = SpecCommandOptions.placeholder()
+from .spec_options import (
+    SPEC_COMMAND_OPTIONS,
+    VOCABULARY_OPTIONS,
+    SpecCommandOptions,
+    VocabularyOptions,
+    build_spec,
+)
 
 HELP = """Show, save and lint hash specs.
 
@@ -121,27 +94,6 @@ TARGET lints recorded constants: an index, its manifest or 'spec show --json'.
   ngramtool spec lint --heads 16 --table 1009 --types 5000 --json
   ngramtool spec lint corpus.txt.ngidx
 """
-
-
-# ------------------------------------------------------------------------------ resolution
-def build_spec(ctx: typer.Context, vocab: VocabularyOptions, chosen: SpecChoice) -> HashSpec:
-    """The spec of the options (:func:`ngramtool.resolve_spec`). The tokenizer is loaded when it is
-    named, or (the default one) when neither --preset, --vocab-size nor --spec gives V'."""
-    given = given_options(ctx)
-    if vocab.vocab_size is not None:
-        refuse_idle_options(ctx, ["no_compress"], "with a tokenizer, and --vocab-size replaces it")
-    if chosen.spec_file is not None and "tokenizer" not in given:
-        refuse_idle_options(ctx, ["no_compress"], "with --tokenizer (to check --spec against)")
-    default_gives_size = (
-        vocab.vocab_size is None
-        and chosen.spec_file is None
-        and (chosen.preset is None or "no_compress" in given)
-    )
-    return chosen.resolve(
-        tokenizer=vocab.tokenizer if "tokenizer" in given or default_gives_size else None,
-        no_compress=vocab.no_compress,
-        vocab_size=vocab.vocab_size,
-    )
 
 
 # ------------------------------------------------------------------------------------ show
