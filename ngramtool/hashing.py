@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .backends import BACKENDS, MASKED_ROW, NegativeIds, RowsKernel, choose_backend
+from .backends import BACKENDS, MASKED_ROW, NEGATIVE_IDS, NegativeIds, RowsKernel, choose_backend
 from .backends.arrays import as_array, device_of, is_integer, is_tensor, like, to_numpy, to_tensor
 from .backends.numpy_backend import BLOCK_TOKENS, lag_windows, ngram_mixes, rows_from_windows
 from .errors import NgramToolError, UsageError
@@ -57,8 +57,8 @@ class Kernels:
         backend: str = "auto",
         device: str | None = None,
     ) -> None:
-        if negative_ids not in ("mask", "hash"):
-            raise UsageError(f"negative_ids must be 'mask' or 'hash' (got {negative_ids!r})")
+        if negative_ids not in NEGATIVE_IDS:
+            raise UsageError(f"negative_ids must be 'mask', 'barrier' or 'hash' (got {negative_ids!r})")
         choose_backend(backend, device)  # an unknown or unusable backend fails here, not mid-stream
         self.spec = spec
         self.offsets = offsets
@@ -92,9 +92,11 @@ class NgramHasher:
         boundary: ``"none"`` pads only at the start of the stream (the Engram reference);
             ``"reset"`` pads the window at every document start given to :meth:`__call__`.
         offsets: add per-layer column offsets (table rows, the default) or return hash ids.
-        negative_ids: ``"mask"`` (default): a negative id is a masked token whose rows are all -1
-            and which other windows see as the pad id; ``"hash"``: hash negative ids with floor
-            modulo, as the Engram demo does.
+        negative_ids: ``"mask"`` (default, TileKernels' convention): a negative id is a masked
+            token whose rows are all -1 and which other windows see as the pad id; ``"barrier"``
+            (DeepSeek-V4.1's reference): a negative id is a DEAD token, and a window's lookbacks
+            from the first DEAD one back are the pad (a DEAD position hashes as all-pad and gets
+            ordinary rows); ``"hash"``: hash negative ids with floor modulo, as the Engram demo does.
         backend: ``"auto"`` (default), ``"numba"``, ``"numpy"``, ``"torch"`` or ``"triton"``; see
             :mod:`ngramtool.backends`. Every backend gives identical rows.
         device: where to compute (``"cpu"``, ``"cuda"``, ``"cuda:N"``); None: where each chunk
@@ -211,7 +213,7 @@ class SequenceHasher:
     Args:
         spec: the hash configuration.
         offsets: add per-layer column offsets (table rows, the default) or return hash ids.
-        negative_ids: ``"mask"`` or ``"hash"``, as for :class:`NgramHasher`.
+        negative_ids: ``"mask"``, ``"barrier"`` or ``"hash"``, as for :class:`NgramHasher`.
         backend: ``"auto"`` (default) or a backend's name, as for :class:`NgramHasher`.
         device: where to compute; None: where each sequence lives, as for :class:`NgramHasher`.
         check_ids: check that every id is below V' (an error names the first that is not);
@@ -394,7 +396,7 @@ def hash_ngrams(
             output); False gives the per-head hash ids (the Engram demo's output).
         doc_starts: positions where documents start; when given, every window is padded at its
             document's start (boundary policy ``reset``). None: pad only at the stream start.
-        negative_ids: ``"mask"`` or ``"hash"``, see :class:`NgramHasher`.
+        negative_ids: ``"mask"``, ``"barrier"`` or ``"hash"``, see :class:`NgramHasher`.
         backend: ``"auto"``, ``"numba"``, ``"numpy"``, ``"torch"`` or ``"triton"``; see
             :class:`NgramHasher`.
         device: where to compute; None: where the ids live. See :class:`NgramHasher`.

@@ -42,7 +42,10 @@ if TYPE_CHECKING:
 
 NAMES = ("numpy", "numba", "torch", "triton")
 MASKED_ROW = -1  # the row of a masked token, in every column
-NegativeIds = Literal["mask", "hash"]  # what a negative id is: a masked token, or hashed as the demo does
+# What a negative id is: a masked token whose rows are -1 (TileKernels), a DEAD token that cuts every
+# window reaching it (DeepSeek-V4.1's reference, barrier.py), or an id hashed as the Engram demo does.
+NegativeIds = Literal["mask", "barrier", "hash"]
+NEGATIVE_IDS: tuple[NegativeIds, ...] = ("mask", "barrier", "hash")
 CHOICES = ("auto", *NAMES)
 # Fastest first, per device type (docs/performance.md). On the CPU the compiled numba kernel beats
 # the numpy kernel, which beats torch's int64 remainder; on a GPU the Triton kernel's
@@ -118,7 +121,13 @@ class Backend:
         return self._impl().unavailable_reason(device_type(device))
 
     def kernel(self, spec: HashSpec, *, offsets: bool, negative_ids: str, device: str) -> RowsKernel:
-        """The evaluator of ``spec`` on ``device`` (constants moved there once)."""
+        """The evaluator of ``spec`` on ``device`` (constants moved there once); ``barrier`` is the
+        backend's masking kernel wrapped (:mod:`ngramtool.backends.barrier`)."""
+        if negative_ids == "barrier":
+            from .barrier import BarrierRows
+
+            inner = self._impl().make_kernel(spec, offsets=offsets, negative_ids="mask", device=device)
+            return BarrierRows(inner, spec, offsets=offsets)
         return self._impl().make_kernel(spec, offsets=offsets, negative_ids=negative_ids, device=device)
 
 

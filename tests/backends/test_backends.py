@@ -14,6 +14,7 @@ CUDA = os.environ.get("NGRAMTOOL_TEST_CUDA") == "1"
 if not CUDA:
     os.environ.setdefault("TRITON_INTERPRET", "1")
 
+import hashlib  # noqa: E402
 import importlib.util  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
@@ -23,14 +24,22 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from conftest import run, spec_from_golden  # noqa: E402
+from conftest import load_json, run, spec_from_golden  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from ngramtool.backends import BACKENDS, BackendChoice, choose_backend  # noqa: E402
 from ngramtool.cli.bench_cmd import render  # noqa: E402
 from ngramtool.errors import NgramToolError, UsageError  # noqa: E402
-from ngramtool.hashing import BLOCK_TOKENS, MASKED_ROW, NgramHasher, hash_ngrams  # noqa: E402
+from ngramtool.hashing import (  # noqa: E402
+    BLOCK_TOKENS,
+    MASKED_ROW,
+    NgramHasher,
+    SequenceHasher,
+    hash_ngrams,
+    rows_from_windows,
+)
+from ngramtool.presets import preset  # noqa: E402
 from ngramtool.spec import HashSpec  # noqa: E402
 from ngramtool.tools.benchmarking import run_bench  # noqa: E402
 
@@ -100,6 +109,23 @@ def test_golden_negative_ids_with_demo_semantics(variant, hash_golden):
         assert hashed[:, :, li].tolist() == edge["hash_ids"][str(layer_id)]
 
 
+@each_backend
+def test_golden_deepseek_v41_rows_with_dead_tokens(variant):
+    """families.json: DeepSeek-V4.1's constants, and rows where masked tokens are barriers."""
+    golden = load_json("families.json")["families"]["deepseek-v4.1"]
+    case = golden["cases"][0]
+    spec = preset("deepseek-v4.1-flash").spec
+    assert spec.vocab_size == case["compressed_vocab_size"] and spec.pad_id == case["pad_compressed"]
+    assert spec.multipliers.tolist() == golden["multipliers"]
+    assert spec.primes.reshape(2, -1).tolist() == golden["primes"]
+    assert spec.offsets.tolist() == golden["offsets"] and spec.rows_per_layer.tolist() == golden["rows_per_layer"]
+    ids = np.where(np.array(case["alive"], dtype=bool), case["canonical_ids"], -1)
+    rows = np.asarray(_rows(variant, ids, spec, negative_ids="barrier")).astype("<i8")
+    assert list(rows.shape) == case["rows_shape"]
+    assert rows[: len(case["rows_first_positions"])].tolist() == case["rows_first_positions"]
+    assert hashlib.sha256(rows.tobytes()).hexdigest() == case["rows_sha256"]
+
+
 # ------------------------------------------------------------------- random vs numpy
 @st.composite
 def streams(draw: st.DrawFn) -> tuple[HashSpec, list[int], list[int], list[int]]:
@@ -151,6 +177,50 @@ def test_demo_negative_ids_and_hash_ids_match_numpy(variant, case, boundary, off
     options = {"boundary": boundary, "negative_ids": "hash", "offsets": offsets}
     expected = NgramHasher(spec, **options)(np.asarray(ids, dtype=np.int64), starts)
     assert np.array_equal(_stream_rows(variant, spec, ids, starts, cuts, **options), expected)
+
+
+def barrier_rows_by_definition(spec: HashSpec, ids: list[int], starts: list[int]) -> np.ndarray:
+    """FAMILIES.md §1 read literally: each position walks its lookbacks back from the current token;
+    from the first that is DEAD (negative) or before its document's start, the pad."""
+    windows = np.full((len(ids), spec.max_ngram), spec.pad_id, dtype=np.int64)
+    for t in range(len(ids)):
+        doc = max([0, *(s for s in starts if s <= t)])
+        for lag in range(spec.max_ngram):
+            if t - lag < doc or ids[t - lag] < 0:
+                break
+            windows[t, lag] = ids[t - lag]
+    return rows_from_windows(windows, spec)
+
+
+@each_backend
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=streams(), boundary=st.sampled_from(["none", "reset"]))
+def test_dead_tokens_are_barriers_as_defined(variant, case, boundary):
+    spec, ids, starts, cuts = case
+    expected = barrier_rows_by_definition(spec, ids, starts if boundary == "reset" else [])
+    rows = _stream_rows(variant, spec, ids, starts, cuts, boundary=boundary, negative_ids="barrier")
+    assert np.array_equal(rows, expected)
+
+
+@each_backend
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=streams(), split=st.integers(0, 300), width=st.integers(1, 4))
+def test_dead_tokens_in_the_context_before_and_in_batches(variant, case, split, width):
+    """A sequence after ``before`` (with DEAD ids in it) continues the stream; a batch's rows are
+    each their own stream; ids as tensors give the same rows."""
+    spec, ids, _, _ = case
+    backend, device = variant
+    hasher = SequenceHasher(spec, negative_ids="barrier", backend=backend, device=device)
+    whole = barrier_rows_by_definition(spec, ids, [])
+    split = min(split, len(ids))
+    array = np.asarray(ids, dtype=np.int64)
+    tail = hasher(array[split:], before=array[:split] if split else None)
+    assert np.array_equal(np.asarray(tail), whole[split:])
+    usable = len(ids) // width * width
+    if usable:
+        batch = array[:usable].reshape(width, -1)
+        expected = np.stack([barrier_rows_by_definition(spec, row.tolist(), []) for row in batch])
+        assert np.array_equal(np.asarray(hasher(batch)), expected)
 
 
 # ----------------------------------------------------------------------------- edges
