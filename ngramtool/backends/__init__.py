@@ -122,13 +122,12 @@ class Backend:
 
     def kernel(self, spec: HashSpec, *, offsets: bool, negative_ids: str, device: str) -> RowsKernel:
         """The evaluator of ``spec`` on ``device`` (constants moved there once); ``barrier`` is the
-        backend's masking kernel wrapped (:mod:`ngramtool.backends.barrier`)."""
-        if negative_ids == "barrier":
-            from .barrier import BarrierRows
-
-            inner = self._impl().make_kernel(spec, offsets=offsets, negative_ids="mask", device=device)
-            return BarrierRows(inner, spec, offsets=offsets)
-        return self._impl().make_kernel(spec, offsets=offsets, negative_ids=negative_ids, device=device)
+        backend's masking kernel wrapped (:class:`ngramtool.backends.barrier.BarrierRows`)."""
+        if negative_ids != "barrier":
+            return self._impl().make_kernel(spec, offsets=offsets, negative_ids=negative_ids, device=device)
+        barrier = importlib.import_module(f"{__name__}.barrier")
+        inner = self._impl().make_kernel(spec, offsets=offsets, negative_ids="mask", device=device)
+        return barrier.BarrierRows(inner, spec, offsets=offsets)
 
 
 BACKENDS: dict[str, Backend] = {

@@ -118,7 +118,8 @@ def test_golden_deepseek_v41_rows_with_dead_tokens(variant):
     assert spec.vocab_size == case["compressed_vocab_size"] and spec.pad_id == case["pad_compressed"]
     assert spec.multipliers.tolist() == golden["multipliers"]
     assert spec.primes.reshape(2, -1).tolist() == golden["primes"]
-    assert spec.offsets.tolist() == golden["offsets"] and spec.rows_per_layer.tolist() == golden["rows_per_layer"]
+    assert spec.offsets.tolist() == golden["offsets"]
+    assert spec.rows_per_layer.tolist() == golden["rows_per_layer"]
     ids = np.where(np.array(case["alive"], dtype=bool), case["canonical_ids"], -1)
     rows = np.asarray(_rows(variant, ids, spec, negative_ids="barrier")).astype("<i8")
     assert list(rows.shape) == case["rows_shape"]
