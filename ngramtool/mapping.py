@@ -202,9 +202,12 @@ class NgramHashMapping:
             raw_ids: raw token ids of the tokenizer.
             before: the raw ids that precede them (the last N-1 are the context; None: the pad).
             doc_starts: positions where documents start (windows there see the pad before them).
-            masked: bool ``[T]``, tokens to mask: their rows follow ``negative_ids`` and other
-                windows see them as the pad (``"mask"``), as for :class:`ngramtool.NgramHasher`.
-            negative_ids: ``"mask"`` or ``"hash"``, as for :class:`ngramtool.NgramHasher`.
+            masked: bool ``[T]``, tokens to mask: their rows and what other windows see of
+                them follow ``negative_ids``.
+            negative_ids: ``"mask"`` (masked rows are -1, other windows see the pad),
+                ``"barrier"`` (a masked token is DEAD: windows see the pad from it back, and its
+                own rows are those of an all-pad window; DeepSeek-V4.1) or ``"hash"``, as for
+                :class:`ngramtool.NgramHasher`.
             backend: what computes the rows (``auto``, ``numba``, ...); every backend gives the same.
             device: where to hash (``cpu``, ``cuda:N``; None: where the ids live).
 

@@ -16,6 +16,7 @@ import torch
 from torch.utils.data import default_collate
 
 from ..errors import UsageError
+from ..hashing import NegativeIds
 from ..spec import HashSpec
 from ..vocab import CompressedVocab
 from .rows import NgramRows
@@ -43,6 +44,8 @@ class RowsCollate:
         vocab: the raw -> canonical map, as for :class:`~ngramtool.torch.NgramRows`.
         key: the field that holds the token ids (``input_ids``; Megatron: ``tokens``).
         rows_key: the field the rows are added as.
+        negative_ids: what a negative id in the batch is (``"mask"``, ``"barrier"``, ``"hash"``),
+            as for :class:`~ngramtool.torch.NgramRows`.
 
     Examples:
         >>> import torch
@@ -66,8 +69,9 @@ class RowsCollate:
         key: str = "input_ids",
         *,
         rows_key: str = "rows",
+        negative_ids: NegativeIds = "mask",
     ) -> None:
-        self.ngram_rows = NgramRows(spec, vocab)
+        self.ngram_rows = NgramRows(spec, vocab, negative_ids=negative_ids)
         self.key = key
         self.rows_key = rows_key
 

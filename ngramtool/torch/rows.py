@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from ..errors import NgramToolError, UsageError
-from ..hashing import SequenceHasher
+from ..hashing import NegativeIds, SequenceHasher
 from ..lookup import UNASSIGNED, check_table
 from ..spec import HashSpec
 from ..tokenizers import load_tokenizer
@@ -44,6 +44,9 @@ class NgramRows(nn.Module):
             table (an index's ``lut``, array or tensor), or a tokenizer name or file, whose
             compressed vocabulary is built (cached on disk).
         backend: ``auto`` (by device), or ``numba``, ``numpy``, ``torch``, ``triton``.
+        negative_ids: what a negative id is: ``"mask"`` (rows -1, the pad to its neighbours),
+            ``"barrier"`` (a DEAD token: windows reaching it see the pad from there back;
+            DeepSeek-V4.1) or ``"hash"``, as for :class:`ngramtool.NgramHasher`.
 
     Examples:
         >>> import torch
@@ -74,6 +77,7 @@ class NgramRows(nn.Module):
         vocab: CompressedVocab | np.ndarray | torch.Tensor | str,
         *,
         backend: str = "auto",
+        negative_ids: NegativeIds = "mask",
     ) -> None:
         super().__init__()
         if not isinstance(spec, HashSpec):
@@ -81,7 +85,8 @@ class NgramRows(nn.Module):
                 f"`spec` must be a HashSpec (ngramtool.resolve_spec makes one), got {type(spec).__name__}"
             )
         self.spec = spec
-        self.hasher = SequenceHasher(spec, backend=backend, check_ids=False)  # ids come from the table
+        # The ids come from the table, so they need no range check.
+        self.hasher = SequenceHasher(spec, backend=backend, negative_ids=negative_ids, check_ids=False)
         constants = {
             "lut": check_table(_table(vocab), spec.vocab_size),
             "multipliers": spec.multipliers,
@@ -97,9 +102,10 @@ class NgramRows(nn.Module):
         Args:
             input_ids: raw token ids, int32 or int64 (any integer dtype), any device: the
                 module's buffers must be there (``.to(device)``). Negative ids are masked
-                tokens: their rows are -1 and their neighbours see the pad.
+                tokens, as ``negative_ids`` says.
             preceding: optional ``[B, k]`` raw ids that precede each sequence (the last N-1
-                are used; negative ids and missing ones stand for the pad): rows then equal
+                are used; missing ones stand for the pad, negative ones as ``negative_ids``
+                says): rows then equal
                 those of the whole stream (``padding="stream"``) instead of a padded start.
 
         Raises:

@@ -22,7 +22,7 @@ from torch.utils.data import DataLoader, Dataset  # noqa: E402
 from ngramtool import hash_ngrams  # noqa: E402
 from ngramtool.errors import NgramToolError, UsageError  # noqa: E402
 from ngramtool.spec import HashSpec  # noqa: E402
-from ngramtool.torch import NgramRows  # noqa: E402
+from ngramtool.torch import NgramRows, RowsCollate  # noqa: E402
 from ngramtool.vocab import identity_vocab  # noqa: E402
 
 CUDA = os.environ.get("NGRAMTOOL_TEST_CUDA") == "1"
@@ -95,6 +95,25 @@ def test_negative_ids_are_masked_and_missing_preceding_ids_are_the_pad():
     )
     assert torch.equal(module(ids, preceding=torch.full((1, 2), -1)), module(ids))
     assert torch.equal(module(ids, preceding=torch.zeros((1, 0), dtype=torch.int64)), module(ids))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_dead_tokens_as_barriers_in_the_forward_and_the_collate(backend):
+    """negative_ids="barrier": DEAD ids cut the windows that reach them, in the module, after
+    ``preceding`` and in RowsCollate, as hash_ngrams computes them."""
+    rng = np.random.default_rng(3)
+    raw = rng.choice(VALID, size=(3, 12))
+    raw[rng.random(raw.shape) < 0.2] = -1
+    canonical = np.where(raw < 0, -1, LUT[raw])
+    expected = hash_ngrams(canonical, SPEC, negative_ids="barrier")
+    assert not np.array_equal(expected, hash_ngrams(canonical, SPEC))  # the conventions differ here
+    module = NgramRows(SPEC, LUT, backend=backend, negative_ids="barrier")
+    assert np.array_equal(module(torch.from_numpy(raw)).numpy(), expected)
+    stream = hash_ngrams(canonical.reshape(-1), SPEC, negative_ids="barrier").reshape(expected.shape)
+    later = module(torch.from_numpy(raw[1:]), preceding=torch.from_numpy(raw[:-1]))
+    assert np.array_equal(later.numpy(), stream[1:])
+    collate = RowsCollate(SPEC, LUT, negative_ids="barrier")
+    assert np.array_equal(collate(raw.tolist())["rows"].numpy(), expected)
 
 
 # ------------------------------------------------------------------------ bad input
