@@ -30,6 +30,7 @@ import numpy as np
 from .errors import UsageError
 from .hashing import NegativeIds, SequenceHasher
 from .lookup import canonical_ids
+from .model_configs import check_declared, config_fields
 from .presets import PRESETS, resolve_spec
 from .spec import HashSpec
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, encode_document, load_tokenizer
@@ -130,6 +131,38 @@ class NgramHashMapping:
             vocab = build_vocab(tok, compress=compress)
         resolved = cls._spec(spec, spec_file, tok, vocab, fields)
         return cls(tok, vocab, resolved, None if tokenizer is None else str(tokenizer), special)
+
+    @classmethod
+    def from_config(
+        cls,
+        config: str | Path,
+        tokenizer: str | Path | None,
+        *,
+        special: str | None = None,
+        compress: bool = True,
+        vocab_size: int | None = None,
+    ) -> NgramHashMapping:
+        """The mapping of a released model's ``config.json`` (:mod:`ngramtool.model_configs`) and
+        its tokenizer, held to what the config declares (each layer's rows, V').
+
+        Args:
+            config: the model's ``config.json`` (DeepSeek-V4.1's ``engram_*`` keys, nested or
+                flat; the Engram demo's or Qwen3.8's fields).
+            tokenizer: the model's own tokenizer (its compressed vocabulary gives V' and maps the
+                config's raw pad id); None with ``vocab_size`` for the multipliers alone (the
+                config's pad id is then taken as canonical).
+            special, compress, vocab_size: as for :meth:`build`.
+
+        Raises:
+            NgramToolError: a config without the fields, a V4.1 config without a key that changes
+                rows, derived rows or V' other than the config declares.
+        """
+        found = config_fields(config)
+        mapping = cls.build(
+            tokenizer, special=special, compress=compress, vocab_size=vocab_size, **found.fields
+        )
+        check_declared(found, mapping.spec, config)
+        return mapping
 
     @staticmethod
     def _spec(

@@ -50,7 +50,7 @@ LAYERS = (
     ("lookup",),
     ("spec",),
     ("normalize", "tokenizers", "vocab"),
-    ("presets", "chunks"),
+    ("presets", "model_configs", "chunks"),
     ("hashing", "backends", "inputs"),
     ("tokenizers.encoding", "run.pipeline", "rawrows", "mapping"),
     ("formats",),

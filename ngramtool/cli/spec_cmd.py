@@ -10,7 +10,8 @@ import typer
 from ..analysis.lint import Finding, HashConstants, lint_constants, recorded_constants
 from ..errors import UsageError
 from ..formats.index import spec_record
-from ..presets import config_fields, preset, save_spec_file
+from ..model_configs import ConfigFields, check_declared, config_fields
+from ..presets import preset, save_spec_file
 from ..spec import HashSpec
 from ..wording import plural
 from .command import Command
@@ -69,15 +70,21 @@ SAVE_HELP = """Write a spec as JSON, to pass to --spec (hash, explain, collision
 """
 FROM_CONFIG_HELP = """Write the spec of a released model's config.json, to pass to --spec.
 
-Reads the n-gram fields at the config's top level or in a nested object: the
-Engram demo's max_ngram_size, n_head_per_ngram, engram_vocab_size, layer_ids,
-pad_id (a raw id) and seed; Qwen3.8's ngram_size, heads_per_ngram and
-ngram_vocab_size_base. Fields the config lacks keep their defaults (listed).
-V' and the canonical pad come from --tokenizer (give the model's own).
+Reads the n-gram fields at the config's top level or in a nested object
+(text_config, language_config, engram_config): DeepSeek-V4.1's engram_* keys
+(engram_max_ngram_size, engram_n_heads, engram_layer_ids, engram_vocab_size,
+engram_pad_token_id or engram_pad_id; each one required), checked against the
+declared engram_num_embeddings and engram_compressed_vocab_size (a mismatch is
+refused and nothing is written); the Engram demo's max_ngram_size,
+n_head_per_ngram, engram_vocab_size, layer_ids, pad_id (a raw id) and seed;
+Qwen3.8's ngram_size, heads_per_ngram and ngram_vocab_size_base (fields these
+lack keep their defaults, listed). V' and the canonical pad come from
+--tokenizer (give the model's own), or --vocab-size for the multipliers alone.
 
 [bold]Examples[/]
 
   ngramtool spec from-config config.json engram.json -t tokenizer.json
+  ngramtool spec from-config inference/config.json v41.json --vocab-size 99092
   ngramtool hash corpus.txt --spec engram.json -t tokenizer.json
 """
 LINT_HELP = """Warn about spec pitfalls, each with the reason and the fix.
@@ -176,6 +183,7 @@ def from_config_command(
     """Write the spec of a model config's n-gram fields as JSON for --spec."""
     found = config_fields(config)
     spec = build_spec(ctx, vocab, SpecChoice(fields=found.fields))
+    check_declared(found, spec, config)
     save_spec_file(spec, output, force=force)
     defaulted = [
         name for name in ("max_ngram", "heads", "table_sizes", "layer_ids", "seed") if name not in found.read
@@ -184,9 +192,12 @@ def from_config_command(
         print_json(
             {
                 "output": str(output),
+                "layout": found.layout,
                 "read": found.read,
                 "defaulted": defaulted,
+                "declared": {name: _plain(value) for name, value in found.declared.items()},
                 "spec": spec.to_dict(),
+                "rows_per_layer": spec.rows_per_layer.tolist(),
                 "fingerprint": spec.fingerprint,
             }
         )
@@ -200,6 +211,7 @@ def from_config_command(
             f"not in the config, so the defaults: {', '.join(option_for(name) for name in defaulted)}",
             markup=False,
         )
+    _report_declared(found)
     if found.tokenizer is not None and "tokenizer" not in given_options(ctx) and vocab.vocab_size is None:
         stderr.print(
             f"note: the config names the tokenizer {found.tokenizer!r}; V' here comes from "
@@ -207,6 +219,21 @@ def from_config_command(
             markup=False,
         )
     _report_written(output, spec)
+
+
+def _report_declared(found: ConfigFields) -> None:
+    """The lines saying which declared values the spec was checked against."""
+    for name, value in found.declared.items():
+        if name == "dim":
+            continue  # the row width: not a spec field (size and lint take it as --dim)
+        what = "the derived rows per layer match" if name == "rows" else "the vocabulary's V' matches"
+        shown = " ".join(f"{x:,}" for x in value) if isinstance(value, tuple) else f"{value:,}"
+        stderr.print(f"{found.declared_read[name]} = {shown}: {what}", markup=False)
+
+
+def _plain(value: Any) -> Any:
+    """A declared value as JSON: a list for a tuple."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 def _report_written(output: Path, spec: HashSpec) -> None:

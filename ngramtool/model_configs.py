@@ -1,0 +1,268 @@
+"""Released models' ``config.json``: the n-gram fields a spec is made of, and what the config declares.
+
+Two layouts are read (docs/deepseek-v4.1.md, docs/commands.md#spec-from-config):
+
+* ``deepseek-v4.1``: DeepSeek-V4.1's ``engram_*`` keys, nested under ``text_config`` (or
+  ``language_config``) in the released ``config.json``, at the top level of the flat
+  ``inference/config.json``. Every key that changes rows must be there (a missing one is an error
+  naming it, never a default); the config also declares each layer's rows
+  (``engram_num_embeddings``) and V' (``engram_compressed_vocab_size``), which
+  :func:`check_declared` holds the derived spec to.
+* ``engram``: the Engram demo's ``max_ngram_size``, ``n_head_per_ngram``, ``engram_vocab_size``,
+  ``layer_ids``, ``pad_id``, ``seed``, and Qwen3.8's ``ngram_size``, ``heads_per_ngram``,
+  ``ngram_vocab_size_base``; fields it lacks keep their defaults (listed by the caller).
+
+The object holding the fields is found depth first; the first layout it matches is taken.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import NgramToolError, UsageError
+from .spec import HashSpec
+
+
+@dataclass(frozen=True)
+class ConfigLayout:
+    """How one family of configs names the spec's fields.
+
+    Attributes:
+        name: the layout's name (``deepseek-v4.1``, ``engram``).
+        fields: for each :func:`ngramtool.resolve_spec` parameter, the keys that give it (the first
+            present wins).
+        marks: keys whose presence marks an object of this layout.
+        required: parameters a config of this layout must give (they change every row).
+        fixed: parameters the layout fixes without a key (V4.1's multiplier seed is 0).
+        declared: what the config declares about the result, by name (``rows``,
+            ``compressed_vocab_size``, ``dim``), and the keys that give it.
+    """
+
+    name: str
+    fields: dict[str, tuple[str, ...]]
+    marks: tuple[str, ...]
+    required: tuple[str, ...] = ()
+    fixed: dict[str, Any] = field(default_factory=dict)
+    declared: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+DEEPSEEK_V41 = ConfigLayout(
+    "deepseek-v4.1",
+    fields={
+        "max_ngram": ("engram_max_ngram_size",),
+        "heads": ("engram_n_heads",),
+        "table_sizes": ("engram_vocab_size",),
+        "layer_ids": ("engram_layer_ids",),
+        "pad_id": ("engram_pad_token_id", "engram_pad_id"),
+    },
+    marks=(
+        "engram_max_ngram_size",
+        "engram_n_heads",
+        "engram_layer_ids",
+        "engram_num_embeddings",
+        "engram_compressed_vocab_size",
+        "engram_pad_token_id",
+        "engram_pad_id",
+        "engram_head_dim",
+    ),
+    required=("max_ngram", "heads", "table_sizes", "layer_ids", "pad_id"),
+    fixed={"seed": 0},
+    declared={
+        "rows": ("engram_num_embeddings",),
+        "compressed_vocab_size": ("engram_compressed_vocab_size",),
+        "dim": ("engram_head_dim",),
+    },
+)
+ENGRAM = ConfigLayout(
+    "engram",
+    fields={
+        "max_ngram": ("max_ngram_size", "ngram_size"),
+        "heads": ("n_head_per_ngram", "heads_per_ngram"),
+        "table_sizes": ("engram_vocab_size", "ngram_vocab_size_base"),
+        "layer_ids": ("layer_ids", "engram_layer_ids", "ngram_layer_ids"),
+        "seed": ("seed",),
+        "pad_id": ("pad_id",),
+    },
+    marks=(
+        "max_ngram_size",
+        "ngram_size",
+        "n_head_per_ngram",
+        "heads_per_ngram",
+        "engram_vocab_size",
+        "ngram_vocab_size_base",
+    ),
+)
+LAYOUTS = (DEEPSEEK_V41, ENGRAM)
+"""The layouts in the order an object is matched against them (V4.1's keys are the more specific)."""
+
+
+@dataclass(frozen=True)
+class ConfigFields:
+    """The spec fields read from a model config, and what it declares.
+
+    Attributes:
+        layout: the layout read (``deepseek-v4.1``, ``engram``).
+        fields: :func:`ngramtool.resolve_spec` parameters (``max_ngram``, ``heads``, ``table_sizes``, ...).
+        read: for each parameter, the config key it came from (``text_config.engram_n_heads``), or
+            what fixed it.
+        declared: what the config declares (``rows``: a tuple per layer; ``compressed_vocab_size``;
+            ``dim``), by name.
+        declared_read: for each declared value, the key it came from.
+        tokenizer: the tokenizer the config names (``tokenizer_name_or_path``), if any.
+    """
+
+    layout: str
+    fields: dict[str, Any]
+    read: dict[str, str]
+    declared: dict[str, Any]
+    declared_read: dict[str, str]
+    tokenizer: str | None
+
+
+def config_fields(path: str | Path) -> ConfigFields:
+    """The n-gram fields of a model's ``config.json`` (see the module docstring), found at its top
+    level or in a nested object. A config without them, or of the ``deepseek-v4.1`` layout without
+    a key that changes rows, is an error naming what was looked for.
+
+    >>> import json
+    >>> from ngramtool.model_configs import config_fields
+    >>> config = {"model_type": "qwen3", "engram_config": {"ngram_size": 3, "heads_per_ngram": 4,
+    ...           "ngram_vocab_size_base": 262144, "layer_ids": [2, 15]}}
+    >>> _ = open("config.json", "w").write(json.dumps(config))
+    >>> found = config_fields("config.json")
+    >>> found.layout, found.fields
+    ('engram', {'max_ngram': 3, 'heads': 4, 'table_sizes': 262144, 'layer_ids': (2, 15)})
+    >>> found.read["max_ngram"]
+    'engram_config.ngram_size'
+    """
+    try:
+        config = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read the model config {path}: {exc.strerror}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise NgramToolError(f"{path}: not a JSON config ({exc})") from None
+    found = _ngram_object(config, "")
+    if found is None:
+        looked = ", ".join(dict.fromkeys(key for layout in LAYOUTS for key in layout.marks))
+        raise NgramToolError(
+            f"{path} holds no n-gram fields: looked for {looked} at its top level and in nested objects; "
+            "give the spec's fields as options instead (`spec save`)"
+        )
+    layout, where, holder = found
+    fields: dict[str, Any] = {}
+    read: dict[str, str] = {}
+    for parameter, names in layout.fields.items():
+        name = next((name for name in names if name in holder), None)
+        if name is not None:
+            fields[parameter] = _config_value(parameter, holder[name], f"{path}: {where}{name}")
+            read[parameter] = f"{where}{name}"
+    missing = [layout.fields[parameter] for parameter in layout.required if parameter not in fields]
+    if missing:
+        keys = " or ".join(f"{where}{name}" for name in missing[0])
+        raise NgramToolError(
+            f"{path}: a {layout.name} config without {keys}, which changes every row; "
+            "add it to the config (from the model's released config.json)"
+        )
+    for parameter, value in layout.fixed.items():
+        fields[parameter] = value
+        read[parameter] = f"(fixed by the {layout.name} layout)"
+    declared, declared_read = _declared(layout, holder, where, path)
+    tokenizer = holder.get("tokenizer_name_or_path", config.get("tokenizer_name_or_path"))
+    return ConfigFields(
+        layout.name,
+        fields,
+        read,
+        declared,
+        declared_read,
+        tokenizer if isinstance(tokenizer, str) else None,
+    )
+
+
+def check_declared(found: ConfigFields, spec: HashSpec, source: str | Path) -> None:
+    """Hold ``spec`` (made from ``found``) to what its config declares: each layer's rows, and V'.
+
+    Raises NgramToolError naming the layer, the derived and the declared value (or both V'), so
+    a spec that would index other rows than the checkpoint's is never written.
+    """
+    rows = found.declared.get("rows")
+    if rows is not None:
+        key = found.declared_read["rows"]
+        if len(rows) != spec.num_layers:
+            raise NgramToolError(
+                f"{source}: {key} declares {len(rows)} layers' rows but the spec has "
+                f"{spec.num_layers} layers {list(spec.layer_ids)}: the config is inconsistent"
+            )
+        for layer, derived, declared in zip(spec.layer_ids, spec.rows_per_layer.tolist(), rows, strict=True):
+            if derived != declared:
+                raise NgramToolError(
+                    f"{source}: layer {layer} derives {derived:,} rows but {key} declares {declared:,}: "
+                    "the table sizes, heads or layers read differ from the checkpoint's"
+                )
+    size = found.declared.get("compressed_vocab_size")
+    if size is not None and size != spec.vocab_size:
+        key = found.declared_read["compressed_vocab_size"]
+        raise NgramToolError(
+            f"{source}: the vocabulary has V'={spec.vocab_size:,} but {key} declares {size:,}: "
+            "use the model's own tokenizer (--tokenizer tokenizer.json); another map rehashes every row"
+        )
+
+
+def _ngram_object(value: Any, where: str) -> tuple[ConfigLayout, str, dict[str, Any]] | None:
+    """(layout, key prefix, object) of the first object, depth first, that a layout marks."""
+    if not isinstance(value, dict):
+        return None
+    for layout in LAYOUTS:
+        if any(key in value for key in layout.marks):
+            return layout, where, value
+    for key, item in value.items():
+        found = _ngram_object(item, f"{where}{key}.")
+        if found is not None:
+            return found
+    return None
+
+
+def _declared(
+    layout: ConfigLayout, holder: dict[str, Any], where: str, path: str | Path
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """What the object declares (rows per layer, V', the row width), and the keys read."""
+    declared: dict[str, Any] = {}
+    read: dict[str, str] = {}
+    for name, keys in layout.declared.items():
+        key = next((key for key in keys if key in holder), None)
+        if key is None:
+            continue
+        value = holder[key]
+        wanted_list = name == "rows"
+        ok = (
+            isinstance(value, list) and bool(value) and all(_is_int(x) and x > 0 for x in value)
+            if wanted_list
+            else _is_int(value) and value > 0
+        )
+        if not ok:
+            wanted = "a list of positive integers" if wanted_list else "a positive integer"
+            raise NgramToolError(f"{path}: {where}{key} must be {wanted} (got {json.dumps(value)})")
+        declared[name] = tuple(value) if wanted_list else value
+        read[name] = f"{where}{key}"
+    return declared, read
+
+
+def _config_value(parameter: str, value: Any, where: str) -> Any:
+    """A config value as the :func:`resolve_spec` parameter wants it (tables: an int or a tuple)."""
+    many = parameter in ("table_sizes", "layer_ids")
+    if many and isinstance(value, list) and value and all(_is_int(item) for item in value):
+        return tuple(value)
+    if _is_int(value) and parameter != "layer_ids":
+        return value
+    wanted = (
+        "an integer or a list of integers"
+        if parameter == "table_sizes"
+        else ("a list of integers" if many else "an integer")
+    )
+    raise NgramToolError(f"{where} must be {wanted} (got {json.dumps(value)})")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
