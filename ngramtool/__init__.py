@@ -26,6 +26,7 @@ from .version import __version__
 
 # name -> the module that defines it
 _API = {
+    "BatchHashState": "serving",
     "CompressedVocab": "vocab",
     "CorpusReader": "inputs.sources",
     "NgramHashMapping": "mapping",
@@ -33,6 +34,7 @@ _API = {
     "RunOptions": "run.request",
     "TokenFileReader": "inputs.sources",
     "HashSpec": "spec",
+    "HashState": "serving",
     "NgramHasher": "hashing",
     "NgramToolError": "errors",
     "UsageError": "errors",

@@ -52,7 +52,7 @@ LAYERS = (
     ("normalize", "tokenizers", "vocab"),
     ("presets", "model_configs", "chunks"),
     ("hashing", "backends", "inputs"),
-    ("tokenizers.encoding", "run.pipeline", "rawrows", "mapping"),
+    ("tokenizers.encoding", "run.pipeline", "rawrows", "mapping", "serving"),
     ("formats",),
     ("artifacts", "run.request", "run.summary", "run.jobs", "run.space"),
     ("tools", "analysis"),
