@@ -15,6 +15,7 @@ from ..presets import preset, save_spec_file
 from ..spec import HashSpec
 from ..wording import plural
 from .command import Command
+from .engine_cmd import CHECK_HELP, EXPORT_HELP, check_command, export_command
 from .options import (
     DimOpt,
     ForceOpt,
@@ -317,5 +318,7 @@ COMMAND = Command(
         Command("save", SAVE_HELP, save_command),
         Command("from-config", FROM_CONFIG_HELP, from_config_command),
         Command("lint", LINT_HELP, lint_command),
+        Command("export", EXPORT_HELP, export_command),
+        Command("check", CHECK_HELP, check_command),
     ),
 )

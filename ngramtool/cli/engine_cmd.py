@@ -1,0 +1,248 @@
+"""``ngramtool spec export|check``: the constants an inference engine needs, written for it, and a
+deployment's constants checked against the derived ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..errors import UsageError
+from ..presets import preset
+from ..tools.engine_check import CheckReport, ConstantCheck, RuleCheck, check_deployment
+from ..tools.engine_constants import EngineConstants
+from ..tools.engine_files import FORMATS, export_constants, format_of, read_deployed
+from ..tools.engine_gguf import DEFAULT_PREFIX
+from .options import ForceOpt, JsonOpt, QuietOpt, given_options, option_groups
+from .render import print_json, stderr, stdout
+from .spec_options import SPEC_COMMAND_OPTIONS, SpecCommandOptions
+
+EXPORT_HELP = """Write the constants an inference engine needs: multipliers, primes,
+offsets, the token map (raw id -> canonical id), the compressed pad (and the raw
+one), layer ids, rows per layer, V' and the token map's sha256.
+
+The token map comes from the tokenizer: give the model's own with -t. GGUF keys
+go under --gguf-prefix (multipliers as UINT64); --into writes a copy of a GGUF
+model with the keys added or replaced, its tensors unchanged, verified before it
+replaces anything. See docs/commands.md for the keys and tensors of each format.
+
+[bold]Examples[/]
+
+  ngramtool spec export --spec my.json -t tokenizer.json -o engram.gguf
+  ngramtool spec export --spec my.json -t tokenizer.json -o engram.safetensors
+  ngramtool spec export --spec my.json -t cl100k_base -o -     # JSON to stdout
+  ngramtool spec export --preset deepseek-v4.1-flash -t tokenizer.json \\
+      --into model.gguf -o model.engram.gguf
+"""
+
+CHECK_HELP = """Compare what a deployment holds with the derived constants.
+
+TARGET is a GGUF model (KV keys or engram.* tensors), a safetensors file, or a
+file of 'spec export'. Each constant is ok, or differs at its first differing
+index (both values shown), or is absent. The rules engines validate are checked
+on TARGET's own constants: odd multipliers at most INT64_MAX/V', primes prime,
+distinct and ascending and summing to the rows, token map entries and the pad
+below V', one entry per raw id. Exit status 1 on any mismatch or failed rule.
+Without -t the token map is not compared.
+
+[bold]Examples[/]
+
+  ngramtool spec check --preset deepseek-v4.1-flash -t tokenizer.json model.gguf
+  ngramtool spec check --spec my.json -t cl100k_base engram.safetensors --json
+"""
+
+OutputOpt = Annotated[
+    str,
+    typer.Option("--output", "-o", help="The file to write; '-' writes JSON to stdout.", show_default=False),
+]
+FormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        help=f"{', '.join(FORMATS.values())}.",
+        show_default="from the suffix of -o",
+    ),
+]
+KeyLengthOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--dim", help="Values per row and head: GGUF key_length.", min=1, show_default="the preset's"
+    ),
+]
+PrefixOpt = Annotated[
+    str,
+    typer.Option("--gguf-prefix", help="The prefix of the GGUF keys."),
+]
+
+
+# ---------------------------------------------------------------------------------- export
+@option_groups
+def export_command(
+    ctx: typer.Context,
+    output: OutputOpt,
+    options: SpecCommandOptions = SPEC_COMMAND_OPTIONS,
+    file_format: FormatOpt = None,
+    into: Annotated[
+        Path | None,
+        typer.Option(
+            "--into",
+            help="A GGUF model: -o is a copy of it with the keys added or replaced.",
+            show_default=False,
+        ),
+    ] = None,
+    gguf_prefix: PrefixOpt = DEFAULT_PREFIX,
+    dim: KeyLengthOpt = None,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Write the engine constants of a spec and tokenizer (json, npz, safetensors or gguf)."""
+    if "tokenizer" not in given_options(ctx):
+        raise UsageError(
+            "spec export writes the token map (raw id -> canonical id), which needs the model's "
+            "tokenizer: pass --tokenizer/-t (e.g. -t tokenizer.json)"
+        )
+    if output == "-":
+        if format_of("-.json", file_format) != "json" or into is not None:
+            raise UsageError("-o - writes JSON to stdout: drop --format and --into, or give a file")
+        if as_json:
+            raise UsageError("-o - writes the constants to stdout, where --json would print the summary")
+    constants = _derived(ctx, options, dim, tokenizer=True)
+    if output == "-":
+        print_json(constants.to_json_dict())
+        summary: dict[str, Any] = {"output": "-", "format": "json"}
+    else:
+        summary = export_constants(
+            constants, output, file_format=file_format, force=force, gguf_prefix=gguf_prefix, into=into
+        )
+    if as_json:
+        print_json({**summary, **_shape(constants)})
+    elif not quiet:
+        stderr.print(_written_line(summary, constants), markup=False)
+
+
+def _shape(constants: EngineConstants) -> dict[str, Any]:
+    """What the summary says about the constants."""
+    token_map = constants.token_map
+    return {
+        "layer_ids": constants.layer_ids.tolist(),
+        "rows": constants.rows.tolist(),
+        "compressed_vocab_size": constants.compressed_vocab_size,
+        "pad_id": constants.pad_id,
+        "raw_pad_id": constants.raw_pad_id,
+        "key_length": constants.key_length,
+        "token_map_length": None if token_map is None else len(token_map),
+        "token_map_unassigned": constants.unassigned,
+        "token_map_sha256": constants.token_map_sha256,
+    }
+
+
+def _written_line(summary: dict[str, Any], constants: EngineConstants) -> str:
+    """``wrote F (gguf, 10 keys, multipliers UINT64 array): layers ..., token map ...``."""
+    what = summary["format"]
+    keys = summary.get("keys")
+    if keys is not None:
+        multipliers = next(kind for key, kind in keys.items() if key.endswith(".multipliers"))
+        what += f", {len(keys)} keys, multipliers {multipliers}"
+    if "into" in summary:
+        what += f", a copy of {summary['into']} with its tensors unchanged"
+    raw_pad = f" (raw {constants.raw_pad_id})" if constants.raw_pad_id is not None else ""
+    holes = f" ({constants.unassigned:,} without a token: -1)" if constants.unassigned else ""
+    token_map = constants.token_map
+    assert token_map is not None  # export loads the tokenizer
+    rows = ", ".join(f"{r:,}" for r in constants.rows.tolist())
+    return (
+        f"wrote {summary['output']} ({what}): layers {constants.layer_ids.tolist()}, "
+        f"rows {rows}, V'={constants.compressed_vocab_size:,}, "
+        f"pad {constants.pad_id}{raw_pad}, token map of {len(token_map):,} raw ids{holes}, "
+        f"sha256 {constants.token_map_sha256}"
+    )
+
+
+def _derived(
+    ctx: typer.Context, options: SpecCommandOptions, dim: int | None, *, tokenizer: bool
+) -> EngineConstants:
+    """The constants of the options: with the tokenizer's token map (``tokenizer``), else the
+    spec's alone; ``key_length`` is --dim, else the preset's."""
+    key_length = dim if dim is not None or options.preset_name is None else preset(options.preset_name).dim
+    if not tokenizer:
+        return EngineConstants.from_spec(options.resolve(ctx), key_length=key_length)
+    chosen = options.choose(options.preset_name)
+    mapping = chosen.mapping(
+        options.tokenizer, special=None, compress=not options.no_compress, vocab_size=options.vocab_size
+    )
+    raw_pad = options.pad_id if chosen.spec_file is None else None
+    return EngineConstants.from_mapping(mapping, raw_pad_id=raw_pad, key_length=key_length)
+
+
+# ----------------------------------------------------------------------------------- check
+@option_groups
+def check_command(
+    ctx: typer.Context,
+    target: Annotated[
+        Path,
+        typer.Argument(
+            help="A GGUF model, a safetensors file, or a file of 'spec export'.", show_default=False
+        ),
+    ],
+    options: SpecCommandOptions = SPEC_COMMAND_OPTIONS,
+    gguf_prefix: Annotated[
+        str | None,
+        typer.Option(
+            "--gguf-prefix",
+            help="The prefix of the GGUF keys.",
+            show_default="the one <arch>.engram. prefix that TARGET uses",
+        ),
+    ] = None,
+    dim: KeyLengthOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Compare a deployment's constants with the derived ones; exit 1 on any mismatch."""
+    deployed = read_deployed(target, gguf_prefix=gguf_prefix)
+    derived = _derived(ctx, options, dim, tokenizer="tokenizer" in given_options(ctx))
+    report = check_deployment(deployed, derived)
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        _render_report(report)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def _render_report(report: CheckReport) -> None:
+    stdout.print(f"{report.target} ({report.kind}) against the derived constants", markup=False)
+    width = max(len(check.name) for check in report.constants)
+    for check in report.constants:
+        stdout.print(f"  {check.name:<{width}}  {_constant_text(check)}", markup=False)
+    stdout.print("rules", markup=False)
+    for rule in report.rules:
+        stdout.print(f"  {_rule_text(rule)}", markup=False)
+    differing = [check.name for check in report.constants if check.status == "differs"]
+    failed = sum(rule.status == "failed" for rule in report.rules)
+    if report.ok:
+        stdout.print("ok: every constant found matches and every rule holds", markup=False)
+    else:
+        parts = [f"{', '.join(differing)} differ{'s' if len(differing) == 1 else ''}"] if differing else []
+        parts += [f"{failed} rule{'s' if failed != 1 else ''} failed"] if failed else []
+        stdout.print(f"mismatch: {'; '.join(parts)}", markup=False)
+
+
+def _constant_text(check: ConstantCheck) -> str:
+    source = f" [{check.source}]" if check.source else ""
+    if check.status != "differs":
+        return check.status + source
+    at = f" at index {check.index}" if check.index is not None else ""
+    where = f" ({check.where})" if check.where else ""
+    detail = f"; {check.detail}" if check.detail else ""
+    return f"DIFFERS{at}{where}: expected {check.expected}, found {check.found}{detail}{source}"
+
+
+def _rule_text(rule: RuleCheck) -> str:
+    if rule.status == "ok":
+        return f"ok      {rule.rule}"
+    if rule.status == "not checked":
+        return f"-       {rule.rule}: not checked, {rule.detail}"
+    at = f"index {rule.index}, " if rule.index is not None else ""
+    detail = f" ({rule.detail})" if rule.detail else ""
+    return f"FAILED  {rule.rule}: {at}value {rule.value}{detail}"
