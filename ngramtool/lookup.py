@@ -14,10 +14,14 @@ import numpy as np
 from .errors import NgramToolError
 
 UNASSIGNED = -1
+DEAD = -2
+"""A raw id marked DEAD (an image or other masked token, ``mask_tokens``): :func:`canonical_ids`
+gives it as a negative id, which the hash treats as its ``negative_ids`` convention says."""
 
 
 def canonical_ids(lut: np.ndarray, raw_ids: Any, *, first_position: int = 0) -> np.ndarray:
-    """``lut[raw_ids]`` as int64; negative raw ids stay negative (masked).
+    """``lut[raw_ids]`` as int64; negative raw ids stay negative (masked), and raw ids the table
+    marks :data:`DEAD` come out negative too.
 
     Raises NgramToolError naming the position (counted from ``first_position``) of the first id
     that is outside the table's raw ids or has no token (``UNASSIGNED`` in the table).

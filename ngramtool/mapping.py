@@ -21,20 +21,22 @@ tokenizer's name and the spec, and the other side rebuilds the vocabulary from i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
+from .backends import NEGATIVE_IDS, NegativeIds
 from .errors import UsageError
-from .hashing import NegativeIds, SequenceHasher
+from .hashing import SequenceHasher
 from .lookup import canonical_ids
 from .model_configs import check_declared, config_fields
 from .presets import PRESETS, resolve_spec
 from .spec import HashSpec
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, encode_document, load_tokenizer
-from .vocab import CompressedVocab, build_vocab, identity_vocab
+from .vocab import CompressedVocab, build_vocab, identity_vocab, with_dead_tokens
 
 
 class SpecFields(TypedDict, total=False):
@@ -61,6 +63,11 @@ class NgramHashMapping:
         tokenizer_name: the name or path the tokenizer was loaded from (None without one).
         special: how the tokenizer reads special-token strings in text (``none``, ``all``, names;
             None: the tokenizer library's own way).
+        mask_tokens: raw ids that are DEAD (image tokens and the like): ``vocab`` maps them to
+            :data:`~ngramtool.lookup.DEAD`, a negative canonical id.
+        negative_ids: what a negative (masked) id is to the hash: ``"mask"`` (rows -1, the pad to
+            other windows; TileKernels), ``"barrier"`` (windows see the pad from it back, its own
+            rows are those of an all-pad window; DeepSeek-V4.1) or ``"hash"`` (the Engram demo).
 
     Examples:
         >>> from ngramtool import NgramHashMapping
@@ -74,6 +81,8 @@ class NgramHashMapping:
     spec: HashSpec
     tokenizer_name: str | None = None
     special: str | None = None
+    mask_tokens: tuple[int, ...] = ()
+    negative_ids: NegativeIds = "mask"
     _hashers: dict[tuple[str, str, str | None], SequenceHasher] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -88,6 +97,8 @@ class NgramHashMapping:
         special: str | None = None,
         compress: bool = True,
         vocab_size: int | None = None,
+        mask_tokens: Sequence[int] = (),
+        negative_ids: NegativeIds = "mask",
         **fields: Unpack[SpecFields],
     ) -> NgramHashMapping:
         """Load the tokenizer, build its compressed vocabulary (from the disk cache after the
@@ -104,6 +115,8 @@ class NgramHashMapping:
             special: which special-token strings in text become their ids.
             compress: False: the identity vocabulary (raw ids hashed as they are).
             vocab_size: V' of ids that are canonical already (``tokenizer=None``).
+            mask_tokens: raw ids that are DEAD wherever they occur (e.g. a model's image token).
+            negative_ids: what a DEAD or other negative id is to the hash (see the class).
             fields: ``max_ngram``, ``heads``, ``layer_ids``, ``table_sizes``, ``seed``,
                 ``pad_id`` (a raw id of the tokenizer), as for :func:`ngramtool.resolve_spec`.
 
@@ -129,8 +142,12 @@ class NgramHashMapping:
                 raise UsageError("`vocab_size` applies only to ids without a `tokenizer`")
             tok = load_tokenizer(str(tokenizer), special)
             vocab = build_vocab(tok, compress=compress)
+        if negative_ids not in NEGATIVE_IDS:
+            raise UsageError(f"`negative_ids` must be 'mask', 'barrier' or 'hash' (got {negative_ids!r})")
         resolved = cls._spec(spec, spec_file, tok, vocab, fields)
-        return cls(tok, vocab, resolved, None if tokenizer is None else str(tokenizer), special)
+        masked = tuple(sorted({int(raw) for raw in mask_tokens}))
+        name = None if tokenizer is None else str(tokenizer)
+        return cls(tok, with_dead_tokens(vocab, masked), resolved, name, special, masked, negative_ids)
 
     @classmethod
     def from_config(
@@ -151,7 +168,9 @@ class NgramHashMapping:
             tokenizer: the model's own tokenizer (its compressed vocabulary gives V' and maps the
                 config's raw pad id); None with ``vocab_size`` for the multipliers alone (the
                 config's pad id is then taken as canonical).
-            special, compress, vocab_size: as for :meth:`build`.
+            special: as for :meth:`build`.
+            compress: as for :meth:`build`.
+            vocab_size: as for :meth:`build`.
 
         Raises:
             NgramToolError: a config without the fields, a V4.1 config without a key that changes
@@ -225,7 +244,7 @@ class NgramHashMapping:
         before: Any = None,
         doc_starts: Any = None,
         masked: Any = None,
-        negative_ids: NegativeIds = "mask",
+        negative_ids: NegativeIds | None = None,
         backend: str = "auto",
         device: str | None = None,
     ) -> Any:
@@ -240,7 +259,7 @@ class NgramHashMapping:
             negative_ids: ``"mask"`` (masked rows are -1, other windows see the pad),
                 ``"barrier"`` (a masked token is DEAD: windows see the pad from it back, and its
                 own rows are those of an all-pad window; DeepSeek-V4.1) or ``"hash"``, as for
-                :class:`ngramtool.NgramHasher`.
+                :class:`ngramtool.NgramHasher`; None: the mapping's own.
             backend: what computes the rows (``auto``, ``numba``, ...); every backend gives the same.
             device: where to hash (``cpu``, ``cuda:N``; None: where the ids live).
 
@@ -264,23 +283,26 @@ class NgramHashMapping:
                     f"`masked` needs one flag per id ({ids.shape[0] - lead}), got shape {mask.shape}"
                 )
             ids[lead:][mask] = -1
-        key = (negative_ids, backend, device)
+        key = (negative_ids or self.negative_ids, backend, device)
         if key not in self._hashers:
             self._hashers[key] = SequenceHasher(
-                self.spec, negative_ids=negative_ids, backend=backend, device=device, check_ids=False
+                self.spec, negative_ids=key[0], backend=backend, device=device, check_ids=False
             )
         return self._hashers[key](ids[lead:], ids[:lead] if lead else None, doc_starts)
 
     # ------------------------------------------------------------------- to other processes
     def to_payload(self) -> dict[str, Any]:
         """The mapping as plain JSON values: the tokenizer's name, ``special``, whether the
-        vocabulary is compressed, V' without a tokenizer, and the spec (:meth:`from_payload`)."""
+        vocabulary is compressed, V' without a tokenizer, the spec, the DEAD raw ids and the
+        masking convention (:meth:`from_payload`)."""
         return {
             "tokenizer": self.tokenizer_name,
             "special": self.special,
             "compress": self.vocab.compressed,
             "vocab_size": self.vocab.size if self.tokenizer is None else None,
             "spec": self.spec.to_json(),
+            "mask_tokens": list(self.mask_tokens),
+            "negative_ids": self.negative_ids,
         }
 
     @classmethod
@@ -295,11 +317,16 @@ class NgramHashMapping:
             (True, True)
         """
         spec = HashSpec.from_json(payload["spec"])
+        masked = tuple(payload.get("mask_tokens", ()))
+        negative_ids = payload.get("negative_ids", "mask")
         if payload["tokenizer"] is None:
-            return cls(None, identity_vocab(payload["vocab_size"]), spec)
+            vocab = with_dead_tokens(identity_vocab(payload["vocab_size"]), masked)
+            return cls(None, vocab, spec, mask_tokens=masked, negative_ids=negative_ids)
         tokenizer = load_tokenizer(payload["tokenizer"], payload["special"])
         vocab = build_vocab(tokenizer, compress=payload["compress"])
-        return cls(tokenizer, vocab, _fitting(spec, vocab), payload["tokenizer"], payload["special"])
+        fitting = _fitting(spec, vocab)
+        name, special = payload["tokenizer"], payload["special"]
+        return cls(tokenizer, with_dead_tokens(vocab, masked), fitting, name, special, masked, negative_ids)
 
     def __eq__(self, other: object) -> bool:
         """Equal when built from the same recipe into the same vocabulary and spec."""

@@ -26,7 +26,8 @@ class Preset:
 
     ``hidden_size`` is the backbone width the memory vector is projected into, where known;
     ``declared_rows`` the rows per layer a released checkpoint declares (its tables' heights),
-    which the derived rows must equal.
+    which the derived rows must equal; ``negative_ids`` how its reference hashes masked (DEAD)
+    tokens (``mask``: rows -1, TileKernels; ``barrier``: DeepSeek-V4.1).
     """
 
     spec: HashSpec
@@ -34,6 +35,7 @@ class Preset:
     hidden_size: int | None
     source: str
     declared_rows: tuple[int, ...] | None = None
+    negative_ids: str = "mask"
 
 
 PRESETS: dict[str, Preset] = {
@@ -67,6 +69,7 @@ PRESETS: dict[str, Preset] = {
         "engram_vocab_size 16,000,000 for every order, 256-dim fp8 rows, hidden 5120, "
         "V'=99,092, raw pad 2; declared rows 384,006,168 and 384,016,682",
         declared_rows=(384006168, 384016682),
+        negative_ids="barrier",
     ),
     "tutorial": Preset(
         HashSpec(heads=4, layer_ids=(1,), table_sizes=(262144, 262144)),

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .errors import NgramToolError
-from .hashing import SequenceHasher
+from .hashing import NegativeIds, SequenceHasher
 from .lookup import canonical_ids, check_table
 from .spec import HashSpec
 
@@ -29,6 +29,9 @@ class RawRows:
         lut: int64 [V], the raw -> canonical lookup table (an index's ``lut``, or the ``lut`` of
             :func:`ngramtool.build_vocab`).
         source: what the ids come from (a file, an index), named in error messages.
+        negative_ids: how DEAD ids (negative canonical ids; raw ids the table marks
+            :data:`~ngramtool.lookup.DEAD`) hash: ``"mask"`` or ``"barrier"`` (see
+            :class:`~ngramtool.hashing.NgramHasher`).
         backend, device: where to hash (see :class:`~ngramtool.hashing.NgramHasher`).
 
     Examples:
@@ -47,6 +50,7 @@ class RawRows:
         spec: HashSpec,
         lut: np.ndarray,
         source: str = "",
+        negative_ids: NegativeIds = "mask",
         *,
         backend: str = "auto",
         device: str | None = None,
@@ -54,7 +58,9 @@ class RawRows:
         self.lut = check_table(lut, spec.vocab_size)
         self.spec = spec
         self.source = source
-        self.hasher = SequenceHasher(spec, backend=backend, device=device, check_ids=False)
+        self.hasher = SequenceHasher(
+            spec, negative_ids=negative_ids, backend=backend, device=device, check_ids=False
+        )
 
     def __call__(
         self, tokens: Any, before: Any = None, doc_starts: Any = None, *, first_position: int = 0

@@ -17,15 +17,15 @@ import os
 import zipfile
 import zlib
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .atomic import staged_file
-from .errors import NgramToolError
-from .lookup import UNASSIGNED, canonical_ids
+from .errors import NgramToolError, UsageError
+from .lookup import DEAD, UNASSIGNED, canonical_ids
 from .normalize import NORMALIZATION_VERSION, token_key
 from .tokenizers import Tokenizer
 
@@ -179,6 +179,30 @@ def identity_vocab(size: int, tokenizer_fingerprint: str = "") -> CompressedVoca
         raise NgramToolError(f"a vocabulary needs at least one id (got {size})")
     keys = tuple(str(i) for i in range(size))
     return CompressedVocab(np.arange(size, dtype=np.int64), keys, False, tokenizer_fingerprint)
+
+
+def with_dead_tokens(vocab: CompressedVocab, raw_ids: tuple[int, ...]) -> CompressedVocab:
+    """``vocab`` with the raw ids ``raw_ids`` marked :data:`~ngramtool.lookup.DEAD`: their canonical
+    ids are negative, so hashing treats them as masked tokens (image spans and the like). V' and
+    every other id's canonical id are unchanged.
+
+    Examples:
+        >>> from ngramtool.vocab import identity_vocab, with_dead_tokens
+        >>> vocab = with_dead_tokens(identity_vocab(5), (3,))
+        >>> vocab.size, vocab.canonicalize([1, 3, 4]).tolist()
+        (5, [1, -2, 4])
+    """
+    if not raw_ids:
+        return vocab
+    for raw in raw_ids:
+        if not 0 <= raw < vocab.raw_size or vocab.lut[raw] == UNASSIGNED:
+            raise UsageError(
+                f"`mask_tokens`: {raw} is not a token id of this tokenizer (ids 0..{vocab.raw_size - 1} "
+                "that have a token): give the raw id of the token to mask"
+            )
+    lut = vocab.lut.copy()
+    lut[list(raw_ids)] = DEAD
+    return replace(vocab, lut=lut)
 
 
 def table_vocab(lut: np.ndarray) -> CompressedVocab:

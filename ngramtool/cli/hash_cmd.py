@@ -21,6 +21,7 @@ from ..wording import plural
 from .command import Command
 from .options import (
     CORPUS_VOCABULARY_OPTIONS,
+    MASKING_OPTIONS,
     READING_OPTIONS,
     SPEC_OPTIONS,
     TEXT_READING_OPTIONS,
@@ -31,6 +32,7 @@ from .options import (
     CorpusVocabularyOptions,
     DeviceOpt,
     JsonOpt,
+    MaskingOptions,
     OptionGroup,
     PresetOpt,
     QuietOpt,
@@ -81,6 +83,7 @@ the rows from the tokens (4 bytes per token on disk instead of 4 + the rows).
   ngramtool hash big.parquet -o out/ --row-groups-per-shard 4    # a shard per 4 row groups
   ngramtool hash corpus.txt --tokenizer tokenizer.json --heads 4 --table 262144 --layers 2,15
   ngramtool hash corpus.txt --preset tutorial
+  ngramtool hash chat.jsonl -t v41/tokenizer.json --spec v41.json --mask-token 128815 --masked barrier
   ngramtool hash corpus.txt --checksum sha256                 # a cryptographic digest of every array
 
 In Python: ngramtool.hash_files(["corpus.txt"], "corpus.ngidx") does the same.
@@ -182,6 +185,7 @@ def hash_command(
             "--boundary", help="'none': pad only at stream start (Engram); 'reset': at every document."
         ),
     ] = "none",
+    masking: MaskingOptions = MASKING_OPTIONS,
     reading: ReadingOptions = READING_OPTIONS,
     running: HashRunOptions = HASH_RUN_OPTIONS,
     as_json: JsonOpt = False,
@@ -210,6 +214,7 @@ def hash_command(
             special=reading.special,
             compress=not vocab.no_compress,
             vocab_size=vocab_size,
+            masking=masking,
         )
 
     outputs = running.outputs(save_tokens, save_format, force)

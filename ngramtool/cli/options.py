@@ -23,6 +23,7 @@ from ..errors import UsageError, idle_parameters
 from ..formats.tokenfiles import READ_FORMATS
 from ..inputs.sources import CorpusReader, TokenFileReader
 from ..mapping import NgramHashMapping
+from ..presets import preset as preset_named
 from ..presets import resolve_spec
 from ..spec import HashSpec
 from ..tokenizers import DEFAULT_TOKENIZER
@@ -348,6 +349,48 @@ class SpecOptions(LayoutOptions):
 SPEC_OPTIONS = SpecOptions.placeholder()
 
 
+MASKED_CONVENTIONS = {"barrier": "barrier", "minus-one": "mask"}
+"""``--masked`` values and the ``negative_ids`` each stands for."""
+
+
+@dataclass(frozen=True)
+class MaskingOptions(OptionGroup):
+    """DEAD tokens (an image span's placeholder ids and the like) and how the hash treats them."""
+
+    mask_token: Annotated[
+        str | None,
+        typer.Option(
+            "--mask-token",
+            help="Raw ids of tokens that take no part (DEAD: e.g. the image token), comma-separated.",
+            show_default=False,
+        ),
+    ] = None
+    masked: Annotated[
+        str | None,
+        typer.Option(
+            "--masked",
+            help="How DEAD tokens hash: 'barrier' (DeepSeek-V4.1: windows see the pad from a DEAD "
+            "token back, and it gets all-pad rows) or 'minus-one' (TileKernels: its rows are -1, "
+            "other windows see the pad). Default: the preset's, else minus-one.",
+            show_default=False,
+        ),
+    ] = None
+
+    def settings(self, preset: str | None) -> dict[str, Any]:
+        """``mask_tokens`` and ``negative_ids`` for :meth:`ngramtool.NgramHashMapping.build`."""
+        tokens = () if self.mask_token is None else tuple(parse_int_list(self.mask_token, "--mask-token"))
+        if self.masked is None:
+            convention = preset_named(preset).negative_ids if preset is not None else "mask"
+        elif self.masked in MASKED_CONVENTIONS:
+            convention = MASKED_CONVENTIONS[self.masked]
+        else:
+            raise UsageError(f"--masked must be 'barrier' or 'minus-one' (got {self.masked!r})")
+        return {"mask_tokens": tokens, "negative_ids": convention}
+
+
+MASKING_OPTIONS = MaskingOptions.placeholder()
+
+
 @dataclass(frozen=True)
 class ReadingOptions(OptionGroup):
     """How text INPUT is read: the end-of-sequence token, special tokens, the input's form, its
@@ -452,13 +495,20 @@ class SpecChoice:
     fields: dict[str, Any] = field(default_factory=dict)
 
     def mapping(
-        self, tokenizer: str | None, *, special: str | None, compress: bool, vocab_size: int | None = None
+        self,
+        tokenizer: str | None,
+        *,
+        special: str | None,
+        compress: bool,
+        vocab_size: int | None = None,
+        masking: MaskingOptions | None = None,
     ) -> NgramHashMapping:
         """:meth:`ngramtool.NgramHashMapping.build` of ``tokenizer`` (None: ids canonical below
-        ``vocab_size``) with this spec."""
+        ``vocab_size``) with this spec and, when given, the DEAD tokens and their convention."""
         vocab = {"special": special, "compress": compress, "vocab_size": vocab_size}
+        masked = masking.settings(self.preset) if masking is not None else {}
         return NgramHashMapping.build(
-            tokenizer, spec=self.preset, spec_file=self.spec_file, **vocab, **self.fields
+            tokenizer, spec=self.preset, spec_file=self.spec_file, **vocab, **masked, **self.fields
         )
 
     def resolve(self, *, tokenizer: str | None, no_compress: bool, vocab_size: int | None) -> HashSpec:
@@ -469,6 +519,8 @@ class SpecChoice:
 
 # Library parameters whose option is not --NAME-WITH-DASHES.
 _OPTIONS = {
+    "mask_tokens": "--mask-token",
+    "negative_ids": "--masked",
     "layer_ids": "--layers",
     "table_sizes": "--table",
     "spec_file": "--spec",

@@ -64,7 +64,9 @@ class RowsFunction(Protocol):
 
 
 # (spec, lookup table, the index's path for messages) -> the function that computes its rows
-RowsFactory = Callable[[HashSpec, np.ndarray, str], RowsFunction]
+RowsFactory = Callable[[HashSpec, np.ndarray, str, str], RowsFunction]
+"""Makes a tokens-only index's :class:`RowsFunction` from its spec, lookup table, path and
+``negative_ids`` (how its DEAD tokens hash)."""
 
 
 def row_storage(manifest: dict[str, Any]) -> str:
@@ -87,6 +89,7 @@ class IndexMeta:
     tokenization: dict[str, Any] | None = None  # how the input became ids (None: not recorded)
     storage: str = "stored"  # an index's rows: "stored", or "lazy" (computed from its tokens)
     row_groups: tuple[int, int] | None = None  # the row groups [first, stop) of the one parquet source
+    negative_ids: str = "mask"  # how masked (DEAD) tokens hash: "mask" (rows -1) or "barrier"
 
     def manifest(self, format_name: str = FORMAT_NAME, version: str = FORMAT_VERSION) -> dict[str, Any]:
         """The manifest fields every output shares (counts and arrays are added by the writer)."""
@@ -100,7 +103,7 @@ class IndexMeta:
             "spec": spec_record(self.spec),
             "boundary": self.boundary,
             **({"tokenization": self.tokenization} if self.tokenization is not None else {}),
-            "negative_ids": "mask",
+            "negative_ids": self.negative_ids,
             "offsets_added": True,
             "rows": {
                 "dtype": self.spec.row_dtype.newbyteorder("<").str,
@@ -110,6 +113,11 @@ class IndexMeta:
             "sources": list(self.sources),
             **({"source_row_groups": list(self.row_groups)} if self.row_groups is not None else {}),
         }
+
+
+def negative_ids_of(manifest: dict[str, Any]) -> str:
+    """How an output's masked tokens were hashed (``mask`` unless it says otherwise)."""
+    return str(manifest.get("negative_ids", "mask"))
 
 
 def timestamp() -> str:
@@ -619,7 +627,9 @@ class ComputedRows(RangeArray):
                     f"{self.index.path} is a tokens-only index: its rows are computed from its tokens "
                     "when read; open it with ngramtool.open_index to read them"
                 )
-            self._compute = self._factory(self.index.spec, self.index.lut, str(self.index.path))
+            index = self.index
+            negative_ids = negative_ids_of(index.manifest)
+            self._compute = self._factory(index.spec, index.lut, str(index.path), negative_ids)
         return self._compute
 
 

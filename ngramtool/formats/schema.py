@@ -204,7 +204,7 @@ _DESCRIPTION = {
     "rows": ROWS,
 }
 # Format 1 defines one masking policy and rows that always include the column offsets.
-_ROW_POLICY = {"negative_ids": text("mask"), "offsets_added": boolean(True)}
+_ROW_POLICY = {"negative_ids": text("mask", "barrier"), "offsets_added": boolean(True)}
 _OPTIONAL = {"tokenization": ANY_OBJECT, "source_row_groups": list_of(integer(0))}
 
 STREAM_MANIFEST = record(

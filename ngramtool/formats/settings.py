@@ -1,12 +1,13 @@
 """Which recorded settings must agree between outputs that are used together.
 
 A finished shard is skipped by a resumed sharded run only when the run would make it again the
-same way, and ``merge`` joins only shards made the same way: one tokenizer, vocabulary, hash spec,
-boundary policy, row storage (stored, or computed from the tokens) and tokenization
-(``special``, ``add_eot`` and its token, the records' text key, ``doc_sep``, ``errors``, a forced
-input form). Both ask :func:`settings_difference`, so they can never disagree on what "the same
-way" means. A manifest written before ``tokenization`` was recorded (format 1.0) differs from
-every manifest that records it: what it did with special tokens is unknown.
+same way, and ``merge`` joins only shards made the same way: one tokenizer, vocabulary (with its
+DEAD tokens), hash spec, boundary policy, masking convention, row storage (stored, or computed
+from the tokens) and tokenization (``special``, ``add_eot`` and its token, the records' text key,
+``doc_sep``, ``errors``, a forced input form). Both ask :func:`settings_difference`, so they can
+never disagree on what "the same way" means. A manifest written before ``tokenization`` was
+recorded (format 1.0) differs from every manifest that records it: what it did with special
+tokens is unknown.
 """
 
 from __future__ import annotations
@@ -25,9 +26,13 @@ _NOT_DESCRIBED = object()
 # compared in this order.
 _TOP_LEVEL = (
     ("tokenizer (`tokenizer`)", lambda m: (m.get("tokenizer") or {}).get("fingerprint")),
-    ("vocabulary (`tokenizer`, `no_compress`, `vocab_size`)", lambda m: m["vocab"]["fingerprint"]),
+    (
+        "vocabulary (`tokenizer`, `no_compress`, `vocab_size`, `mask_tokens`)",
+        lambda m: m["vocab"]["fingerprint"],
+    ),
     ("hash spec", lambda m: m["spec"]["fingerprint"]),
     ("boundary (`boundary`)", lambda m: m["boundary"]),
+    ("masked tokens (`negative_ids`)", lambda m: m.get("negative_ids", "mask")),
     ("row storage (`rows`)", lambda m: row_storage(m) if "rows" in m else _NOT_DESCRIBED),
 )
 _TOKENIZATION_LABELS = {

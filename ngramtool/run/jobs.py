@@ -139,6 +139,7 @@ def job_meta(job: HashJob) -> IndexMeta:
         created=job.created,
         storage=job.outputs.rows,
         row_groups=row_groups,
+        negative_ids=mapping.negative_ids,
     )
 
 
@@ -256,7 +257,13 @@ def run_hash_job(
     meta = job_meta(job)
     clock = StageClock()  # the streaming part of the run, after tokenizer and vocabulary loading
     chunks = _job_chunks(job, clock, documents)
-    hasher = NgramHasher(spec, boundary=job.boundary, backend=job.backend, device=job.device)  # type: ignore[arg-type]
+    hasher = NgramHasher(
+        spec,
+        boundary=job.boundary,  # type: ignore[arg-type]
+        negative_ids=mapping.negative_ids,
+        backend=job.backend,
+        device=job.device,
+    )
     sizes = output_sizes(job)
     total_bytes = input_bytes(job.source) if documents is None else None
     hard_cuts = nbytes = skipped = ntokens = 0

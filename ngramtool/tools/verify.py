@@ -22,9 +22,10 @@ from ..artifacts import IndexLike, Kind, expect_kind, open_index
 from ..chunks import canonical_chunks
 from ..errors import NgramToolError
 from ..formats.checksum import array_checksum, recorded
-from ..formats.index import Index, iter_index_chunks, spec_record
+from ..formats.index import Index, iter_index_chunks, negative_ids_of, spec_record
 from ..formats.stream import StreamReader, read_stream
 from ..hashing import NgramHasher
+from ..lookup import DEAD
 from ..spec import HashSpec
 from ..vocab import CompressedVocab, table_vocab
 from ..wording import plural
@@ -80,15 +81,20 @@ class _Seen:
 def _examine_lut(lut: np.ndarray) -> _Table:
     """The vocabulary of a lookup table, and whether it is the identity or has the form the
     compression gives: -1 (no token) or a canonical id, numbered by first use in raw id order,
-    every one of 0..V'-1 used."""
+    every one of 0..V'-1 used. Entries marked DEAD (-2, ``mask_tokens``) hide the canonical id
+    they had, so they are left out of both checks, and with any of them the numbering by first
+    use is not checked (the first use of an id may be the DEAD one)."""
     vocab = table_vocab(lut)
     lut, size = vocab.lut, vocab.size
-    identity = bool(np.array_equal(lut, np.arange(lut.shape[0])))
+    alive = lut != DEAD
+    identity = bool(np.array_equal(lut[alive], np.arange(lut.shape[0])[alive]))
     used = lut[lut >= 0]
     values, first_use = np.unique(used, return_index=True)
-    compression_form = bool(
-        np.all(lut >= -1) and np.array_equal(values, np.arange(size)) and np.all(np.diff(first_use) > 0)
-    )
+    if alive.all():
+        numbered = np.array_equal(values, np.arange(size)) and np.all(np.diff(first_use) > 0)
+    else:
+        numbered = bool(np.all(values < size))
+    compression_form = bool(np.all(lut >= DEAD) and numbered)
     return _Table(vocab, identity, compression_form)
 
 
@@ -187,7 +193,7 @@ def verify_index(index: Index, seen: _Seen | None = None) -> VerifyReport:
             "(tokens-only: the rows are computed from them when read)"
         )
         return report
-    hasher = NgramHasher(index.spec, boundary=manifest["boundary"])
+    hasher = NgramHasher(index.spec, boundary=manifest["boundary"], negative_ids=negative_ids_of(manifest))
     for lo, chunk, canonical in canonical_chunks(iter_index_chunks(index), table.vocab):
         stored = np.asarray(index.rows[lo : lo + chunk.tokens.shape[0]])
         _check_rows(stored, hasher(canonical, chunk.doc_starts), lo, index.spec)
@@ -199,7 +205,8 @@ def verify_stream(reader: StreamReader) -> VerifyReport:
     """Read a whole stream (CRCs, trailer, checksum) and re-derive every row."""
     table = _examine_lut(reader.lut)
     _check_descriptions(reader.manifest, reader.spec, table, _Seen())
-    hasher = NgramHasher(reader.spec, boundary=reader.manifest["boundary"])
+    manifest = reader.manifest
+    hasher = NgramHasher(reader.spec, boundary=manifest["boundary"], negative_ids=negative_ids_of(manifest))
     for first, chunk, canonical in canonical_chunks(reader, table.vocab):
         _check_rows(chunk.rows, hasher(canonical, chunk.doc_starts), first, reader.spec)
     return VerifyReport(

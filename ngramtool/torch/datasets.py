@@ -19,6 +19,7 @@ from torch.utils.data import IterableDataset, get_worker_info
 
 from ..artifacts import IndexLike, Kind, detect, open_index
 from ..errors import NgramToolError, UsageError
+from ..formats.index import negative_ids_of
 from ..formats.stream import read_stream
 from ..formats.tokenfiles import TokenFile, open_token_file
 from ..mapping import NgramHashMapping
@@ -47,7 +48,9 @@ class IndexSource:
         if padding == "stream":
             return np.asarray(self.index.rows[lo:hi])
         if self._sequence_rows is None:
-            self._sequence_rows = RawRows(self.spec, np.asarray(self.index.lut), str(self.index.path))
+            index = self.index
+            lut, negative_ids = np.asarray(index.lut), negative_ids_of(index.manifest)
+            self._sequence_rows = RawRows(self.spec, lut, str(index.path), negative_ids)  # type: ignore[arg-type]
         return self._sequence_rows(self.tokens(lo, hi), first_position=lo)
 
 
