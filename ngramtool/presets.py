@@ -37,6 +37,23 @@ class Preset:
     declared_rows: tuple[int, ...] | None = None
     negative_ids: str = "mask"
 
+    def rows_differing(self, spec: HashSpec) -> list[tuple[int, int, int]]:
+        """(layer, derived rows, declared rows) of each layer whose rows in ``spec`` differ from
+        what the checkpoint declares (all of them when the layer counts differ); [] when they
+        agree or nothing is declared.
+
+        >>> chosen = preset("deepseek-v4.1-flash")
+        >>> chosen.rows_differing(chosen.spec)
+        []
+        """
+        if self.declared_rows is None:
+            return []
+        derived = spec.rows_per_layer.tolist()
+        pairs = list(zip(spec.layer_ids, derived, self.declared_rows, strict=False))
+        if len(derived) != len(self.declared_rows):
+            return pairs
+        return [(layer, got, declared) for layer, got, declared in pairs if got != declared]
+
 
 PRESETS: dict[str, Preset] = {
     "engram-demo": Preset(

@@ -114,6 +114,10 @@ def show_command(
     """Print the derived constants: multipliers, primes, offsets, rows per layer, row dtype."""
     spec = options.resolve(ctx)
     record = _spec_report(spec)
+    chosen = preset(options.preset_name) if options.preset_name is not None else None
+    if chosen is not None and chosen.declared_rows is not None:
+        record["declared_rows"] = list(chosen.declared_rows)
+        record["declared_rows_match"] = not chosen.rows_differing(spec)
     if as_json:
         print_json(record)
         return
@@ -127,6 +131,8 @@ def show_command(
         f"multipliers = 2r+1 with r < half_bound = {spec.half_bound:,} (floor(floor((2^63-1)/V')/2)); "
         f"rows stored as {spec.row_dtype}"
     )
+    if chosen is not None and chosen.declared_rows is not None:
+        _say_declared_rows(options.preset_name, chosen.rows_differing(spec), chosen.declared_rows)
     grid = report_table("derived constants per layer")
     for name in ("layer", "multipliers (lag 0..N-1)", "order", "primes (heads 0..K-1)", "offsets", "rows"):
         grid.add_column(name, justify="right" if name in ("layer", "order", "rows") else "left")
@@ -142,6 +148,21 @@ def show_command(
                 *first_only(first, f"{int(spec.rows_per_layer[li]):,}"),
             )
     print_table(grid)
+
+
+def _say_declared_rows(
+    name: str | None, differing: list[tuple[int, int, int]], declared: tuple[int, ...]
+) -> None:
+    """The line comparing the derived rows per layer with those the preset's checkpoint declares."""
+    shown = " ".join(f"{rows:,}" for rows in declared)
+    if not differing:
+        stdout.print(f"rows per layer as {name}'s checkpoint declares: {shown}")
+        return
+    layer, derived, wanted = differing[0]
+    stdout.print(
+        f"[bold yellow]warning[/]: layer {layer} derives {derived:,} rows but {name}'s checkpoint "
+        f"declares {wanted:,} ({shown}): these options index other rows than its tables",
+    )
 
 
 def _spec_report(spec: HashSpec) -> dict[str, Any]:

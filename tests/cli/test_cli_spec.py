@@ -45,3 +45,20 @@ def test_spec_commands_refuse_options_that_spec_files_override(tmp_path):
         assert result.returncode == 2 and fragment in err and "Traceback" not in err, (args, err)
     assert not (tmp_path / "o.json").exists()
     assert run_json("spec", "show", "--spec", saved)["heads"] == 2
+
+
+def test_spec_show_holds_the_v41_preset_to_its_declared_rows():
+    shown = run_json("spec", "show", "--preset", "deepseek-v4.1-flash")
+    assert shown["declared_rows"] == [384006168, 384016682] and shown["declared_rows_match"] is True
+    assert shown["derived"]["multipliers"][0] == [
+        76632096046245,
+        4839876093313,
+        35959672319349,
+        73987337458391,
+    ]
+    other = run("spec", "show", "--preset", "deepseek-v4.1-flash", "--table", "16000100")
+    assert other.returncode == 0
+    assert (
+        "layer 1 derives 384,007,824 rows but deepseek-v4.1-flash's checkpoint declares"
+        in other.stdout.decode()
+    )
