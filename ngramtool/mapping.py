@@ -160,7 +160,10 @@ class NgramHashMapping:
         vocab_size: int | None = None,
     ) -> NgramHashMapping:
         """The mapping of a released model's ``config.json`` (:mod:`ngramtool.model_configs`) and
-        its tokenizer, held to what the config declares (each layer's rows, V').
+        its tokenizer, held to what the config declares (each layer's rows, V'); the config's
+        image and video placeholder ids are DEAD tokens, hashed as its layout's reference does
+        (``barrier`` for DeepSeek-V4.1, else ``mask``); without a tokenizer the ids are canonical
+        and no raw id is masked.
 
         Args:
             config: the model's ``config.json`` (DeepSeek-V4.1's ``engram_*`` keys, nested or
@@ -178,7 +181,13 @@ class NgramHashMapping:
         """
         found = config_fields(config)
         mapping = cls.build(
-            tokenizer, special=special, compress=compress, vocab_size=vocab_size, **found.fields
+            tokenizer,
+            special=special,
+            compress=compress,
+            vocab_size=vocab_size,
+            mask_tokens=tuple(found.mask_tokens.values()) if tokenizer is not None else (),
+            negative_ids=found.negative_ids,  # type: ignore[arg-type]
+            **found.fields,
         )
         check_declared(found, mapping.spec, config)
         return mapping

@@ -39,6 +39,7 @@ class ConfigLayout:
         fixed: parameters the layout fixes without a key (V4.1's multiplier seed is 0).
         declared: what the config declares about the result, by name (``rows``,
             ``compressed_vocab_size``, ``dim``), and the keys that give it.
+        negative_ids: how the layout's reference hashes masked (DEAD) tokens.
     """
 
     name: str
@@ -47,7 +48,12 @@ class ConfigLayout:
     required: tuple[str, ...] = ()
     fixed: dict[str, Any] = field(default_factory=dict)
     declared: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    negative_ids: str = "mask"
 
+
+MASK_TOKEN_KEYS = ("image_token_id", "image_token_index", "video_token_id", "video_token_index")
+"""Keys of multimodal configs whose raw ids are placeholders for an image or a video: DEAD tokens,
+read from the object holding the n-gram fields or the config's top level."""
 
 DEEPSEEK_V41 = ConfigLayout(
     "deepseek-v4.1",
@@ -75,6 +81,7 @@ DEEPSEEK_V41 = ConfigLayout(
         "compressed_vocab_size": ("engram_compressed_vocab_size",),
         "dim": ("engram_head_dim",),
     },
+    negative_ids="barrier",
 )
 ENGRAM = ConfigLayout(
     "engram",
@@ -112,6 +119,9 @@ class ConfigFields:
             ``dim``), by name.
         declared_read: for each declared value, the key it came from.
         tokenizer: the tokenizer the config names (``tokenizer_name_or_path``), if any.
+        mask_tokens: raw ids of the config's image and video placeholders (DEAD tokens), by the
+            key they came from.
+        negative_ids: how the layout's reference hashes DEAD tokens (``barrier`` for V4.1).
     """
 
     layout: str
@@ -120,6 +130,8 @@ class ConfigFields:
     declared: dict[str, Any]
     declared_read: dict[str, str]
     tokenizer: str | None
+    mask_tokens: dict[str, int] = field(default_factory=dict)
+    negative_ids: str = "mask"
 
 
 def config_fields(path: str | Path) -> ConfigFields:
@@ -178,7 +190,20 @@ def config_fields(path: str | Path) -> ConfigFields:
         declared,
         declared_read,
         tokenizer if isinstance(tokenizer, str) else None,
+        _mask_tokens(config, holder, where),
+        layout.negative_ids,
     )
+
+
+def _mask_tokens(config: dict[str, Any], holder: dict[str, Any], where: str) -> dict[str, int]:
+    """The image and video placeholder ids of the config (:data:`MASK_TOKEN_KEYS`), by key."""
+    found = {}
+    for prefix, source in ((where, holder), ("", config)):
+        for key in MASK_TOKEN_KEYS:
+            value = source.get(key)
+            if _is_int(value) and value >= 0 and value not in found.values():
+                found[f"{prefix}{key}"] = value
+    return found
 
 
 def check_declared(found: ConfigFields, spec: HashSpec, source: str | Path) -> None:

@@ -147,6 +147,16 @@ def test_the_demo_and_qwen_layouts_keep_their_reading(tmp_path):
     assert config_fields(write_config(tmp_path, "qwen.json", qwen)).fields["table_sizes"] == 20000000
 
 
+def test_the_configs_image_token_is_dead_and_hashed_as_a_barrier(tmp_path, deepseek_tokenizer_path):
+    config = nested({**V41_KEYS, "image_token_id": 128000})
+    path = write_config(tmp_path, "config.json", config)
+    assert config_fields(path).mask_tokens == {"text_config.image_token_id": 128000}
+    mapping = NgramHashMapping.from_config(path, deepseek_tokenizer_path)
+    assert mapping.mask_tokens == (128000,) and mapping.negative_ids == "barrier"
+    assert int(mapping.canonical([128000])[0]) < 0
+    assert NgramHashMapping.from_config(path, None, vocab_size=V3_COMPRESSED).mask_tokens == ()
+
+
 # ---------------------------------------------------------------------------- the command
 def test_from_config_writes_the_checked_spec(tmp_path, deepseek_tokenizer_path):
     config = write_config(tmp_path, "config.json", nested(V41_KEYS))
@@ -154,6 +164,7 @@ def test_from_config_writes_the_checked_spec(tmp_path, deepseek_tokenizer_path):
     report = run_json("spec", "from-config", config, out, "-t", deepseek_tokenizer_path)
     assert report["layout"] == "deepseek-v4.1" and report["rows_per_layer"] == V41_ROWS
     assert report["declared"]["rows"] == V41_ROWS and report["defaulted"] == []
+    assert report["masked"] == "barrier" and report["mask_tokens"] == {}
     spec = HashSpec.from_json(out.read_text())
     assert spec.rows_per_layer.tolist() == V41_ROWS and spec.vocab_size == V3_COMPRESSED
     shown = run("spec", "from-config", config, tmp_path / "again.json", "-t", deepseek_tokenizer_path)

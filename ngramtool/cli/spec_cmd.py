@@ -218,6 +218,8 @@ def from_config_command(
                 "read": found.read,
                 "defaulted": defaulted,
                 "declared": {name: _plain(value) for name, value in found.declared.items()},
+                "mask_tokens": found.mask_tokens,
+                "masked": found.negative_ids,
                 "spec": spec.to_dict(),
                 "rows_per_layer": spec.rows_per_layer.tolist(),
                 "fingerprint": spec.fingerprint,
@@ -234,6 +236,14 @@ def from_config_command(
             markup=False,
         )
     _report_declared(found)
+    if found.mask_tokens:
+        ids = ",".join(map(str, found.mask_tokens.values()))
+        masked = "barrier" if found.negative_ids == "barrier" else "minus-one"
+        stderr.print(
+            f"{', '.join(found.mask_tokens)} = {ids}: DEAD tokens; hash with --mask-token {ids} "
+            f"--masked {masked} (a spec file holds no masks)",
+            markup=False,
+        )
     if found.tokenizer is not None and "tokenizer" not in given_options(ctx) and vocab.vocab_size is None:
         stderr.print(
             f"note: the config names the tokenizer {found.tokenizer!r}; V' here comes from "
