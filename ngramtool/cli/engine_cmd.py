@@ -151,10 +151,9 @@ def _written_line(summary: dict[str, Any], constants: EngineConstants) -> str:
     holes = f" ({constants.unassigned:,} without a token: -1)" if constants.unassigned else ""
     token_map = constants.token_map
     assert token_map is not None  # export loads the tokenizer
-    rows = ", ".join(f"{r:,}" for r in constants.rows.tolist())
     return (
         f"wrote {summary['output']} ({what}): layers {constants.layer_ids.tolist()}, "
-        f"rows {rows}, V'={constants.compressed_vocab_size:,}, "
+        f"rows {constants.rows.tolist()}, V'={constants.compressed_vocab_size:,}, "
         f"pad {constants.pad_id}{raw_pad}, token map of {len(token_map):,} raw ids{holes}, "
         f"sha256 {constants.token_map_sha256}"
     )
