@@ -1,0 +1,145 @@
+"""Test vectors for an engine's own test suite: ids and rows of a text, masked and served.
+
+``ngramtool spec vectors`` writes, for one text: the raw ids as the tokenizer gives them, the
+canonical ids, and the rows of every layer in three cases (nothing masked; a span of DEAD tokens
+under each masking convention), plus the same rows as an engine computes them incrementally: a
+prefill chunk, then one decode step per token, then a speculative draft rolled back and decoded
+again (:class:`ngramtool.HashState`). The format is in docs/deepseek-v4.1.md ("Vectors").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import NgramToolError, UsageError
+from ..hashing import hash_ngrams
+from ..mapping import NgramHashMapping
+from ..serving import HashState
+from .engine_constants import EngineConstants
+
+FORMAT = "ngramtool.engram-vectors"
+FORMAT_VERSION = 1
+CONVENTIONS = {"barrier": "barrier", "minus-one": "mask"}
+"""The masked cases' names and the ``negative_ids`` each is hashed with."""
+DRAFT = 2  # draft tokens the serving replay decodes, rolls back and decodes again
+
+
+def engine_vectors(
+    mapping: NgramHashMapping,
+    text: str,
+    *,
+    masked_span: tuple[int, int] | None = None,
+    prefill: int | None = None,
+) -> dict[str, Any]:
+    """The vectors of ``text`` (see the module docstring) as plain JSON values.
+
+    Args:
+        mapping: the tokenizer, vocabulary and spec (it must have a tokenizer).
+        text: the text, read as one document.
+        masked_span: token positions ``[start, end)`` that are DEAD in the masked cases
+            (default: a sixth of the tokens, from a third in).
+        prefill: the tokens of the prefill chunk in the serving replay (default: half).
+
+    Examples:
+        >>> from ngramtool import NgramHashMapping
+        >>> mapping = NgramHashMapping.build("cl100k_base", heads=2, table_sizes=4099)
+        >>> vectors = engine_vectors(mapping, "one two three four five six seven eight nine ten")
+        >>> [case["name"] for case in vectors["cases"]], vectors["masked_span"]
+        (['unmasked', 'barrier', 'minus-one'], [3, 4])
+    """
+    if mapping.tokenizer is None:
+        raise UsageError("vectors start from text: give the model's `tokenizer`")
+    raw = mapping.encode(text)
+    length = raw.shape[0]
+    if length < 2:
+        raise UsageError(f"the text has {length} token(s): give a text of at least two tokens")
+    start, end = masked_span if masked_span is not None else (length // 3, length // 3 + max(1, length // 6))
+    if not 0 <= start < end <= length:
+        raise UsageError(f"`masked_span` [{start}, {end}) must lie within the text's {length} tokens")
+    cut = prefill if prefill is not None else length // 2
+    if not 1 <= cut < length:
+        raise UsageError(f"`prefill` must leave at least one token to decode: 1 <= prefill < {length}")
+    canonical = mapping.canonical(raw)
+    dead = np.zeros(length, dtype=bool)
+    dead[start:end] = True
+    masked_ids = np.where(dead, -1, canonical)
+    cases = [_case("unmasked", mapping, canonical, None)]
+    cases += [_case(name, mapping, masked_ids, convention) for name, convention in CONVENTIONS.items()]
+    spec = mapping.spec
+    constants = EngineConstants.from_mapping(mapping)
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "tokenizer": mapping.tokenizer.name,
+        "spec": spec.to_dict(),
+        "spec_fingerprint": spec.fingerprint,
+        "layer_ids": list(spec.layer_ids),
+        "columns": "(n-2)*K + head, rows with each layer's offsets added",
+        "pad_id": spec.pad_id,
+        "compressed_vocab_size": spec.vocab_size,
+        "token_map_sha256": constants.token_map_sha256,
+        "text": text,
+        "raw_ids": raw.astype(np.int64).tolist(),
+        "canonical_ids": canonical.tolist(),
+        "masked_span": [start, end],
+        "token_mask": (~dead).tolist(),
+        "cases": cases,
+        "serving": _serving(mapping, masked_ids, cut, cases[1]),
+    }
+
+
+def _case(name: str, mapping: NgramHashMapping, ids: np.ndarray, convention: str | None) -> dict[str, Any]:
+    """One case: the ids the hash sees (-1 for DEAD) and each layer's rows."""
+    rows = hash_ngrams(ids, mapping.spec, negative_ids=convention or "mask")
+    return {
+        "name": name,
+        "negative_ids": convention,
+        "ids": ids.tolist(),
+        "rows": _by_layer(mapping, rows),
+    }
+
+
+def _serving(mapping: NgramHashMapping, ids: np.ndarray, cut: int, case: dict[str, Any]) -> dict[str, Any]:
+    """The barrier case replayed as an engine serves it: a prefill chunk, a draft of ``DRAFT``
+    tokens rolled back, then one decode step per token; each step's rows, checked against the
+    one-shot rows before they are written."""
+    state = HashState(mapping.spec, negative_ids=case["negative_ids"])
+    steps: list[dict[str, Any]] = []
+
+    def extend(lo: int, hi: int, op: str) -> None:
+        rows = state.extend(ids[lo:hi])
+        steps.append({"op": op, "positions": [lo, hi], "rows": _by_layer(mapping, rows)})
+
+    extend(0, cut, "prefill")
+    draft = min(DRAFT, ids.shape[0] - cut)
+    extend(cut, cut + draft, "draft")
+    state.rollback(draft)
+    steps.append({"op": "rollback", "count": draft})
+    for position in range(cut, ids.shape[0]):
+        extend(position, position + 1, "decode")
+    _check_replay(steps, case)
+    return {"case": case["name"], "steps": steps}
+
+
+def _check_replay(steps: list[dict[str, Any]], case: dict[str, Any]) -> None:
+    """Every step's rows are the one-shot rows at its positions (else an internal error)."""
+    for step in steps:
+        if step["op"] == "rollback":
+            continue
+        lo, hi = step["positions"]
+        for layer, whole in zip(step["rows"], case["rows"], strict=True):
+            if layer["rows"] != whole["rows"][lo:hi]:
+                raise NgramToolError(
+                    f"internal error: the {step['op']} at {lo} differs from one-shot hashing"
+                )
+
+
+def _by_layer(mapping: NgramHashMapping, rows: np.ndarray) -> list[dict[str, Any]]:
+    """Rows ``[T, L, C]`` as one ``{"layer_id", "rows": [T][C]}`` record per layer."""
+    array = np.asarray(rows)
+    return [
+        {"layer_id": layer, "rows": array[:, index].tolist()}
+        for index, layer in enumerate(mapping.spec.layer_ids)
+    ]
