@@ -172,6 +172,14 @@ def _derived(
         options.tokenizer, special=None, compress=not options.no_compress, vocab_size=options.vocab_size
     )
     raw_pad = options.pad_id if chosen.spec_file is None else None
+    preset_size = None if options.preset_name is None else preset(options.preset_name).spec.vocab_size
+    if preset_size is not None and mapping.vocab_size != preset_size:
+        stderr.print(
+            f"warning: the preset {options.preset_name} is for V'={preset_size:,}; "
+            f"{options.tokenizer} gives V'={mapping.vocab_size:,}, and the multipliers follow V': "
+            "give the model's own tokenizer",
+            markup=False,
+        )
     return EngineConstants.from_mapping(mapping, raw_pad_id=raw_pad, key_length=key_length)
 
 

@@ -83,3 +83,19 @@ def test_bad_targets_and_a_failed_into_give_one_line(tmp_path):
     plain = tmp_path / "plain.safetensors"
     plain.write_bytes(b"\x02\x00\x00\x00\x00\x00\x00\x00{}")
     assert_one_line_error(run("spec", "check", *SMALL, plain), 1, "holds none of the tensors")
+
+
+def test_a_tokenizer_of_another_size_than_the_presets_is_warned_about(tmp_path, deepseek_tokenizer_path):
+    result = run(
+        "spec",
+        "export",
+        "--preset",
+        "deepseek-v4.1-flash",
+        "-t",
+        deepseek_tokenizer_path,
+        "-o",
+        tmp_path / "e.npz",
+    )
+    err = result.stderr.decode()
+    assert result.returncode == 0, err
+    assert "the preset deepseek-v4.1-flash is for V'=99,092" in err and "gives V'=98,627" in err
