@@ -1,7 +1,9 @@
 """What an Engram memory costs, from its spec alone: tables, rows, parameters, bytes, traffic.
 
 Every count uses the real prime table sizes of the spec (docs/engram-spec.md §3.2), so it matches what
-``ngramtool hash`` indexes and what a trainer allocates. See docs/analysis.md for each figure.
+``ngramtool hash`` indexes and what a trainer allocates; bytes are counted per row encoding
+(:class:`Encoding`), and a tensor-parallel split by column gives each rank's row ranges. See
+docs/analysis.md for each figure.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from typing import Any
 from ..errors import UsageError
 from ..presets import preset, resolve_spec
 from ..spec import INT64_MAX, HashSpec
+from ..wording import plural
 
-BYTES_PER_VALUE = {"fp32": 4, "bf16": 2, "fp8": 1}
-FP8_SCALE_BYTES = 4  # one fp32 scale per block of a row
+FP32_SCALE_BYTES = 4  # the "fp8" encoding: one fp32 scale per block of a row
 ADAMW_STATE_BYTES = 8  # two fp32 moments per parameter
 # Usable bandwidth of one direction of a x16 link: GT/s x 16 lanes x 128b/130b encoding / 8 bits.
 PCIE_X16 = {
@@ -26,15 +28,101 @@ PCIE_X16 = {
 
 
 @dataclass(frozen=True)
-class SizeReport:
-    """The sizes and costs of one memory. Byte figures are keyed by storage type fp32/bf16/fp8.
+class Encoding:
+    """How a row is stored: blocks of ``block`` values taking ``block_bytes`` bytes each, scales included.
 
-    fp8 bytes include one fp32 scale per block of ``fp8_block`` values of a row.
+    With ``value_bytes`` (values of whole bytes, then one scale of the block's remaining bytes) a row
+    whose width is not a multiple of ``block`` ends in a partial block: its values and one scale.
+    Without it (GGUF block formats) a row must be whole blocks, else the encoding does not apply.
+    """
+
+    name: str
+    block: int
+    block_bytes: int
+    value_bytes: int | None
+    description: str
+
+    def row_bytes(self, dim: int) -> int | None:
+        """Bytes of one row of ``dim`` values; None where the encoding does not apply to ``dim``."""
+        blocks, rest = divmod(dim, self.block)
+        if not rest:
+            return blocks * self.block_bytes
+        if self.value_bytes is None:
+            return None
+        scale = self.block_bytes - self.block * self.value_bytes
+        return blocks * self.block_bytes + rest * self.value_bytes + scale
+
+    def to_dict(self, dim: int) -> dict[str, Any]:
+        """The encoding and its bytes per row of ``dim`` values as plain JSON types."""
+        return {
+            "values_per_block": self.block,
+            "bytes_per_block": self.block_bytes,
+            "row_bytes": self.row_bytes(dim),
+            "description": self.description,
+        }
+
+
+def encodings(fp8_block: int = 128) -> tuple[Encoding, ...]:
+    """The row encodings sized, ``fp8`` with one fp32 scale per ``fp8_block`` values.
+
+    >>> from ngramtool.analysis.sizing import encodings
+    >>> {encoding.name: encoding.row_bytes(256) for encoding in encodings()}
+    {'fp32': 1024, 'bf16': 512, 'fp8': 264, 'fp8-e8m0': 264, 'Q8_0': 272, 'Q4_K': 144, 'Q3_K': 110}
+    """
+    return (
+        Encoding("fp32", 1, 4, 4, "4 B a value"),
+        Encoding("bf16", 1, 2, 2, "2 B a value"),
+        Encoding("fp8", fp8_block, fp8_block + FP32_SCALE_BYTES, 1, f"e4m3, fp32 scale per {fp8_block}"),
+        Encoding("fp8-e8m0", 32, 33, 1, "e4m3, e8m0 scale per 32"),
+        Encoding("Q8_0", 32, 34, None, "GGUF: 34 B per 32"),
+        Encoding("Q4_K", 256, 144, None, "GGUF: 144 B per 256"),
+        Encoding("Q3_K", 256, 110, None, "GGUF: 110 B per 256"),
+    )
+
+
+@dataclass(frozen=True)
+class RankShard:
+    """What one tensor-parallel rank holds when each layer's table is split by column.
+
+    Attributes:
+        rank: the rank, 0..R-1.
+        columns: [first, end) of the columns (order-head sub-tables) of each layer it holds.
+        row_ranges: [start, end) of each layer's table, one pair per layer (contiguous: whole columns).
+        rows: its rows over all layers.
+        table_bytes: bytes of its rows per encoding (None where the encoding does not apply).
+    """
+
+    rank: int
+    columns: tuple[int, int]
+    row_ranges: tuple[tuple[int, int], ...]
+    rows: int
+    table_bytes: dict[str, int | None]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every figure as plain JSON types."""
+        return {
+            "rank": self.rank,
+            "columns": list(self.columns),
+            "row_ranges": [list(pair) for pair in self.row_ranges],
+            "rows": self.rows,
+            "table_bytes": self.table_bytes,
+        }
+
+
+@dataclass(frozen=True)
+class SizeReport:
+    """The sizes and costs of one memory. Byte figures are keyed by encoding (:func:`encodings`):
+    fp32, bf16, fp8 (one fp32 scale per block of ``fp8_block`` values of a row), fp8-e8m0, and the
+    GGUF formats Q8_0, Q4_K and Q3_K (None where ``dim`` is not whole blocks of the format).
+
+    ``declared_rows`` are the rows per layer a released checkpoint declares, when the spec is
+    meant to reproduce its tables; the report says whether the derived rows equal them.
     """
 
     spec: HashSpec
     dim: int
     fp8_block: int
+    declared_rows: tuple[int, ...] | None = None
 
     @property
     def orders(self) -> int:
@@ -74,14 +162,30 @@ class SizeReport:
         """Parameters: rows x dim."""
         return self.rows * self.dim
 
-    def _row_bytes(self, dtype: str) -> int:
-        scales = -(-self.dim // self.fp8_block) * FP8_SCALE_BYTES if dtype == "fp8" else 0
-        return self.dim * BYTES_PER_VALUE[dtype] + scales
+    @property
+    def declared_rows_match(self) -> bool | None:
+        """Whether the derived rows per layer equal the declared ones (None: none declared)."""
+        if self.declared_rows is None:
+            return None
+        return tuple(self.spec.rows_per_layer.tolist()) == self.declared_rows
 
     @property
-    def table_bytes(self) -> dict[str, int]:
-        """Bytes of all tables per storage type."""
-        return {dtype: self.rows * self._row_bytes(dtype) for dtype in BYTES_PER_VALUE}
+    def encodings(self) -> tuple[Encoding, ...]:
+        """The row encodings sized, fp8 with this report's ``fp8_block``."""
+        return encodings(self.fp8_block)
+
+    @property
+    def row_bytes(self) -> dict[str, int | None]:
+        """Bytes of one row per encoding (None where the encoding does not apply to ``dim``)."""
+        return {encoding.name: encoding.row_bytes(self.dim) for encoding in self.encodings}
+
+    def _times_row_bytes(self, rows: int) -> dict[str, int | None]:
+        return {name: None if size is None else rows * size for name, size in self.row_bytes.items()}
+
+    @property
+    def table_bytes(self) -> dict[str, int | None]:
+        """Bytes of all tables per encoding."""
+        return self._times_row_bytes(self.rows)
 
     @property
     def adamw_bytes(self) -> int:
@@ -99,9 +203,9 @@ class SizeReport:
         return self.rows_per_token * self.dim
 
     @property
-    def bytes_per_token(self) -> dict[str, int]:
-        """Bytes one token reads (and must move when the tables live in host memory)."""
-        return {dtype: self.rows_per_token * self._row_bytes(dtype) for dtype in BYTES_PER_VALUE}
+    def bytes_per_token(self) -> dict[str, int | None]:
+        """Bytes one token reads per encoding (and must move when the tables live in host memory)."""
+        return self._times_row_bytes(self.rows_per_token)
 
     @property
     def touched_fraction(self) -> float:
@@ -114,18 +218,61 @@ class SizeReport:
         return self.tables_per_layer * self.dim
 
     def offload(self, tokens_per_second: float) -> dict[str, Any]:
-        """Host-to-device bandwidth at ``tokens_per_second`` per storage type, and each link's share.
+        """Read bandwidth at ``tokens_per_second`` (a decode rate) per encoding: bytes per token x
+        rate, the host-to-device traffic when the tables live in host memory, and each link's share
+        of it (None for an encoding that does not apply).
 
         An upper bound: rows shared by tokens of one batch, or cached on the device, move once.
         """
         out: dict[str, Any] = {"tokens_per_second": tokens_per_second, "links": dict(PCIE_X16)}
-        for dtype, per_token in self.bytes_per_token.items():
+        for name, per_token in self.bytes_per_token.items():
+            if per_token is None:
+                out[name] = None
+                continue
             need = per_token * tokens_per_second
-            out[dtype] = {
+            out[name] = {
                 "bytes_per_second": need,
                 "link_share": {link: need / rate for link, rate in PCIE_X16.items()},
             }
         return out
+
+    def split_columns(self, ranks: int) -> tuple[RankShard, ...]:
+        """Each layer's table split by column over ``ranks`` tensor-parallel ranks: rank r holds
+        columns [r C/R, (r+1) C/R) of every layer (C = (N-1) x K), a contiguous row range of each.
+
+        A usage error when ``ranks`` does not divide C; it lists the rank counts that do.
+        """
+        columns = self.tables_per_layer
+        if ranks < 1:
+            raise UsageError(f"`tp` must be at least 1 (got {ranks})")
+        if columns % ranks:
+            divisors = ", ".join(str(d) for d in range(1, columns + 1) if columns % d == 0)
+            raise UsageError(
+                f"`tp` {ranks} does not divide the {columns} columns of each layer's table "
+                f"((N-1) x K = {self.orders} x {self.spec.heads}); use one of {divisors}"
+            )
+        width = columns // ranks
+        ends = self.spec.offsets + self.spec.primes.reshape(self.spec.num_layers, -1)
+        shards = []
+        for rank in range(ranks):
+            first, end = rank * width, (rank + 1) * width
+            row_ranges = tuple(
+                (int(starts[first]), int(stops[end - 1]))
+                for starts, stops in zip(self.spec.offsets, ends, strict=True)
+            )
+            rows = sum(stop - start for start, stop in row_ranges)
+            shards.append(RankShard(rank, (first, end), row_ranges, rows, self._times_row_bytes(rows)))
+        return tuple(shards)
+
+    def tensor_parallel(self, ranks: int) -> dict[str, Any]:
+        """:meth:`split_columns` as plain JSON types, with what each rank reads per token."""
+        shards = self.split_columns(ranks)
+        return {
+            "ranks": ranks,
+            "columns_per_rank": self.tables_per_layer // ranks,
+            "rows_read_per_token_per_rank": self.rows_per_token // ranks,
+            "shards": [shard.to_dict() for shard in shards],
+        }
 
     def backbone(self, backbone_params: float) -> dict[str, float]:
         """Table/backbone ratio and the table's share of all parameters."""
@@ -150,9 +297,12 @@ class SizeReport:
             "tables_in_words": self.tables_in_words,
             "primes": spec.primes.tolist(),
             "rows_per_layer": spec.rows_per_layer.tolist(),
+            "declared_rows_per_layer": None if self.declared_rows is None else list(self.declared_rows),
+            "declared_rows_match": self.declared_rows_match,
             "rows": self.rows,
             "nominal_params": self.nominal_params,
             "params": self.params,
+            "encodings": {encoding.name: encoding.to_dict(self.dim) for encoding in self.encodings},
             "table_bytes": self.table_bytes,
             "adamw_bytes": self.adamw_bytes,
             "rows_per_token": self.rows_per_token,
@@ -163,13 +313,21 @@ class SizeReport:
         }
 
 
-def size_memory(spec: HashSpec, dim: int, *, fp8_block: int = 128) -> SizeReport:
-    """The size report of ``spec`` with ``dim`` values per row (per head)."""
+def size_memory(
+    spec: HashSpec, dim: int, *, fp8_block: int = 128, declared_rows: Sequence[int] | None = None
+) -> SizeReport:
+    """The size report of ``spec`` with ``dim`` values per row (per head); ``declared_rows``, one
+    count per layer, are the rows a checkpoint declares for its tables."""
     if dim < 1:
         raise UsageError(f"`dim` must be at least 1 (got {dim})")
     if fp8_block < 1:
         raise UsageError(f"`fp8_block` must be at least 1 (got {fp8_block})")
-    return SizeReport(spec, dim, fp8_block)
+    if declared_rows is not None and len(declared_rows) != spec.num_layers:
+        raise UsageError(
+            f"`declared_rows` gives {plural(len(declared_rows), 'count')} for "
+            f"{plural(spec.num_layers, 'layer')}: give one per layer"
+        )
+    return SizeReport(spec, dim, fp8_block, None if declared_rows is None else tuple(declared_rows))
 
 
 def with_table(spec: HashSpec, table: int) -> HashSpec:
@@ -214,6 +372,7 @@ class MemorySizing:
     budget: dict[str, float] | None  # {"budget", "table"}: the largest base table that fits
     offload: dict[str, Any] | None
     backbone: dict[str, float] | None
+    tensor_parallel: dict[str, Any] | None  # each rank's share when the tables are split by column
 
     def to_dict(self) -> dict[str, Any]:
         """Every figure as plain JSON types."""
@@ -223,6 +382,7 @@ class MemorySizing:
             "budget": self.budget,
             "offload": self.offload,
             "backbone": self.backbone,
+            "tensor_parallel": self.tensor_parallel,
         }
 
 
@@ -238,12 +398,16 @@ def size_engram(
     tokens_per_second: float | None = None,
     backbone_params: float | None = None,
     fp8_block: int = 128,
+    tp: int | None = None,
 ) -> MemorySizing:
     """Size an Engram memory from its layout alone: a preset, the fields given overriding it.
 
     ``budget`` (parameters) chooses the largest base table that fits instead of ``table_sizes``;
-    ``tokens_per_second`` adds the host-offload bandwidth, ``backbone_params`` the table's share
-    of the model. ``dim`` defaults to the preset's.
+    ``tokens_per_second`` (a decode rate) adds the read bandwidth and the host-offload link shares,
+    ``backbone_params`` the table's share of the model, ``tp`` each tensor-parallel rank's rows
+    when every layer's table is split by column over ``tp`` ranks. ``dim`` defaults to the
+    preset's. A preset that declares its checkpoint's rows, sized with its own layout, carries
+    them into the report, which says whether the derived rows equal them.
 
     >>> from ngramtool.analysis.sizing import size_engram
     >>> sized = size_engram("engram-27b", budget=5.7e9)
@@ -269,14 +433,21 @@ def size_engram(
         _refuse_budget_beyond_int64(spec, dim, budget)
         spec = with_table(spec, fit_table(spec, dim, budget))
         fitted = {"budget": budget, "table": spec.table_sizes[0]}
-    report = size_memory(spec, dim, fp8_block=fp8_block)
+    declared = chosen.declared_rows if _layout(spec) == _layout(chosen.spec) else None
+    report = size_memory(spec, dim, fp8_block=fp8_block, declared_rows=declared)
     return MemorySizing(
         report=report,
         preset=preset_name,
         budget=fitted,
         offload=report.offload(tokens_per_second) if tokens_per_second else None,
         backbone=report.backbone(backbone_params) if backbone_params else None,
+        tensor_parallel=None if tp is None else report.tensor_parallel(tp),
     )
+
+
+def _layout(spec: HashSpec) -> tuple[Any, ...]:
+    """What a spec's rows depend on: N, K, the layers and the base table sizes."""
+    return spec.max_ngram, spec.heads, spec.layer_ids, spec.table_sizes
 
 
 def _refuse_budget_beyond_int64(spec: HashSpec, dim: int, budget: float) -> None:

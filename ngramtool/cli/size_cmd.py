@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from ..analysis.sizing import PCIE_X16, SizeReport, size_engram
+from ..presets import PRESETS
 from ..wording import plural
 from .command import Command
 from .options import LAYOUT_OPTIONS, DimOpt, JsonOpt, LayoutOptions, given_options, option_groups
@@ -15,10 +16,12 @@ from .render import print_json, print_line, print_table, report_table
 
 HELP = """Size an Engram memory from its layout alone, without a corpus.
 
-Tables and rows (with the real primes), parameters, bytes in fp32 / bf16 /
-fp8, AdamW state, what one token reads, host-offload bandwidth, and the
-table's share of the model. Options you give override the preset
-(default: engram-demo). --heads counts heads PER ORDER.
+Tables and rows (with the real primes; a checkpoint's declared rows next to
+them), parameters, bytes per row encoding (fp32, bf16, fp8, fp8-e8m0, GGUF
+Q8_0 / Q4_K / Q3_K), AdamW state, what one token reads, the read bandwidth
+at a decode rate and its share of a PCIe link, each tensor-parallel rank's
+rows, and the table's share of the model. Options you give override the
+preset (default: engram-demo). --heads counts heads PER ORDER.
 
 [bold]Examples[/]
 
@@ -27,17 +30,14 @@ table's share of the model. Options you give override the preset
   ngramtool size --preset engram-27b --backbone-params 21e9
   ngramtool size --preset engram-27b --budget 5.7e9   # table that fits
   ngramtool size --heads 4 --max-ngram 4 --table 1000003 --dim 32
+  ngramtool size --preset deepseek-v4.1-flash --tp 8  # rows of 8 ranks
 """
-
-STORAGE = ("fp32", "bf16", "fp8")
 
 
 @option_groups
 def size_command(
     ctx: typer.Context,
-    preset_name: Annotated[
-        str, typer.Option("--preset", help="engram-demo, engram-27b, engram-40b or tutorial.")
-    ] = "engram-demo",
+    preset_name: Annotated[str, typer.Option("--preset", help=f"{', '.join(PRESETS)}.")] = "engram-demo",
     layout: LayoutOptions = LAYOUT_OPTIONS,
     dim: DimOpt = None,
     budget: Annotated[
@@ -46,7 +46,10 @@ def size_command(
     ] = None,
     tokens_per_second: Annotated[
         float | None,
-        typer.Option("--tokens-per-second", help="Throughput R for the host-offload bandwidth."),
+        typer.Option(
+            "--tokens-per-second",
+            help="Decode rate R: the read bandwidth R x bytes/token, and its share of a PCIe link.",
+        ),
     ] = None,
     backbone_params: Annotated[
         float | None,
@@ -55,6 +58,10 @@ def size_command(
     fp8_block: Annotated[
         int, typer.Option("--fp8-block", help="fp8: values per fp32 scale along a row.", min=1)
     ] = 128,
+    tp: Annotated[
+        int | None,
+        typer.Option("--tp", help="Tensor-parallel ranks R: split each layer's table by column over R."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Report the sizes and costs of a memory."""
@@ -66,6 +73,7 @@ def size_command(
         tokens_per_second=tokens_per_second,
         backbone_params=backbone_params,
         fp8_block=fp8_block,
+        tp=tp,
     )
     data = sized.to_dict()
     if as_json:
@@ -104,6 +112,7 @@ def _render(name: str, report: SizeReport, data: dict[str, Any]) -> None:
             ", ".join(f"{int(r):,}" for r in spec.rows_per_layer),
             f"layers {list(spec.layer_ids)}",
         ),
+        *_declared_rows(report),
         ("rows", f"{report.rows:,}", plural(report.tables, "table")),
         ("dim per head", f"{report.dim}", "values per row"),
         ("memory width e_t", f"{report.memory_width:,}", "per layer: (N-1) x K x dim"),
@@ -125,26 +134,85 @@ def _render(name: str, report: SizeReport, data: dict[str, Any]) -> None:
     for row in rows:
         grid.add_row(*row)
     print_table(grid)
-    print_table(_storage_table(report, data["offload"]))
+    print_table(_storage_table(report, data["offload"], data["tensor_parallel"]), drop=("format",))
+    if data["tensor_parallel"]:
+        print_table(_tensor_parallel_table(report, data["tensor_parallel"]))
 
 
-def _storage_table(report: SizeReport, offload: dict[str, Any] | None) -> Table:
-    """Bytes per storage type: the tables, one token's reads and, with a rate, the offload traffic."""
-    title = f"storage (fp8: + one fp32 scale per {report.fp8_block} values of a row)"
-    grid = report_table(title)
-    grid.add_column("type")
-    grid.add_column("tables", justify="right")
+def _declared_rows(report: SizeReport) -> list[tuple[str, str, str]]:
+    """The figure row of a checkpoint's declared rows per layer, saying whether the spec derives them."""
+    if report.declared_rows is None:
+        return []
+    note = (
+        "equal to the derived rows"
+        if report.declared_rows_match
+        else "[bold red]NOT the derived rows: the spec does not give the checkpoint's tables[/]"
+    )
+    return [("declared rows per layer", ", ".join(f"{rows:,}" for rows in report.declared_rows), note)]
+
+
+def _storage_table(
+    report: SizeReport, offload: dict[str, Any] | None, tensor_parallel: dict[str, Any] | None
+) -> Table:
+    """Bytes per row encoding: a row, the tables, one token's reads and, with a decode rate, the read
+    bandwidth and its PCIe link shares; with --tp, the largest rank's tables. Figures never wrap:
+    where they do not fit with the format notes, the notes are left out."""
+    grid = report_table(
+        f"storage by encoding, rows of {report.dim} values (fp8: + one fp32 scale per {report.fp8_block})"
+    )
+    grid.add_column("encoding")
+    grid.add_column("B/row", justify="right")
+    grid.add_column("tables", justify="right", no_wrap=True)
     grid.add_column("bytes/token", justify="right")
+    if tensor_parallel:
+        grid.add_column("largest\nrank", justify="right", no_wrap=True)
     if offload:
-        grid.add_column(f"at {_si(offload['tokens_per_second'], 'tok/s')}", justify="right")
+        grid.add_column(f"at\n{_si(offload['tokens_per_second'], 'tok/s')}", justify="right", no_wrap=True)
         for link in PCIE_X16:
             grid.add_column(f"{link} ({_si(PCIE_X16[link], 'B/s')})", justify="right")
-    for dtype in STORAGE:
-        cells = [dtype, _si(report.table_bytes[dtype], "B"), f"{report.bytes_per_token[dtype]:,}"]
+    grid.add_column("format", no_wrap=True)
+    for encoding in report.encodings:
+        name, row_bytes = encoding.name, report.row_bytes[encoding.name]
+        if row_bytes is None:
+            reason = f"n/a: dim not a multiple of {encoding.block}"
+            grid.add_row(name, "n/a", *[""] * (len(grid.columns) - 3), reason)
+            continue
+        cells = [
+            name,
+            f"{row_bytes:,}",
+            _si(report.table_bytes[name], "B"),
+            f"{report.bytes_per_token[name]:,}",
+        ]
+        if tensor_parallel:
+            cells.append(_si(max(shard["table_bytes"][name] for shard in tensor_parallel["shards"]), "B"))
         if offload:
-            cells.append(_si(offload[dtype]["bytes_per_second"], "B/s"))
-            cells.extend(f"{share:.1%}" for share in offload[dtype]["link_share"].values())
-        grid.add_row(*cells)
+            cells.append(_si(offload[name]["bytes_per_second"], "B/s"))
+            cells.extend(f"{share:.1%}" for share in offload[name]["link_share"].values())
+        grid.add_row(*cells, encoding.description)
+    return grid
+
+
+def _tensor_parallel_table(report: SizeReport, tensor_parallel: dict[str, Any]) -> Table:
+    """Each rank's columns and its contiguous row range [start, end) of each layer's table."""
+    title = (
+        f"tensor parallel over {plural(tensor_parallel['ranks'], 'rank')}: "
+        f"{tensor_parallel['columns_per_rank']} of the {report.tables_per_layer} columns each, "
+        f"{plural(tensor_parallel['rows_read_per_token_per_rank'], 'row')} read per token"
+    )
+    grid = report_table(title)
+    grid.add_column("rank", justify="right")
+    grid.add_column("columns")
+    for layer in report.spec.layer_ids:
+        grid.add_column(f"layer {layer} [start, end)", justify="right", no_wrap=True)
+    grid.add_column("rows", justify="right")
+    for shard in tensor_parallel["shards"]:
+        first, end = shard["columns"]
+        grid.add_row(
+            str(shard["rank"]),
+            f"{first}-{end - 1}" if end - first > 1 else str(first),
+            *(f"{start:,}..{stop:,}" for start, stop in shard["row_ranges"]),
+            f"{shard['rows']:,}",
+        )
     return grid
 
 

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from primes_by_hand import PCIE4, chain_params, prime_chain
 
 from ngramtool import HashSpec, UsageError
-from ngramtool.analysis.sizing import fit_table, size_memory, with_table
+from ngramtool.analysis.sizing import fit_table, size_engram, size_memory, with_table
 from ngramtool.presets import PRESETS, preset
+
+# DeepSeek-V4.1-Flash as its config and checkpoint declare it (/work/shared/reference/FAMILIES.md §1).
+V41_DECLARED = (384_006_168, 384_016_682)
+V41_COLUMNS = 3 * 8  # orders 2..4 x 8 heads: the sub-tables (columns) of one layer's table
 
 
 def test_tutorial_preset_has_the_published_size_before_prime_rounding():
@@ -41,19 +47,115 @@ def test_every_byte_figure_by_hand():
     rows = sum(prime_chain(5000, 18))
     assert report.rows == rows and report.tables == 18 and report.tables_per_layer == 9
     assert report.params == rows * 200
-    assert report.table_bytes == {"fp32": rows * 800, "bf16": rows * 400, "fp8": rows * (200 + 2 * 4)}
+    # fp8-e8m0: 200 values and a 1-byte scale for each of 7 blocks of 32 (the last one partial);
+    # 200 values are not whole blocks of the GGUF formats (32, 256), so those do not apply.
+    gguf = {"Q8_0": None, "Q4_K": None, "Q3_K": None}
+    assert report.table_bytes == {
+        "fp32": rows * 800,
+        "bf16": rows * 400,
+        "fp8": rows * (200 + 2 * 4),
+        "fp8-e8m0": rows * (200 + 7),
+        **gguf,
+    }
     assert report.adamw_bytes == rows * 200 * 8
     assert report.rows_per_token == 18 and report.values_per_token == 3600
-    assert report.bytes_per_token == {"fp32": 14_400, "bf16": 7200, "fp8": 18 * 208}
+    assert report.bytes_per_token == {
+        "fp32": 14_400,
+        "bf16": 7200,
+        "fp8": 18 * 208,
+        "fp8-e8m0": 18 * 207,
+        **gguf,
+    }
     assert report.touched_fraction == pytest.approx(18 / rows)
     assert report.memory_width == 9 * 200
     offload = report.offload(1e6)
     assert offload["bf16"]["bytes_per_second"] == 7.2e9
     assert offload["bf16"]["link_share"]["PCIe 4.0 x16"] == pytest.approx(7.2e9 / PCIE4)
     assert offload["fp8"]["link_share"]["PCIe 5.0 x16"] == pytest.approx(18 * 208 * 1e6 / (2 * PCIE4))
+    assert offload["Q8_0"] is None
     backbone = report.backbone(1e9)
     assert backbone["table_to_backbone"] == pytest.approx(rows * 200 / 1e9)
     assert backbone["table_share"] == pytest.approx(rows * 200 / (rows * 200 + 1e9))
+
+
+def test_v41_declared_rows_are_the_48_primes_from_16_million():
+    # Every order searches from the same base, so the 48 primes are the 48 smallest at or above
+    # it: layer 1 takes the first 24, layer 14 the next 24.
+    chain = prime_chain(16_000_000, 48)
+    assert (sum(chain[:24]), sum(chain[24:])) == V41_DECLARED
+    report = size_engram("deepseek-v4.1-flash").report
+    assert report.declared_rows == V41_DECLARED and report.declared_rows_match is True
+    assert report.spec.rows_per_layer.tolist() == list(V41_DECLARED)
+    assert report.rows == 768_022_850 == sum(chain)
+    assert report.to_dict()["declared_rows_per_layer"] == list(V41_DECLARED)
+
+
+def test_v41_bytes_by_encoding():
+    report = size_engram("deepseek-v4.1-flash").report
+    assert report.dim == 256
+    by_hand = {
+        "fp8-e8m0": 256 + 256 // 32,  # one e4m3 byte a value, one e8m0 byte per 32 values
+        "bf16": 256 * 2,
+        "Q8_0": 256 // 32 * 34,
+        "Q4_K": 256 // 256 * 144,
+        "Q3_K": 256 // 256 * 110,
+    }
+    assert by_hand == {"fp8-e8m0": 264, "bf16": 512, "Q8_0": 272, "Q4_K": 144, "Q3_K": 110}
+    for name, row in by_hand.items():
+        assert report.row_bytes[name] == row
+        assert report.table_bytes[name] == 768_022_850 * row
+    assert report.table_bytes["fp8-e8m0"] == 202_758_032_400  # the checkpoint's published size
+    assert round(202_758_032_400 / 2**30, 2) == 188.83
+    scales = report.table_bytes["fp8-e8m0"] - report.rows * 256
+    assert round(scales / 2**30, 2) == 5.72  # e8m0 scales: [rows, 8] bytes
+    assert report.rows_per_token == 48 == 2 * V41_COLUMNS
+    assert report.bytes_per_token["fp8-e8m0"] == 48 * 264
+    decode = report.offload(2000.0)  # the read bandwidth at 2,000 tokens/s
+    assert decode["fp8-e8m0"]["bytes_per_second"] == 48 * 264 * 2000
+    assert decode["Q4_K"]["bytes_per_second"] == 48 * 144 * 2000
+
+
+def test_gguf_formats_apply_only_to_whole_blocks():
+    report = size_memory(HashSpec(), 96)  # three blocks of 32, not whole blocks of 256
+    assert report.row_bytes["Q8_0"] == 3 * 34
+    assert report.row_bytes["Q4_K"] is None and report.row_bytes["Q3_K"] is None
+    assert report.table_bytes["Q4_K"] is None and report.bytes_per_token["Q3_K"] is None
+    assert report.row_bytes["fp8-e8m0"] == 96 + 3
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 4, 6, 8, 12, 24])
+def test_tensor_parallel_ranks_tile_each_layer_by_column(ranks):
+    chain = prime_chain(16_000_000, 48)
+    layers = [chain[:24], chain[24:]]  # each layer's columns in order: (order, head)
+    report = size_engram("deepseek-v4.1-flash", tp=ranks).report
+    shards = report.split_columns(ranks)
+    width = V41_COLUMNS // ranks
+    assert [shard.columns for shard in shards] == [(r * width, (r + 1) * width) for r in range(ranks)]
+    for layer, primes in enumerate(layers):
+        ranges = [shard.row_ranges[layer] for shard in shards]
+        assert ranges[0][0] == 0 and ranges[-1][1] == V41_DECLARED[layer]
+        assert all(end == start for (_, end), (start, _) in itertools.pairwise(ranges))
+        for (start, end), shard in zip(ranges, shards, strict=True):
+            first, stop = shard.columns
+            assert end - start == sum(primes[first:stop])
+    assert sum(shard.rows for shard in shards) == sum(V41_DECLARED)
+    for shard in shards:
+        assert shard.rows == sum(end - start for start, end in shard.row_ranges)
+        assert shard.table_bytes["fp8-e8m0"] == shard.rows * 264
+    split = size_engram("deepseek-v4.1-flash", tp=ranks).tensor_parallel
+    assert split["ranks"] == ranks and split["rows_read_per_token_per_rank"] == 48 // ranks
+    assert [shard["rows"] for shard in split["shards"]] == [shard.rows for shard in shards]
+
+
+def test_declared_rows_that_differ_are_reported():
+    spec = PRESETS["deepseek-v4.1-flash"].spec
+    report = size_memory(spec, 256, declared_rows=(384_006_168, 384_016_681))
+    assert report.declared_rows_match is False
+    assert report.to_dict()["declared_rows_match"] is False
+    assert size_memory(spec, 256).declared_rows_match is None
+    # Another layout is not the checkpoint's: its declared rows do not apply.
+    assert size_engram("deepseek-v4.1-flash", heads=4).report.declared_rows is None
+    assert size_engram("deepseek-v4.1-flash", dim=128).report.declared_rows_match is True
 
 
 def test_different_bases_keep_their_own_chains():
@@ -89,3 +191,12 @@ def test_bad_values_are_usage_errors():
         size_memory(HashSpec(), 0)
     with pytest.raises(UsageError, match="`fp8_block`"):
         size_memory(HashSpec(), 8, fp8_block=0)
+    with pytest.raises(UsageError, match="`declared_rows` gives 1 count for 2 layers"):
+        size_memory(HashSpec(), 8, declared_rows=(5,))
+    report = size_memory(PRESETS["deepseek-v4.1-flash"].spec, 256)
+    with pytest.raises(
+        UsageError, match=r"`tp` 5 does not divide the 24 columns .* 1, 2, 3, 4, 6, 8, 12, 24$"
+    ):
+        report.split_columns(5)
+    with pytest.raises(UsageError, match="`tp` must be at least 1"):
+        report.split_columns(0)

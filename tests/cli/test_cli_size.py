@@ -4,10 +4,12 @@ figures themselves: tests/analysis/test_sizing.py)."""
 from __future__ import annotations
 
 import pytest
-from conftest import run, run_json
-from primes_by_hand import PCIE4, chain_params
+from conftest import assert_one_line_error, run, run_json
+from primes_by_hand import PCIE4, chain_params, prime_chain
 
-from ngramtool.analysis.sizing import size_engram
+from ngramtool.analysis.sizing import MemorySizing, size_engram, size_memory
+from ngramtool.cli import size_cmd
+from ngramtool.presets import PRESETS
 
 
 def test_size_figures():
@@ -26,3 +28,50 @@ def test_size_figures():
     assert override["params"] == chain_params(262_144, 4, 8) and override["tables"] == 4
     text = run("size", "--preset", "tutorial").stdout.decode()
     assert "2 orders x 4 heads = 8 tables (1 layer)" in text and "33,554,432" in text
+
+
+def test_size_of_the_v41_tables_as_they_ship():
+    data = run_json("size", "--preset", "deepseek-v4.1-flash", "--tp", "8", "--tokens-per-second", "2000")
+    declared = [384_006_168, 384_016_682]
+    assert data["declared_rows_per_layer"] == declared and data["declared_rows_match"] is True
+    assert data["rows"] == 768_022_850 == sum(prime_chain(16_000_000, 48))
+    assert data["encodings"]["fp8-e8m0"]["row_bytes"] == 256 + 8
+    assert data["table_bytes"]["fp8-e8m0"] == 202_758_032_400 == 768_022_850 * 264
+    assert data["rows_per_token"] == 48 and data["bytes_per_token"]["fp8-e8m0"] == 48 * 264
+    assert data["offload"]["fp8-e8m0"]["bytes_per_second"] == 48 * 264 * 2000
+    split = data["tensor_parallel"]
+    assert (
+        split["ranks"] == 8 and split["columns_per_rank"] == 3 and split["rows_read_per_token_per_rank"] == 6
+    )
+    for layer, rows in enumerate(declared):
+        ranges = [shard["row_ranges"][layer] for shard in split["shards"]]
+        assert [start for start, _ in ranges] == [0] + [end for _, end in ranges[:-1]]
+        assert ranges[-1][1] == rows
+    assert sum(shard["rows"] for shard in split["shards"]) == sum(declared)
+    text = run("size", "--preset", "deepseek-v4.1-flash", "--tp", "8").stdout.decode()
+    assert "384,006,168, 384,016,682  equal to the derived rows" in text
+    assert "tensor parallel over 8 ranks: 3 of the 24 columns each, 6 rows read per token" in text
+    last = sum(prime_chain(16_000_000, 48)[21:24])  # rank 7: columns 21-23 of layer 1
+    assert f"21-23    {384_006_168 - last:,}..384,006,168" in text
+
+
+@pytest.mark.parametrize(
+    ("ranks", "fragment"),
+    [("5", "--tp 5 does not divide the 24 columns"), ("0", "--tp must be at least 1 (got 0)")],
+)
+def test_tp_that_does_not_split_the_columns_is_refused(ranks, fragment):
+    result = run("size", "--preset", "deepseek-v4.1-flash", "--tp", ranks)
+    assert_one_line_error(result, 2, fragment)
+    assert len(result.stderr.decode().splitlines()) == 1 and not result.stdout
+    if ranks == "5":
+        assert result.stderr.decode().rstrip().endswith("use one of 1, 2, 3, 4, 6, 8, 12, 24")
+
+
+def test_declared_rows_the_spec_does_not_derive_are_shown(capsys):
+    report = size_memory(PRESETS["deepseek-v4.1-flash"].spec, 256, declared_rows=(1000, 2000))
+    sized = MemorySizing(
+        report, "inconsistent", budget=None, offload=None, backbone=None, tensor_parallel=None
+    )
+    size_cmd._render("inconsistent", report, sized.to_dict())
+    text = capsys.readouterr().out
+    assert "1,000, 2,000  NOT the derived rows" in text
