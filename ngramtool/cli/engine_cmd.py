@@ -1,8 +1,9 @@
-"""``ngramtool spec export|check``: the constants an inference engine needs, written for it, and a
-deployment's constants checked against the derived ones."""
+"""``ngramtool spec export|check|vectors``: the constants an inference engine needs, written for
+it, a deployment's constants checked against the derived ones, and vectors for its own tests."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,6 +15,7 @@ from ..tools.engine_check import CheckReport, ConstantCheck, RuleCheck, check_de
 from ..tools.engine_constants import EngineConstants
 from ..tools.engine_files import FORMATS, export_constants, format_of, read_deployed
 from ..tools.engine_gguf import DEFAULT_PREFIX
+from ..tools.engine_vectors import engine_vectors, write_vectors
 from .options import ForceOpt, JsonOpt, QuietOpt, given_options, option_groups
 from .render import print_json, stderr, stdout
 from .spec_options import SPEC_COMMAND_OPTIONS, SpecCommandOptions
@@ -50,6 +52,21 @@ Without -t the token map is not compared.
 
   ngramtool spec check --preset deepseek-v4.1-flash -t tokenizer.json model.gguf
   ngramtool spec check --spec my.json -t cl100k_base engram.safetensors --json
+"""
+
+VECTORS_HELP = """Write test vectors for an engine's own test suite, as JSON.
+
+For TEXT (one document; - reads stdin): the raw ids, the canonical ids, and each
+layer's rows: unmasked, and with a span of DEAD tokens (--masked-span) under
+both conventions (barrier, DeepSeek-V4.1's reference; minus-one, TileKernels');
+then the barrier case replayed as an engine serves it: a prefill chunk
+(--prefill tokens), a draft of two tokens rolled back, one decode step per
+token. The format is in docs/deepseek-v4.1.md.
+
+[bold]Examples[/]
+
+  ngramtool spec vectors "The quick brown fox" --spec v41.json -t tokenizer.json -o vectors.json
+  ngramtool spec vectors - --preset deepseek-v4.1-flash -t tokenizer.json -o - < prompt.txt
 """
 
 OutputOpt = Annotated[
@@ -181,6 +198,59 @@ def _derived(
             markup=False,
         )
     return EngineConstants.from_mapping(mapping, raw_pad_id=raw_pad, key_length=key_length)
+
+
+# --------------------------------------------------------------------------------- vectors
+@option_groups
+def vectors_command(
+    ctx: typer.Context,
+    text: Annotated[str, typer.Argument(help="The text, read as one document; - reads stdin.")],
+    output: OutputOpt,
+    options: SpecCommandOptions = SPEC_COMMAND_OPTIONS,
+    masked_span: Annotated[
+        str | None,
+        typer.Option(
+            "--masked-span",
+            help="START:END, the token positions that are DEAD in the masked cases.",
+            show_default="a sixth of the tokens, a third in",
+        ),
+    ] = None,
+    prefill: Annotated[
+        int | None,
+        typer.Option("--prefill", help="Tokens of the prefill chunk.", min=1, show_default="half"),
+    ] = None,
+    force: ForceOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Write test vectors (ids and rows of TEXT, masked and served) for an engine's tests."""
+    if "tokenizer" not in given_options(ctx):
+        raise UsageError("vectors start from text, tokenized as the model does: pass --tokenizer/-t")
+    span = _span(masked_span)
+    mapping = options.choose(options.preset_name).mapping(
+        options.tokenizer, special=None, compress=not options.no_compress
+    )
+    source = sys.stdin.read() if text == "-" else text
+    vectors = engine_vectors(mapping, source, masked_span=span, prefill=prefill)
+    if output == "-":
+        print_json(vectors)
+        return
+    write_vectors(vectors, output, force=force)
+    if not quiet:
+        stderr.print(
+            f"wrote {output}: {len(vectors['raw_ids']):,} tokens, layers {vectors['layer_ids']}, "
+            f"DEAD span {vectors['masked_span']}, {len(vectors['serving']['steps'])} serving steps",
+            markup=False,
+        )
+
+
+def _span(text: str | None) -> tuple[int, int] | None:
+    """``START:END`` as two ints; anything else is a usage error."""
+    if text is None:
+        return None
+    start, colon, end = text.partition(":")
+    if not (colon and start.strip().isdigit() and end.strip().isdigit()):
+        raise UsageError(f"--masked-span must be START:END token positions, e.g. 4:9 (got {text!r})")
+    return int(start), int(end)
 
 
 # ----------------------------------------------------------------------------------- check

@@ -15,7 +15,7 @@ from ..presets import preset, save_spec_file
 from ..spec import HashSpec
 from ..wording import plural
 from .command import Command
-from .engine_cmd import CHECK_HELP, EXPORT_HELP, check_command, export_command
+from .engine_cmd import CHECK_HELP, EXPORT_HELP, VECTORS_HELP, check_command, export_command, vectors_command
 from .options import (
     DimOpt,
     ForceOpt,
@@ -351,5 +351,6 @@ COMMAND = Command(
         Command("lint", LINT_HELP, lint_command),
         Command("export", EXPORT_HELP, export_command),
         Command("check", CHECK_HELP, check_command),
+        Command("vectors", VECTORS_HELP, vectors_command),
     ),
 )

@@ -120,6 +120,11 @@ class EngineConstants:
             >>> constants.token_map.shape, constants.pad_id, constants.raw_pad_id
             ((100277,), 62325, 100257)
         """
+        if mapping.mask_tokens:
+            raise UsageError(
+                "the token map of a mapping with `mask_tokens` marks them DEAD (-2); engines mask "
+                "tokens with a token mask, not the token map: build the mapping without `mask_tokens`"
+            )
         constants = cls.from_spec(mapping.spec, key_length=key_length)
         if mapping.tokenizer is None:
             if raw_pad_id is not None:

@@ -9,10 +9,13 @@ again (:class:`ngramtool.HashState`). The format is in docs/deepseek-v4.1.md ("V
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..atomic import staged_file
 from ..errors import NgramToolError, UsageError
 from ..hashing import hash_ngrams
 from ..mapping import NgramHashMapping
@@ -88,6 +91,19 @@ def engine_vectors(
         "cases": cases,
         "serving": _serving(mapping, masked_ids, cut, cases[1]),
     }
+
+
+def write_vectors(vectors: dict[str, Any], path: str | Path, *, force: bool = False) -> None:
+    """Write ``vectors`` as JSON (a temporary file renamed into place); an existing file is
+    replaced only with ``force``."""
+    path = Path(path)
+    if path.exists() and not force:
+        raise UsageError(f"{path} already exists; pass `force=True` to replace it")
+    try:
+        with staged_file(path) as tmp:
+            tmp.write_text(json.dumps(vectors) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise NgramToolError(f"cannot write {path}: {exc.strerror}") from None
 
 
 def _case(name: str, mapping: NgramHashMapping, ids: np.ndarray, convention: str | None) -> dict[str, Any]:

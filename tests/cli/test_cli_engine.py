@@ -99,3 +99,27 @@ def test_a_tokenizer_of_another_size_than_the_presets_is_warned_about(tmp_path, 
     err = result.stderr.decode()
     assert result.returncode == 0, err
     assert "the preset deepseek-v4.1-flash is for V'=99,092" in err and "gives V'=98,627" in err
+
+
+def test_vectors_are_written_for_a_text_and_bad_options_refused(tmp_path):
+    path = tmp_path / "vectors.json"
+    text = "one two three four five six seven eight"
+    result = run("spec", "vectors", text, *SMALL, "--masked-span", "2:4", "--prefill", "3", "-o", path)
+    assert result.returncode == 0, result.stderr.decode()
+    vectors = json.loads(path.read_text())
+    assert vectors["format"] == "ngramtool.engram-vectors" and vectors["masked_span"] == [2, 4]
+    assert [case["name"] for case in vectors["cases"]] == ["unmasked", "barrier", "minus-one"]
+    assert vectors["serving"]["steps"][0] == {
+        **vectors["serving"]["steps"][0],
+        "op": "prefill",
+        "positions": [0, 3],
+    }
+    assert_one_line_error(run("spec", "vectors", text, *SMALL, "-o", path), 2, "already exists")
+    assert_one_line_error(
+        run("spec", "vectors", text, "--heads", "2", "-o", tmp_path / "x.json"), 2, "--tokenizer"
+    )
+    bad_span = run("spec", "vectors", text, *SMALL, "--masked-span", "5", "-o", tmp_path / "x.json")
+    assert_one_line_error(bad_span, 2, "--masked-span must be START:END")
+    beyond = run("spec", "vectors", text, *SMALL, "--masked-span", "0:99", "-o", tmp_path / "x.json")
+    assert_one_line_error(beyond, 2, "must lie within the text's 8 tokens")
+    assert not (tmp_path / "x.json").exists()
