@@ -3,14 +3,11 @@ gives the rows of hashing the whole sequence at once, for every negative-id conv
 
 from __future__ import annotations
 
-import doctest
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import ngramtool.serving
 from ngramtool import BatchHashState, HashSpec, HashState, hash_ngrams
 from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.presets import preset
@@ -259,9 +256,3 @@ def test_batch_state_refuses_bad_calls(device):
         BatchHashState(spec, 0)
     with pytest.raises(UsageError, match="negative_ids must be"):
         BatchHashState(spec, 1, negative_ids="drop")
-
-
-def test_serving_docstring_examples_run():
-    """Until tests/test_docstrings.py lists ngramtool.serving, its examples run here."""
-    result = doctest.testmod(ngramtool.serving, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted and not result.failed

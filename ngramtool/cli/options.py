@@ -23,8 +23,8 @@ from ..errors import UsageError, idle_parameters
 from ..formats.tokenfiles import READ_FORMATS
 from ..inputs.sources import CorpusReader, TokenFileReader
 from ..mapping import NgramHashMapping
+from ..presets import PRESETS, resolve_spec
 from ..presets import preset as preset_named
-from ..presets import resolve_spec
 from ..spec import HashSpec
 from ..tokenizers import DEFAULT_TOKENIZER
 
@@ -59,9 +59,7 @@ SpecialOpt = Annotated[
 ]
 PresetOpt = Annotated[
     str | None,
-    typer.Option(
-        "--preset", help="Start from a named configuration: engram-demo, engram-27b, engram-40b, tutorial."
-    ),
+    typer.Option("--preset", help=f"Start from a named configuration: {', '.join(PRESETS)}."),
 ]
 SpecFileOpt = Annotated[
     Path | None, typer.Option("--spec", help="Load the hash spec from a JSON file (ngramtool spec save).")

@@ -7,8 +7,8 @@ import pytest
 from conftest import assert_one_line_error, run, run_json
 from primes_by_hand import PCIE4, chain_params, prime_chain
 
+import ngramtool.cli.size_cmd as size_cmd
 from ngramtool.analysis.sizing import MemorySizing, size_engram, size_memory
-from ngramtool.cli import size_cmd
 from ngramtool.presets import PRESETS
 
 
