@@ -39,11 +39,15 @@ print(f"\ntorch {torch.__version__} (CUDA {torch.version.cuda}), triton {triton.
 EOF
 )"
 
-echo "== parity: numpy, torch (CPU and CUDA) and Triton (CUDA) on the golden vectors and random streams"
-NGRAMTOOL_TEST_CUDA=1 "$python" -m pytest -q -p no:cacheprovider tests/test_backends.py
+echo "== parity: numpy, torch (CPU and CUDA) and Triton (CUDA) on the golden vectors (DeepSeek-V4.1's"
+echo "   masked tokens too) and random streams"
+NGRAMTOOL_TEST_CUDA=1 "$python" -m pytest -q -p no:cacheprovider tests/backends/test_backends.py
 
 echo "== parity: ngramtool.torch.NgramRows on CUDA (auto, triton, torch) against the CPU rows"
-NGRAMTOOL_TEST_CUDA=1 "$python" -m pytest -q -p no:cacheprovider tests/test_torch_rows.py
+NGRAMTOOL_TEST_CUDA=1 "$python" -m pytest -q -p no:cacheprovider tests/torch/test_torch_rows.py
+
+echo "== serving: BatchHashState on CUDA tensors against one-shot hashing"
+NGRAMTOOL_TEST_CUDA=1 "$python" -m pytest -q -p no:cacheprovider tests/test_serving.py -k cuda
 
 echo "== NgramRows on CUDA: batches of 8 x 2048 raw cl100k_base ids, the Engram demo spec"
 ngram_rows="$("$python" - <<'EOF'

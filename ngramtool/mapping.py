@@ -22,14 +22,14 @@ tokenizer's name and the spec, and the other side rebuilds the vocabulary from i
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
-from .backends import NEGATIVE_IDS, NegativeIds
-from .errors import UsageError
+from .backends import NegativeIds, check_negative_ids
+from .errors import NgramToolError, UsageError
 from .hashing import SequenceHasher
 from .lookup import canonical_ids
 from .model_configs import check_declared, config_fields
@@ -142,8 +142,7 @@ class NgramHashMapping:
                 raise UsageError("`vocab_size` applies only to ids without a `tokenizer`")
             tok = load_tokenizer(str(tokenizer), special)
             vocab = build_vocab(tok, compress=compress)
-        if negative_ids not in NEGATIVE_IDS:
-            raise UsageError(f"`negative_ids` must be 'mask', 'barrier' or 'hash' (got {negative_ids!r})")
+        check_negative_ids(negative_ids)
         resolved = cls._spec(spec, spec_file, tok, vocab, fields)
         masked = tuple(sorted({int(raw) for raw in mask_tokens}))
         name = None if tokenizer is None else str(tokenizer)
@@ -185,12 +184,22 @@ class NgramHashMapping:
             special=special,
             compress=compress,
             vocab_size=vocab_size,
-            mask_tokens=tuple(found.mask_tokens.values()) if tokenizer is not None else (),
             negative_ids=found.negative_ids,  # type: ignore[arg-type]
             **found.fields,
         )
         check_declared(found, mapping.spec, config)
-        return mapping
+        if tokenizer is None or not found.mask_tokens:
+            return mapping
+        for key, raw in found.mask_tokens.items():
+            try:
+                with_dead_tokens(mapping.vocab, (raw,))
+            except UsageError:
+                raise NgramToolError(
+                    f"{config}: {key} = {raw} is not a token id of {mapping.name}: the config is "
+                    "another model's, or the tokenizer is"
+                ) from None
+        masked = tuple(sorted(found.mask_tokens.values()))
+        return replace(mapping, vocab=with_dead_tokens(mapping.vocab, masked), mask_tokens=masked)
 
     @staticmethod
     def _spec(

@@ -89,7 +89,7 @@ ENGRAM = ConfigLayout(
         "max_ngram": ("max_ngram_size", "ngram_size"),
         "heads": ("n_head_per_ngram", "heads_per_ngram"),
         "table_sizes": ("engram_vocab_size", "ngram_vocab_size_base"),
-        "layer_ids": ("layer_ids", "engram_layer_ids", "ngram_layer_ids"),
+        "layer_ids": ("layer_ids", "engram_layer_ids", "ngram_layer_ids", "ple_layer_ids"),
         "seed": ("seed",),
         "pad_id": ("pad_id",),
     },
@@ -221,12 +221,13 @@ def check_declared(found: ConfigFields, spec: HashSpec, source: str | Path) -> N
                 f"{source}: {key} declares {len(rows)} layers' rows but the spec has "
                 f"{spec.num_layers} layers {list(spec.layer_ids)}: the config is inconsistent"
             )
-        for layer, derived, declared in zip(spec.layer_ids, spec.rows_per_layer.tolist(), rows, strict=True):
-            if derived != declared:
-                raise NgramToolError(
-                    f"{source}: layer {layer} derives {derived:,} rows but {key} declares {declared:,}: "
-                    "the table sizes, heads or layers read differ from the checkpoint's"
-                )
+        differing = spec.rows_differing(rows)
+        if differing:
+            layer, derived, declared = differing[0]
+            raise NgramToolError(
+                f"{source}: layer {layer} derives {derived:,} rows but {key} declares {declared:,}: "
+                "the table sizes, heads or layers read differ from the checkpoint's"
+            )
     size = found.declared.get("compressed_vocab_size")
     if size is not None and size != spec.vocab_size:
         key = found.declared_read["compressed_vocab_size"]

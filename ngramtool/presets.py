@@ -26,8 +26,12 @@ class Preset:
 
     ``hidden_size`` is the backbone width the memory vector is projected into, where known;
     ``declared_rows`` the rows per layer a released checkpoint declares (its tables' heights),
-    which the derived rows must equal; ``negative_ids`` how its reference hashes masked (DEAD)
-    tokens (``mask``: rows -1, TileKernels; ``barrier``: DeepSeek-V4.1).
+    which the derived rows must equal; ``released_vocab_size`` the V' of the tokenizer it was
+    trained with, for a released model (its multipliers follow V'); ``raw_pad_id`` the raw id
+    its pad is (mapped through a tokenizer's vocabulary, in place of the tokenizer's own pad
+    token); ``negative_ids`` how its
+    reference hashes masked (DEAD) tokens (``mask``: rows -1, TileKernels; ``barrier``:
+    DeepSeek-V4.1).
     """
 
     spec: HashSpec
@@ -35,6 +39,8 @@ class Preset:
     hidden_size: int | None
     source: str
     declared_rows: tuple[int, ...] | None = None
+    released_vocab_size: int | None = None
+    raw_pad_id: int | None = None
     negative_ids: str = "mask"
 
     def rows_differing(self, spec: HashSpec) -> list[tuple[int, int, int]]:
@@ -46,13 +52,7 @@ class Preset:
         >>> chosen.rows_differing(chosen.spec)
         []
         """
-        if self.declared_rows is None:
-            return []
-        derived = spec.rows_per_layer.tolist()
-        pairs = list(zip(spec.layer_ids, derived, self.declared_rows, strict=False))
-        if len(derived) != len(self.declared_rows):
-            return pairs
-        return [(layer, got, declared) for layer, got, declared in pairs if got != declared]
+        return [] if self.declared_rows is None else spec.rows_differing(self.declared_rows)
 
 
 PRESETS: dict[str, Preset] = {
@@ -86,6 +86,8 @@ PRESETS: dict[str, Preset] = {
         "engram_vocab_size 16,000,000 for every order, 256-dim fp8 rows, hidden 5120, "
         "V'=99,092, raw pad 2; declared rows 384,006,168 and 384,016,682",
         declared_rows=(384006168, 384016682),
+        released_vocab_size=99092,
+        raw_pad_id=2,
         negative_ids="barrier",
     ),
     "tutorial": Preset(
@@ -104,6 +106,22 @@ def preset(name: str) -> Preset:
         return PRESETS[name]
     except KeyError:
         raise UsageError(f"unknown `preset` {name!r}; known presets: {', '.join(PRESETS)}") from None
+
+
+def check_released_vocabulary(name: str | None, vocab_size: int) -> None:
+    """For constants an engine will load: a released model's preset (``name``) with a vocabulary
+    of another V' than the model's is an error, since the multipliers follow V'.
+
+    >>> check_released_vocabulary("deepseek-v4.1-flash", 99092)
+    >>> check_released_vocabulary("engram-demo", 62330)  # not a released checkpoint's constants
+    """
+    released = preset(name).released_vocab_size if name is not None else None
+    if released is not None and vocab_size != released:
+        raise NgramToolError(
+            f"the preset {name} is the released model, whose tokenizer has V'={released:,}, but this "
+            f"vocabulary has V'={vocab_size:,}, and the multipliers follow V': give the model's own "
+            "tokenizer, or the spec of your model (spec from-config) with --spec"
+        )
 
 
 def load_spec_file(path: str | Path) -> HashSpec:
@@ -180,6 +198,9 @@ def resolve_spec(
         >>> resolve_spec(preset="engram-27b", vocab_size=1000).layer_ids
         (2, 15)
     """
+    named = PRESETS.get(preset) if isinstance(preset, str) and spec_file is None else None
+    if pad_id is None and named is not None:
+        pad_id = named.raw_pad_id  # a released model's pad, whatever the tokenizer calls its pad
     values = (max_ngram, heads, layer_ids, table_sizes, seed, pad_id)
     given = {name: value for name, value in zip(_FIELDS, values, strict=True) if value is not None}
     if vocab_size is not None and tokenizer is not None:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .backends import BACKENDS, MASKED_ROW, NEGATIVE_IDS, NegativeIds, choose_backend
+from .backends import BACKENDS, MASKED_ROW, NegativeIds, check_negative_ids, choose_backend
 from .backends.arrays import as_array, is_integer, is_tensor, to_numpy, to_tensor
 from .backends.numpy_backend import rows_from_windows
 from .errors import NgramToolError, UsageError
@@ -167,8 +167,7 @@ class BatchHashState:
         backend: str = "auto",
         check_ids: bool = True,
     ) -> None:
-        if negative_ids not in NEGATIVE_IDS:
-            raise UsageError(f"negative_ids must be 'mask', 'barrier' or 'hash' (got {negative_ids!r})")
+        check_negative_ids(negative_ids)
         if isinstance(slots, bool) or not isinstance(slots, int | np.integer) or slots < 1:
             raise UsageError(f"`slots` must be a positive number of requests (got {slots!r})")
         self.spec = spec
@@ -238,7 +237,7 @@ class BatchHashState:
         positions = length[:, None] - self._lags[None, :]  # lag k of each token: position t - k
         windows = self._history[slot[:, None], positions % self._width]
         windows = xp.where(positions < 0, self.spec.pad_id, windows)  # before the sequence start
-        if self.negative_ids != "hash":
+        if self.negative_ids != "hash":  # the conventions as backends/barrier.py defines them
             dead = windows < 0
             if self.negative_ids == "barrier":  # a DEAD id (the current token too) and every older lag
                 for lag in range(1, self.spec.max_ngram):
@@ -356,7 +355,7 @@ class BatchHashState:
         dest = torch.empty(
             (windows.shape[0], spec.num_layers, spec.num_columns), dtype=torch.int64, device=windows.device
         )
-        self._kernel._hash_block(list(windows.unbind(1)), dest)
+        self._kernel.hash_block(list(windows.unbind(1)), dest)
         return (dest + self._kernel.offsets).to(self._kernel.offsets.dtype)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from typing import Any, Literal
@@ -170,6 +171,20 @@ class HashSpec:
     def rows_per_layer(self) -> np.ndarray:
         """int64 [L]: rows in each layer's single table (the sum of its primes)."""
         return _frozen(self.primes.reshape(self.num_layers, -1).sum(axis=1))
+
+    def rows_differing(self, declared: Sequence[int]) -> list[tuple[int, int, int]]:
+        """(layer id, derived rows, declared rows) of each layer whose rows differ from
+        ``declared`` (a released checkpoint's table heights, one per layer); every layer when the
+        counts differ; [] when they agree.
+
+        >>> HashSpec(heads=2, layer_ids=(1,), table_sizes=(1000, 2000)).rows_differing([6036])
+        []
+        """
+        derived = self.rows_per_layer.tolist()
+        pairs = list(zip(self.layer_ids, derived, declared, strict=False))
+        if len(derived) != len(declared):
+            return pairs
+        return [(layer, got, wanted) for layer, got, wanted in pairs if got != wanted]
 
     @property
     def row_dtype(self) -> np.dtype:

@@ -157,6 +157,20 @@ def test_the_configs_image_token_is_dead_and_hashed_as_a_barrier(tmp_path, deeps
     assert NgramHashMapping.from_config(path, None, vocab_size=V3_COMPRESSED).mask_tokens == ()
 
 
+def test_an_image_token_the_tokenizer_lacks_is_named_by_its_key(tmp_path, deepseek_tokenizer_path):
+    path = write_config(tmp_path, "config.json", nested({**V41_KEYS, "image_token_id": 200000}))
+    with pytest.raises(NgramToolError, match=r"text_config\.image_token_id = 200000 is not a token id"):
+        NgramHashMapping.from_config(path, deepseek_tokenizer_path)
+
+
+def test_qwen_layers_and_the_released_pad(tmp_path):
+    qwen = {"ngram_size": 3, "heads_per_ngram": 8, "ngram_vocab_size_base": 20000000, "ple_layer_ids": [2]}
+    assert config_fields(write_config(tmp_path, "q.json", qwen)).fields["layer_ids"] == (2,)
+    # The V4.1 preset's pad is raw id 2 whatever the tokenizer calls its pad (cl100k_base: 100257).
+    mapping = NgramHashMapping.build("cl100k_base", spec="deepseek-v4.1-flash")
+    assert mapping.spec.pad_id == int(mapping.vocab.lut[2])
+
+
 # ---------------------------------------------------------------------------- the command
 def test_from_config_writes_the_checked_spec(tmp_path, deepseek_tokenizer_path):
     config = write_config(tmp_path, "config.json", nested(V41_KEYS))

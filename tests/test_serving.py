@@ -3,6 +3,8 @@ gives the rows of hashing the whole sequence at once, for every negative-id conv
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,6 +15,13 @@ from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.presets import preset
 
 torch = pytest.importorskip("torch")
+
+CUDA = os.environ.get("NGRAMTOOL_TEST_CUDA") == "1"  # benchmarks/gpu_check.sh on a GPU machine
+DEVICES = [
+    None,
+    "cpu",
+    pytest.param("cuda", marks=pytest.mark.skipif(not CUDA, reason="CUDA runs with NGRAMTOOL_TEST_CUDA=1")),
+]
 
 CONVENTIONS = ("mask", "barrier", "hash")
 SPECS = {
@@ -133,7 +142,7 @@ def batch_operations(draw: st.DrawFn, spec: HashSpec, slots: int) -> list[tuple[
 
 
 @pytest.mark.parametrize("negative_ids", CONVENTIONS)
-@pytest.mark.parametrize("device", [None, "cpu"])
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("spec_name", ["N4", "N2", "v4.1"])
 @SETTINGS
 @given(data=st.data(), slots=st.integers(1, 5), max_rollback=st.integers(0, 4))
@@ -225,7 +234,7 @@ def test_hash_state_refuses_bad_ids(one_state):
     assert np.array_equal(after, one_shot([*range(12), 4], SPECS["N4"], "mask")[-1:])
 
 
-@pytest.mark.parametrize("device", [None, "cpu"])
+@pytest.mark.parametrize("device", DEVICES)
 def test_batch_state_refuses_bad_calls(device):
     spec = SPECS["N4"]
     state = BatchHashState(spec, 3, max_rollback=1, device=device)

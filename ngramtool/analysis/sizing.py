@@ -167,7 +167,7 @@ class SizeReport:
         """Whether the derived rows per layer equal the declared ones (None: none declared)."""
         if self.declared_rows is None:
             return None
-        return tuple(self.spec.rows_per_layer.tolist()) == self.declared_rows
+        return not self.spec.rows_differing(self.declared_rows)
 
     @property
     def encodings(self) -> tuple[Encoding, ...]:

@@ -46,6 +46,17 @@ MASKED_ROW = -1  # the row of a masked token, in every column
 # window reaching it (DeepSeek-V4.1's reference, barrier.py), or an id hashed as the Engram demo does.
 NegativeIds = Literal["mask", "barrier", "hash"]
 NEGATIVE_IDS: tuple[NegativeIds, ...] = ("mask", "barrier", "hash")
+MASKED_CONVENTIONS: dict[str, NegativeIds] = {"barrier": "barrier", "minus-one": "mask"}
+"""The masking conventions by the names commands give them (``--masked``), and their ``negative_ids``."""
+
+
+def check_negative_ids(value: str) -> NegativeIds:
+    """``value`` when it is one of :data:`NEGATIVE_IDS`; else a usage error naming them."""
+    if value not in NEGATIVE_IDS:
+        raise UsageError(f"`negative_ids` must be 'mask', 'barrier' or 'hash' (got {value!r})")
+    return value  # type: ignore[return-value]
+
+
 CHOICES = ("auto", *NAMES)
 # Fastest first, per device type (docs/performance.md). On the CPU the compiled numba kernel beats
 # the numpy kernel, which beats torch's int64 remainder; on a GPU the Triton kernel's

@@ -9,7 +9,9 @@ exactly as if a document started right after the DEAD token.
 That equivalence is how every backend gets the rule, bit-identically: :class:`BarrierRows` hands
 the backend's masking kernel (``negative_ids="mask"``, where a negative id is the pad in other
 windows) a document start after each DEAD position and a context cut at its last DEAD id, then
-writes the all-pad row at the DEAD positions. The kernels themselves are unchanged.
+writes the all-pad row at the DEAD positions. The kernels themselves are unchanged. Finding the
+DEAD positions of a tensor on a GPU reads them back to the host: one synchronization per chunk,
+and only under ``barrier``.
 """
 
 from __future__ import annotations

@@ -96,9 +96,9 @@ class TorchRows:
             hi = min(lo + self.block, t_total)
             windows = self._windows(ext, starts, lo, hi)
             if scratch is None:
-                self._hash_block(windows, out[lo:hi])
+                self.hash_block(windows, out[lo:hi])
             else:
-                self._hash_block(windows, scratch[: hi - lo])
+                self.hash_block(windows, scratch[: hi - lo])
                 out[lo:hi] = scratch[: hi - lo]
             if self.offsets is not None:
                 out[lo:hi] += self.offsets
@@ -123,7 +123,7 @@ class TorchRows:
             windows.append(window)
         return windows
 
-    def _hash_block(self, windows: list[torch.Tensor], dest: torch.Tensor) -> None:
+    def hash_block(self, windows: list[torch.Tensor], dest: torch.Tensor) -> None:
         """The per-head hashes (no offsets) of one block of windows, into int64 ``dest`` [b, L, C]."""
         spec, k = self.spec, self.spec.heads
         for li, mult in enumerate(self.multipliers):

@@ -9,8 +9,10 @@ from typing import Annotated, Any
 
 import typer
 
+from ..atomic import check_output_file
 from ..errors import UsageError
-from ..presets import preset
+from ..mapping import NgramHashMapping
+from ..presets import check_released_vocabulary, preset
 from ..tools.engine_check import CheckReport, ConstantCheck, RuleCheck, check_deployment
 from ..tools.engine_constants import EngineConstants
 from ..tools.engine_files import FORMATS, export_constants, format_of, read_deployed
@@ -60,8 +62,8 @@ For TEXT (one document; - reads stdin): the raw ids, the canonical ids, and each
 layer's rows: unmasked, and with a span of DEAD tokens (--masked-span) under
 both conventions (barrier, DeepSeek-V4.1's reference; minus-one, TileKernels');
 then the barrier case replayed as an engine serves it: a prefill chunk
-(--prefill tokens), a draft of two tokens rolled back, one decode step per
-token. The format is in docs/deepseek-v4.1.md.
+(--prefill tokens), a draft of two other tokens rolled back (the model rejects
+them), one decode step per token. The format is in docs/deepseek-v4.1.md.
 
 [bold]Examples[/]
 
@@ -183,21 +185,23 @@ def _derived(
     spec's alone; ``key_length`` is --dim, else the preset's."""
     key_length = dim if dim is not None or options.preset_name is None else preset(options.preset_name).dim
     if not tokenizer:
-        return EngineConstants.from_spec(options.resolve(ctx), key_length=key_length)
+        spec = options.resolve(ctx)
+        check_released_vocabulary(options.preset_name, spec.vocab_size)
+        return EngineConstants.from_spec(spec, key_length=key_length)
     chosen = options.choose(options.preset_name)
-    mapping = chosen.mapping(
+    mapping = _mapping(options)
+    raw_pad = options.pad_id if chosen.spec_file is None else None
+    return EngineConstants.from_mapping(mapping, raw_pad_id=raw_pad, key_length=key_length)
+
+
+def _mapping(options: SpecCommandOptions) -> NgramHashMapping:
+    """The mapping of the options' tokenizer and spec; a released model's preset must have its
+    own tokenizer's V' (:func:`ngramtool.presets.check_released_vocabulary`)."""
+    mapping = options.choose(options.preset_name).mapping(
         options.tokenizer, special=None, compress=not options.no_compress, vocab_size=options.vocab_size
     )
-    raw_pad = options.pad_id if chosen.spec_file is None else None
-    preset_size = None if options.preset_name is None else preset(options.preset_name).spec.vocab_size
-    if preset_size is not None and mapping.vocab_size != preset_size:
-        stderr.print(
-            f"warning: the preset {options.preset_name} is for V'={preset_size:,}; "
-            f"{options.tokenizer} gives V'={mapping.vocab_size:,}, and the multipliers follow V': "
-            "give the model's own tokenizer",
-            markup=False,
-        )
-    return EngineConstants.from_mapping(mapping, raw_pad_id=raw_pad, key_length=key_length)
+    check_released_vocabulary(options.preset_name, mapping.vocab_size)
+    return mapping
 
 
 # --------------------------------------------------------------------------------- vectors
@@ -226,9 +230,9 @@ def vectors_command(
     if "tokenizer" not in given_options(ctx):
         raise UsageError("vectors start from text, tokenized as the model does: pass --tokenizer/-t")
     span = _span(masked_span)
-    mapping = options.choose(options.preset_name).mapping(
-        options.tokenizer, special=None, compress=not options.no_compress
-    )
+    if output != "-":
+        check_output_file(output, force, what="vectors file")
+    mapping = _mapping(options)
     source = sys.stdin.read() if text == "-" else text
     vectors = engine_vectors(mapping, source, masked_span=span, prefill=prefill)
     if output == "-":

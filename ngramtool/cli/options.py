@@ -19,6 +19,7 @@ from typing import Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
+from ..backends import MASKED_CONVENTIONS
 from ..errors import UsageError, idle_parameters
 from ..formats.tokenfiles import READ_FORMATS
 from ..inputs.sources import CorpusReader, TokenFileReader
@@ -347,10 +348,6 @@ class SpecOptions(LayoutOptions):
 SPEC_OPTIONS = SpecOptions.placeholder()
 
 
-MASKED_CONVENTIONS = {"barrier": "barrier", "minus-one": "mask"}
-"""``--masked`` values and the ``negative_ids`` each stands for."""
-
-
 @dataclass(frozen=True)
 class MaskingOptions(OptionGroup):
     """DEAD tokens (an image span's placeholder ids and the like) and how the hash treats them."""
@@ -369,7 +366,8 @@ class MaskingOptions(OptionGroup):
             "--masked",
             help="How DEAD tokens hash: 'barrier' (DeepSeek-V4.1: windows see the pad from a DEAD "
             "token back, and it gets all-pad rows) or 'minus-one' (TileKernels: its rows are -1, "
-            "other windows see the pad). Default: the preset's, else minus-one.",
+            "other windows see the pad). Default: the preset's; with --mask-token and no "
+            "--preset, required.",
             show_default=False,
         ),
     ] = None
@@ -377,6 +375,11 @@ class MaskingOptions(OptionGroup):
     def settings(self, preset: str | None) -> dict[str, Any]:
         """``mask_tokens`` and ``negative_ids`` for :meth:`ngramtool.NgramHashMapping.build`."""
         tokens = () if self.mask_token is None else tuple(parse_int_list(self.mask_token, "--mask-token"))
+        if self.masked is None and tokens and preset is None:
+            raise UsageError(
+                "--mask-token needs the convention its DEAD tokens hash by: --masked barrier "
+                "(DeepSeek-V4.1's reference) or --masked minus-one (TileKernels)"
+            )
         if self.masked is None:
             convention = preset_named(preset).negative_ids if preset is not None else "mask"
         elif self.masked in MASKED_CONVENTIONS:

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from ..analysis.lint import Finding, HashConstants, lint_constants, recorded_constants
+from ..backends import MASKED_CONVENTIONS
 from ..errors import UsageError
 from ..formats.index import spec_record
 from ..model_configs import ConfigFields, check_declared, config_fields
@@ -238,7 +239,7 @@ def from_config_command(
     _report_declared(found)
     if found.mask_tokens:
         ids = ",".join(map(str, found.mask_tokens.values()))
-        masked = "barrier" if found.negative_ids == "barrier" else "minus-one"
+        masked = next(name for name, value in MASKED_CONVENTIONS.items() if value == found.negative_ids)
         stderr.print(
             f"{', '.join(found.mask_tokens)} = {ids}: DEAD tokens; hash with --mask-token {ids} "
             f"--masked {masked} (a spec file holds no masks)",

@@ -204,7 +204,9 @@ _DESCRIPTION = {
     "rows": ROWS,
 }
 # Format 1 defines one masking policy and rows that always include the column offsets.
-_ROW_POLICY = {"negative_ids": text("mask", "barrier"), "offsets_added": boolean(True)}
+INDEX_NEGATIVE_IDS = ("mask", "barrier")
+"""How an output's masked (DEAD) tokens may have been hashed (``negative_ids``)."""
+_ROW_POLICY = {"negative_ids": text(*INDEX_NEGATIVE_IDS), "offsets_added": boolean(True)}
 _OPTIONAL = {"tokenization": ANY_OBJECT, "source_row_groups": list_of(integer(0))}
 
 STREAM_MANIFEST = record(

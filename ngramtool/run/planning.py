@@ -17,6 +17,7 @@ from ..atomic import check_output_file, refuse_busy
 from ..backends import BackendChoice, choose_backend
 from ..errors import UsageError
 from ..formats.index import timestamp
+from ..formats.schema import INDEX_NEGATIVE_IDS
 from ..formats.tokenfiles import refuse_reset_without_documents
 from ..inputs import check_reading, input_size, refuse_repeated_inputs
 from ..inputs.sources import CorpusReader, Source, TokenFileReader
@@ -85,6 +86,11 @@ def plan_hash(request: HashRequest, progress: Progress, *, documents: bool = Fal
             mapping = mapping() if mapping is not None else NgramHashMapping.build(DEFAULT_TOKENIZER)
         if request.mapping is None and isinstance(source, TokenFileReader):
             assumed = (DEFAULT_TOKENIZER, mapping.raw_size)
+    if mapping.negative_ids not in INDEX_NEGATIVE_IDS:
+        raise UsageError(
+            f"an index records masked tokens as {' or '.join(INDEX_NEGATIVE_IDS)}, not "
+            f"`negative_ids={mapping.negative_ids}`: build the mapping with one of them"
+        )
     outputs = request.outputs
     template = HashJob(
         source=source,

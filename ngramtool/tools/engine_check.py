@@ -235,7 +235,7 @@ def _rules(deployed: DeployedConstants, derived: EngineConstants) -> list[RuleCh
     layer_ids = own("layer_ids")
     layers = len(layer_ids) if layer_ids is not None else derived.num_layers
     multipliers, primes, token_map = own("multipliers"), own("primes"), own("token_map")
-    bound = INT64_MAX // vocab
+    bound = INT64_MAX // vocab if vocab >= 1 else 0  # a V' below 1 leaves no multiplier valid
     return [
         _each("multipliers are odd", "multipliers", multipliers, lambda m: m % 2 == 1),
         _each(

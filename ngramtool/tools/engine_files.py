@@ -86,6 +86,8 @@ def export_constants(
     chosen = format_of(output, file_format) if into is None else "gguf"
     if into is not None and file_format not in (None, "gguf"):
         raise UsageError(f"`into` writes a GGUF model: drop `file_format={file_format}`")
+    if into is not None and FORMATS.get(Path(output).suffix.lower(), "gguf") != "gguf":
+        raise UsageError(f"`into` writes a GGUF model: name the output *.gguf, not {output}")
     summary: dict[str, Any] = {
         "output": str(output),
         "format": chosen,
@@ -187,6 +189,8 @@ def read_deployed(path: str | Path, *, gguf_prefix: str | None = None) -> Deploy
     try:
         with path.open("rb") as handle:
             head = handle.read(16)
+    except FileNotFoundError:
+        raise UsageError(f"file not found: {path}") from None
     except OSError as exc:
         raise NgramToolError(f"cannot read {path}: {exc.strerror}") from None
     kind = FORMATS.get(path.suffix.lower()) or _sniffed(head)

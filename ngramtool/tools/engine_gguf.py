@@ -133,8 +133,11 @@ def copy_into(
     force: bool = False,
 ) -> dict[str, tuple[Any, ...]]:
     """Write ``output``: a copy of the GGUF model ``source`` with the constants' KV entries added
-    (or replacing keys of the same names), every other key and every tensor unchanged. Returns
-    the entries written.
+    (or replacing keys of the same names), every other key and every tensor unchanged. Keys under
+    the prefix that these entries do not write (another dialect's ``pad_token_id``, ``offsets``)
+    are left out, so no stale constant stays beside the new ones; a model that holds the constants
+    as ``engram.*`` tensors is refused (an engine may read those instead). Returns the entries
+    written.
 
     The copy is written under a temporary name; its tensors' bytes are copied in chunks of
     16 MiB, then the copy is read back: every key, tensor name, type, shape and the sha256 of
@@ -145,11 +148,24 @@ def copy_into(
     gguf = require_engine_package("gguf")
     reader = _open_reader(source)
     entries = gguf_entries(constants, prefix)
+    tensors = sorted(tensor.name for tensor in reader.tensors if tensor.name in ENGRAM_TENSORS)
+    if tensors:
+        raise NgramToolError(
+            f"{source} holds the engram constants as tensors ({', '.join(tensors)}), which an engine "
+            "may read instead of the keys: check them with spec check, or write the keys into a "
+            "model without them"
+        )
+    stale = normalized_prefix(prefix)
     architecture = reader.fields.get(_ARCHITECTURE)
     arch = architecture.contents() if architecture is not None else _architecture(prefix)
     writer = gguf.GGUFWriter(None, arch, endianess=reader.endianess)  # it adds general.architecture
     writer.data_alignment = reader.alignment
-    kept = [field for field in reader.fields.values() if not field.name.startswith("GGUF.")]
+    kept = [
+        field
+        for field in reader.fields.values()
+        if not field.name.startswith("GGUF.")
+        and not (field.name.startswith(stale) and field.name not in entries)
+    ]
     for field in kept:
         if field.name == _ARCHITECTURE:
             continue
@@ -195,7 +211,11 @@ def read_gguf(path: str | Path, prefix: str | None = None) -> DeployedConstants:
     for suffix, name in KEY_CONSTANTS.items():
         field = reader.fields.get(prefix + suffix)
         if field is not None:
-            found.setdefault(name, []).append(_key_values(field, path))
+            place = _key_values(field, path)
+            if name == "token_map" and place.values.dtype == np.uint32:
+                # A u32 map (FAMILIES.md allows it) writes "no token" as 0xFFFFFFFF: read it as -1.
+                place = Found(place.values.view(np.int32), place.source)
+            found.setdefault(name, []).append(place)
     for tensor in reader.tensors:
         if tensor.name in ENGRAM_TENSORS:
             kind = tensor.tensor_type.name
@@ -224,6 +244,8 @@ def _open_reader(path: Path) -> Any:
     try:
         with path.open("rb") as handle:
             magic = handle.read(4)
+    except FileNotFoundError:
+        raise UsageError(f"file not found: {path}") from None
     except OSError as exc:
         raise NgramToolError(f"cannot read {path}: {exc.strerror}") from None
     if magic != b"GGUF":

@@ -3,8 +3,9 @@
 ``ngramtool spec vectors`` writes, for one text: the raw ids as the tokenizer gives them, the
 canonical ids, and the rows of every layer in three cases (nothing masked; a span of DEAD tokens
 under each masking convention), plus the same rows as an engine computes them incrementally: a
-prefill chunk, then one decode step per token, then a speculative draft rolled back and decoded
-again (:class:`ngramtool.HashState`). The format is in docs/deepseek-v4.1.md ("Vectors").
+prefill chunk, a speculative draft of other tokens that the model rejects, rolled back, then one
+decode step per token (:class:`ngramtool.HashState`). The format is in docs/deepseek-v4.1.md
+("Vectors for an engine's tests").
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..atomic import staged_file
+from ..atomic import check_output_file, staged_file
+from ..backends import MASKED_CONVENTIONS
 from ..errors import NgramToolError, UsageError
 from ..hashing import hash_ngrams
 from ..mapping import NgramHashMapping
@@ -24,8 +26,6 @@ from .engine_constants import EngineConstants
 
 FORMAT = "ngramtool.engram-vectors"
 FORMAT_VERSION = 1
-CONVENTIONS = {"barrier": "barrier", "minus-one": "mask"}
-"""The masked cases' names and the ``negative_ids`` each is hashed with."""
 DRAFT = 2  # draft tokens the serving replay decodes, rolls back and decodes again
 
 
@@ -69,7 +69,7 @@ def engine_vectors(
     dead[start:end] = True
     masked_ids = np.where(dead, -1, canonical)
     cases = [_case("unmasked", mapping, canonical, None)]
-    cases += [_case(name, mapping, masked_ids, convention) for name, convention in CONVENTIONS.items()]
+    cases += [_case(name, mapping, masked_ids, convention) for name, convention in MASKED_CONVENTIONS.items()]
     spec = mapping.spec
     constants = EngineConstants.from_mapping(mapping)
     return {
@@ -97,8 +97,7 @@ def write_vectors(vectors: dict[str, Any], path: str | Path, *, force: bool = Fa
     """Write ``vectors`` as JSON (a temporary file renamed into place); an existing file is
     replaced only with ``force``."""
     path = Path(path)
-    if path.exists() and not force:
-        raise UsageError(f"{path} already exists; pass `force=True` to replace it")
+    check_output_file(path, force, what="vectors file")
     try:
         with staged_file(path) as tmp:
             tmp.write_text(json.dumps(vectors) + "\n", encoding="utf-8")
@@ -119,37 +118,33 @@ def _case(name: str, mapping: NgramHashMapping, ids: np.ndarray, convention: str
 
 def _serving(mapping: NgramHashMapping, ids: np.ndarray, cut: int, case: dict[str, Any]) -> dict[str, Any]:
     """The barrier case replayed as an engine serves it: a prefill chunk, a draft of ``DRAFT``
-    tokens rolled back, then one decode step per token; each step's rows, checked against the
-    one-shot rows before they are written."""
-    state = HashState(mapping.spec, negative_ids=case["negative_ids"])
+    tokens the model rejects (other ids than the accepted ones: ``(|id| + 1) mod V'``), rolled
+    back, then one decode step per accepted token. Each step's rows are checked against one-shot
+    hashing (of the prefix and the draft, for the draft) before they are written."""
+    spec = mapping.spec
+    state = HashState(spec, negative_ids=case["negative_ids"])
+    draft = min(DRAFT, ids.shape[0] - cut)
+    rejected = (np.abs(ids[cut : cut + draft]) + 1) % spec.vocab_size
+    with_draft = hash_ngrams(np.concatenate([ids[:cut], rejected]), spec, negative_ids=case["negative_ids"])
+    whole = np.stack([np.array(layer["rows"]) for layer in case["rows"]], axis=1)
     steps: list[dict[str, Any]] = []
 
-    def extend(lo: int, hi: int, op: str) -> None:
-        rows = state.extend(ids[lo:hi])
-        steps.append({"op": op, "positions": [lo, hi], "rows": _by_layer(mapping, rows)})
+    def extend(chunk: np.ndarray, lo: int, op: str, expected: np.ndarray) -> None:
+        rows = np.asarray(state.extend(chunk))
+        if not np.array_equal(rows, expected[lo : lo + chunk.shape[0]]):
+            raise NgramToolError(f"internal error: the {op} at {lo} differs from one-shot hashing")
+        positions = [lo, lo + chunk.shape[0]]
+        steps.append(
+            {"op": op, "positions": positions, "ids": chunk.tolist(), "rows": _by_layer(mapping, rows)}
+        )
 
-    extend(0, cut, "prefill")
-    draft = min(DRAFT, ids.shape[0] - cut)
-    extend(cut, cut + draft, "draft")
+    extend(ids[:cut], 0, "prefill", whole)
+    extend(rejected, cut, "draft", with_draft)
     state.rollback(draft)
     steps.append({"op": "rollback", "count": draft})
     for position in range(cut, ids.shape[0]):
-        extend(position, position + 1, "decode")
-    _check_replay(steps, case)
+        extend(ids[position : position + 1], position, "decode", whole)
     return {"case": case["name"], "steps": steps}
-
-
-def _check_replay(steps: list[dict[str, Any]], case: dict[str, Any]) -> None:
-    """Every step's rows are the one-shot rows at its positions (else an internal error)."""
-    for step in steps:
-        if step["op"] == "rollback":
-            continue
-        lo, hi = step["positions"]
-        for layer, whole in zip(step["rows"], case["rows"], strict=True):
-            if layer["rows"] != whole["rows"][lo:hi]:
-                raise NgramToolError(
-                    f"internal error: the {step['op']} at {lo} differs from one-shot hashing"
-                )
 
 
 def _by_layer(mapping: NgramHashMapping, rows: np.ndarray) -> list[dict[str, Any]]:

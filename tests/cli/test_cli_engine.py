@@ -85,7 +85,7 @@ def test_bad_targets_and_a_failed_into_give_one_line(tmp_path):
     assert_one_line_error(run("spec", "check", *SMALL, plain), 1, "holds none of the tensors")
 
 
-def test_a_tokenizer_of_another_size_than_the_presets_is_warned_about(tmp_path, deepseek_tokenizer_path):
+def test_the_released_preset_refuses_a_tokenizer_of_another_size(tmp_path, deepseek_tokenizer_path):
     result = run(
         "spec",
         "export",
@@ -96,9 +96,16 @@ def test_a_tokenizer_of_another_size_than_the_presets_is_warned_about(tmp_path, 
         "-o",
         tmp_path / "e.npz",
     )
-    err = result.stderr.decode()
-    assert result.returncode == 0, err
-    assert "the preset deepseek-v4.1-flash is for V'=99,092" in err and "gives V'=98,627" in err
+    fragment = "the preset deepseek-v4.1-flash is the released model, whose tokenizer has V'=99,092, but"
+    assert_one_line_error(result, 1, fragment)
+    assert "this vocabulary has V'=98,627" in result.stderr.decode()
+    assert not (tmp_path / "e.npz").exists()
+    vectors = run(
+        "spec", "vectors", "a b c", "--preset", "deepseek-v4.1-flash", "-t", "cl100k_base", "-o", "-"
+    )
+    assert_one_line_error(vectors, 1, "V'=62,330")
+    released = run("spec", "show", "--preset", "deepseek-v4.1-flash", "--json")  # V'=99,092 itself
+    assert released.returncode == 0
 
 
 def test_vectors_are_written_for_a_text_and_bad_options_refused(tmp_path):

@@ -88,13 +88,27 @@ def test_the_v41_preset_defaults_to_the_barrier():
     assert MaskingOptions().settings("deepseek-v4.1-flash")["negative_ids"] == "barrier"
     assert MaskingOptions().settings("engram-demo")["negative_ids"] == "mask"
     assert MaskingOptions(masked="minus-one").settings("deepseek-v4.1-flash")["negative_ids"] == "mask"
-    assert MaskingOptions(mask_token="5,7").settings(None) == {"mask_tokens": (5, 7), "negative_ids": "mask"}
+    chosen = MaskingOptions(mask_token="5,7", masked="minus-one").settings(None)
+    assert chosen == {"mask_tokens": (5, 7), "negative_ids": "mask"}
+    assert MaskingOptions(mask_token="5").settings("deepseek-v4.1-flash")["negative_ids"] == "barrier"
 
 
 def test_bad_masking_options_are_usage_errors(text_file, tmp_path):
     out = tmp_path / "x.ngidx"
     assert_one_line_error(run("hash", text_file, "-o", out, "--masked", "nope"), 2, "--masked must be")
-    result = run("hash", text_file, "-o", out, "--mask-token", "99999999")
+    result = run("hash", text_file, "-o", out, "--mask-token", "99999999", "--masked", "barrier")
     assert_one_line_error(result, 2, "--mask-token: 99999999 is not a token id of this tokenizer")
     assert_one_line_error(run("hash", text_file, "-o", out, "--mask-token", "x"), 2, "--mask-token")
+    unsaid = run("hash", text_file, "-o", out, "--mask-token", str(THE))
+    assert_one_line_error(unsaid, 2, "--mask-token needs the convention its DEAD tokens hash by")
     assert not out.exists()
+
+
+def test_an_index_is_never_made_with_the_demos_negative_ids(text_file, tmp_path):
+    """An index records masked tokens as mask or barrier: a mapping with "hash" is refused before
+    anything is written."""
+    mapping = NgramHashMapping.build("cl100k_base", negative_ids="hash", **LAYOUT)
+    out = tmp_path / "h.ngidx"
+    with pytest.raises(ngramtool.UsageError, match="`negative_ids=hash`"):
+        ngramtool.hash_files([str(text_file)], str(out), mapping=mapping)
+    assert list(tmp_path.iterdir()) == []

@@ -213,6 +213,46 @@ def test_a_copy_that_does_not_verify_is_never_published(small, tmp_path, monkeyp
     assert not out.exists() and leftovers(tmp_path) == []
 
 
+def test_into_leaves_out_stale_keys_of_the_prefix_and_refuses_constant_tensors(small, tmp_path):
+    model = tmp_path / "model.gguf"
+    stale = {"deepseek41.engram.pad_token_id": 7, "deepseek41.engram.offsets": 3}  # another dialect's
+    tiny_model(model, **stale)
+    out = tmp_path / "model.engram.gguf"
+    export_constants(small, out, into=model)
+    copy = gguf.GGUFReader(out)
+    assert not set(stale) & set(copy.fields) and copy.fields["deepseek41.block_count"].contents() == 1
+    assert check_deployment(read_deployed(out), small).ok
+    with_tensors = tmp_path / "tensors.gguf"
+    writer = gguf.GGUFWriter(str(with_tensors), "deepseek41")
+    writer.add_tensor("engram.primes", np.arange(8, dtype=np.int64))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    with pytest.raises(NgramToolError, match=r"holds the engram constants as tensors \(engram\.primes\)"):
+        export_constants(small, tmp_path / "x.gguf", into=with_tensors)
+    with pytest.raises(UsageError, match=r"name the output \*\.gguf"):
+        export_constants(small, tmp_path / "x.npz", into=model)
+    assert not (tmp_path / "x.gguf").exists() and not (tmp_path / "x.npz").exists()
+
+
+def test_a_u32_token_map_reads_its_holes_as_minus_one(small, tmp_path):
+    """FAMILIES.md allows a u32 token map: cl100k_base's 16 holes are then 0xFFFFFFFF."""
+    path = tmp_path / "u32.gguf"
+    writer = gguf.GGUFWriter(str(path), "deepseek41")
+    for key, (value, kind, item) in engine_gguf.gguf_entries(small).items():
+        if key.endswith("token_map"):
+            value = np.asarray(value, dtype=np.int32).view(np.uint32).tolist()
+            item = gguf.GGUFValueType.UINT32
+        writer.add_key_value(key, value, kind, sub_type=item)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.close()
+    report = check_deployment(read_deployed(path), small)
+    token_map = next(c for c in report.constants if c.name == "token_map")
+    assert token_map.status == "ok" and report.ok, report.to_dict()
+
+
 # ------------------------------------------------------------------------------------ check
 def test_one_changed_prime_is_found_at_its_index_with_both_values(small, tmp_path):
     path = tmp_path / "small.gguf"

@@ -50,6 +50,12 @@ def test_the_serving_replay_gives_the_one_shot_rows(v41):
     whole = layer_rows(vectors["cases"][1]["rows"])
     steps = vectors["serving"]["steps"]
     assert [step["op"] for step in steps[:3]] == ["prefill", "draft", "rollback"]
+    draft = steps[1]
+    accepted = vectors["cases"][1]["ids"][3:5]
+    assert draft["positions"] == [3, 5] and all(a != b for a, b in zip(draft["ids"], accepted, strict=True))
+    ids = np.array(vectors["cases"][1]["ids"][:3] + draft["ids"])
+    with_draft = hash_ngrams(ids, v41.spec, negative_ids="barrier")
+    assert np.array_equal(layer_rows(draft["rows"]), with_draft[3:])
     decoded = [step for step in steps if step["op"] == "decode"]
     assert len(decoded) == len(vectors["raw_ids"]) - 3
     replayed = np.concatenate([layer_rows(step["rows"]) for step in (steps[0], *decoded)])
