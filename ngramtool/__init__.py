@@ -44,6 +44,7 @@ _API = {
     "hash_texts": "api",
     "load_tokenizer": "tokenizers",
     "measure_collisions": "analysis.measurement",
+    "measure_row_cache": "analysis.row_cache",
     "merge_shards": "formats.dataset",
     "open_index": "artifacts",
     "open_token_file": "formats.tokenfiles",

@@ -19,6 +19,7 @@ import ngramtool
 
 MODULES = (
     "ngramtool.analysis.measurement",
+    "ngramtool.analysis.row_cache",
     "ngramtool.analysis.sizing",
     "ngramtool.backends.barrier",
     "ngramtool.api",

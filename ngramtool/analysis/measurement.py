@@ -21,7 +21,7 @@ from ..artifacts import Kind, expect_kind, open_index
 from ..atomic import check_output_file, staged_file
 from ..chunks import CHUNK_TOKENS, Canonicalizer, TokenChunk, canonical_chunks
 from ..errors import NgramToolError, UsageError, idle_parameters
-from ..formats.index import iter_index_chunks
+from ..formats.index import iter_index_chunks, negative_ids_of
 from ..formats.tokenfiles import check_boundary, format_of_suffix, open_token_file, token_file_chunks
 from ..inputs import check_reading, input_form, input_size, record_key, refuse_repeated_inputs, text_key_of
 from ..inputs.sources import CorpusReader, TokenFileReader
@@ -124,6 +124,7 @@ class _Source:
     parts: tuple[Path, ...] = ()  # saved type counts to merge instead of counting
     analysed: tuple[HashSpec, ...] = ()  # the specs the parts analysed (a sweep)
     assumed_tokenizer: tuple[str, int] | None = None  # (name, ids) for a token file's ids
+    negative_ids: str = "mask"  # what a negative (masked) canonical id is to the hash
 
 
 def measure_collisions(
@@ -197,50 +198,18 @@ def measure_collisions(
         [0.946, 0.946]
     """
     progress = progress or Progress()
-    if isinstance(inputs, TokenFileReader):
-        given = {"tokens_file": tokens_file, "token_format": token_format, "token_dtype": token_dtype,
-                 "eos_id": eos_id}  # fmt: skip
-        _refuse_given(given, "to a token file given by its path (a TokenFileReader holds its own)")
-        tokens_file, token_format, token_dtype, eos_id = (
-            inputs.path,
-            inputs.format,
-            inputs.dtype,
-            inputs.eos_id,
-        )
-        inputs = ()
-    elif isinstance(inputs, CorpusReader):
-        given = {"input_format": input_format, "text_key": text_key, "json_key": json_key, "doc_sep": doc_sep,
-                 "errors": errors, "add_eot": add_eot, "eot_token": eot_token}  # fmt: skip
-        _refuse_given(given, "to inputs given as paths (a CorpusReader holds its own)")
-        input_format, text_key, doc_sep, errors = (
-            inputs.input_format,
-            inputs.text_key,
-            inputs.doc_sep,
-            inputs.errors,
-        )
-        add_eot, eot_token, inputs = inputs.add_eot, inputs.eot_token, inputs.paths
-    if mapping is not None:
-        held = {"tokenizer": tokenizer, "special": special, "no_compress": no_compress,
-                "vocab_size": vocab_size, "spec_file": spec_file, "max_ngram": max_ngram, "heads": heads,
-                "layer_ids": layer_ids, "seed": seed, "pad_id": pad_id}  # fmt: skip
-        _refuse_given(held, "without a `mapping` (it holds the tokenizer, vocabulary and spec)")
-    names = [str(inputs)] if isinstance(inputs, str | Path) else [str(name) for name in inputs]
-    refuse_repeated_inputs(names)
-    if boundary is not None:
-        check_boundary_policy(boundary)
+    if save_types is not None and not str(save_types).endswith(SUFFIX):
+        raise UsageError(f"`save_types` {save_types}: name it *{SUFFIX} so that collisions reads it back")
+    source = open_source(
+        inputs, mapping=mapping, tokens_file=tokens_file, token_format=token_format, token_dtype=token_dtype,
+        eos_id=eos_id, tokenizer=tokenizer, special=special, no_compress=no_compress, vocab_size=vocab_size,
+        spec_file=spec_file, max_ngram=max_ngram, heads=heads, layer_ids=layer_ids, seed=seed,
+        pad_id=pad_id, boundary=boundary, add_eot=add_eot, eot_token=eot_token, input_format=input_format,
+        text_key=text_key, json_key=json_key, doc_sep=doc_sep, errors=errors, workers=workers,
+        max_tokens=max_tokens, progress=progress,
+    )  # fmt: skip
     if save_types is not None:
-        if not str(save_types).endswith(SUFFIX):
-            raise UsageError(f"`save_types` {save_types}: name it *{SUFFIX} so that collisions reads it back")
-        check_output_file(save_types, force, names, what="`save_types` file")
-    reading = {"add_eot": add_eot, "eot_token": eot_token, "input_format": input_format,
-               "text_key": text_key_of(text_key, json_key), "doc_sep": doc_sep, "errors": errors,
-               "special": special, "workers": workers}  # fmt: skip
-    counting = {"tokens_file": tokens_file, "token_format": token_format, "token_dtype": token_dtype,
-                "eos_id": eos_id, "vocab_size": vocab_size,
-                "tokenizer": tokenizer, "no_compress": no_compress, "boundary": boundary, "mapping": mapping,
-                "max_ngram": max_ngram, "pad_id": pad_id}  # fmt: skip
-    fields = {"max_ngram": max_ngram, "heads": heads, "layer_ids": layer_ids, "seed": seed, "pad_id": pad_id}
-    source = _open(names, tokens_file, fields, spec_file, reading, counting, max_tokens, progress)
+        check_output_file(save_types, force, source.sources, what="`save_types` file")
     orders = source.spec.max_ngram - 1
     sweep = sorted(set(table_sizes or ()))
     specs = (
@@ -284,6 +253,81 @@ def measure_collisions(
         seconds_counting=counted - started,
         seconds_analysing=time.perf_counter() - counted,
     )
+
+
+def open_source(
+    inputs: str | Path | Sequence[str | Path] | CorpusReader | TokenFileReader = (),
+    *,
+    mapping: NgramHashMapping | None = None,
+    tokens_file: str | Path | None = None,
+    token_format: str | None = None,
+    token_dtype: str | None = None,
+    eos_id: int | None = None,
+    tokenizer: str | None = None,
+    special: str | None = None,
+    no_compress: bool = False,
+    vocab_size: int | None = None,
+    spec_file: str | Path | None = None,
+    max_ngram: int | None = None,
+    heads: int | None = None,
+    layer_ids: Sequence[int] | None = None,
+    seed: int | None = None,
+    pad_id: int | None = None,
+    boundary: str | None = None,
+    add_eot: bool = False,
+    eot_token: str | None = None,
+    input_format: str | None = None,
+    text_key: str | None = None,
+    json_key: str | None = None,
+    doc_sep: str | None = None,
+    errors: str | None = None,
+    workers: int | None = None,
+    max_tokens: int | None = None,
+    progress: Progress,
+) -> _Source:
+    """The input of :func:`measure_collisions` (its parameters of the same names), classified and
+    opened: the chunks of its streams, their vocabulary, spec and boundary (shared with
+    :func:`ngramtool.analysis.row_cache.measure_row_cache`)."""
+    if isinstance(inputs, TokenFileReader):
+        given = {"tokens_file": tokens_file, "token_format": token_format, "token_dtype": token_dtype,
+                 "eos_id": eos_id}  # fmt: skip
+        _refuse_given(given, "to a token file given by its path (a TokenFileReader holds its own)")
+        tokens_file, token_format, token_dtype, eos_id = (
+            inputs.path,
+            inputs.format,
+            inputs.dtype,
+            inputs.eos_id,
+        )
+        inputs = ()
+    elif isinstance(inputs, CorpusReader):
+        given = {"input_format": input_format, "text_key": text_key, "json_key": json_key, "doc_sep": doc_sep,
+                 "errors": errors, "add_eot": add_eot, "eot_token": eot_token}  # fmt: skip
+        _refuse_given(given, "to inputs given as paths (a CorpusReader holds its own)")
+        input_format, text_key, doc_sep, errors = (
+            inputs.input_format,
+            inputs.text_key,
+            inputs.doc_sep,
+            inputs.errors,
+        )
+        add_eot, eot_token, inputs = inputs.add_eot, inputs.eot_token, inputs.paths
+    if mapping is not None:
+        held = {"tokenizer": tokenizer, "special": special, "no_compress": no_compress,
+                "vocab_size": vocab_size, "spec_file": spec_file, "max_ngram": max_ngram, "heads": heads,
+                "layer_ids": layer_ids, "seed": seed, "pad_id": pad_id}  # fmt: skip
+        _refuse_given(held, "without a `mapping` (it holds the tokenizer, vocabulary and spec)")
+    names = [str(inputs)] if isinstance(inputs, str | Path) else [str(name) for name in inputs]
+    refuse_repeated_inputs(names)
+    if boundary is not None:
+        check_boundary_policy(boundary)
+    reading = {"add_eot": add_eot, "eot_token": eot_token, "input_format": input_format,
+               "text_key": text_key_of(text_key, json_key), "doc_sep": doc_sep, "errors": errors,
+               "special": special, "workers": workers}  # fmt: skip
+    counting = {"tokens_file": tokens_file, "token_format": token_format, "token_dtype": token_dtype,
+                "eos_id": eos_id, "vocab_size": vocab_size,
+                "tokenizer": tokenizer, "no_compress": no_compress, "boundary": boundary, "mapping": mapping,
+                "max_ngram": max_ngram, "pad_id": pad_id}  # fmt: skip
+    fields = {"max_ngram": max_ngram, "heads": heads, "layer_ids": layer_ids, "seed": seed, "pad_id": pad_id}
+    return _open(names, tokens_file, fields, spec_file, reading, counting, max_tokens, progress)
 
 
 # ---------------------------------------------------------------------------------- inputs
@@ -381,6 +425,7 @@ def _open(
             total,
             meta,
             assumed_tokenizer=assumed,
+            negative_ids=mapping.negative_ids,
         )
     assert tok is not None
     text_options = {key: reading[key] for key in ("add_eot", "eot_token", "doc_sep", "input_format")}
@@ -398,7 +443,10 @@ def _open(
         workers=worker_count(reading["workers"]),
         **text_options,
     )
-    return _Source("text", names, [chunks], vocab, spec, boundary, input_size(names), meta)
+    return _Source(
+        "text", names, [chunks], vocab, spec, boundary, input_size(names), meta,
+        negative_ids=mapping.negative_ids,
+    )  # fmt: skip
 
 
 def _mapping(
@@ -495,6 +543,7 @@ def _index_source(path: str) -> _Source:
         manifest["boundary"],
         int(index.tokens.nbytes),
         meta,
+        negative_ids=negative_ids_of(manifest),
     )
 
 

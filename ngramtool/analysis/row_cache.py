@@ -1,0 +1,649 @@
+"""Row-access statistics: how many rows of fast memory a corpus's reads need (``ngramtool cache``).
+
+Every token reads one row per column of every Engram layer; a row is (layer, row of that layer's
+table), so rows of different layers are different rows. Masked tokens read nothing under
+``negative_ids="mask"`` (their rows are -1) and read their all-pad rows under ``"barrier"``.
+
+:func:`measure_row_cache` makes one pass over the row stream and gives, for every budget at once:
+
+- the exact LRU hit rate: a read hits a cache of B rows iff its LRU stack distance (the distinct
+  rows read since the previous read of its row) is below B (Mattson et al.); a histogram of the
+  distances gives every budget, and per-token miss counts give misses per token;
+- the best static cache's hit rate: the B most frequent rows pinned, loaded before the first read
+  (a pinned row never misses, and ``cold_per_document`` does not empty it);
+- a Zipf fit of the row frequencies and the share of reads that the top rows take.
+
+The distances come from :mod:`ngramtool.analysis.row_cache_kernels` (numba: a hash table of
+rows, a Fenwick tree over read times, compacted when full; memory O(distinct rows)) or, without
+numba, from :class:`NumpyStack` (the same numbers, chunk by chunk, by counting nested intervals).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..chunks import TokenChunk, canonical_chunks, starts_within
+from ..errors import NgramToolError, UsageError
+from ..hashing import NgramHasher
+from ..inputs.sources import CorpusReader, TokenFileReader
+from ..mapping import NgramHashMapping
+from ..run.progress import Progress
+from ..spec import HashSpec
+from .measurement import _first_tokens, _Source, open_source
+from .sizing import encodings
+from .type_counts import SUFFIX
+
+NOT_READ = -2  # a masked position: no read
+FIRST = -1  # a first read (of the stream, or of the document with cold starts)
+BLOCK_TOKENS = 1 << 16  # tokens hashed and simulated at a time (bounded memory)
+ZIPF_POINTS = 1000  # log-spaced ranks the Zipf law is fitted on
+DEFAULT_ENCODING = "bf16"
+DEFAULT_DIM = 64  # values per row: the engram-demo preset's
+
+
+@dataclass(frozen=True)
+class CacheBudget:
+    """One cache size and how it does.
+
+    Attributes:
+        bytes: the budget in bytes as given (None when given in rows).
+        rows: the rows it holds.
+        lru_hit_rate: the share of reads an LRU cache of ``rows`` serves.
+        static_hit_rate: the share of reads the ``rows`` most frequent rows, pinned, serve.
+        misses_per_token_mean, misses_per_token_p99: LRU misses per token (masked tokens
+            included, with none).
+    """
+
+    bytes: int | None
+    rows: int
+    lru_hit_rate: float
+    static_hit_rate: float
+    misses_per_token_mean: float
+    misses_per_token_p99: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The figures as JSON."""
+        return {
+            "bytes": self.bytes,
+            "rows": self.rows,
+            "lru_hit_rate": self.lru_hit_rate,
+            "static_hit_rate": self.static_hit_rate,
+            "misses_per_token_mean": self.misses_per_token_mean,
+            "misses_per_token_p99": self.misses_per_token_p99,
+        }
+
+
+@dataclass(frozen=True)
+class CacheFigures:
+    """The reads of one cache (all layers together, or one layer) and every budget's hit rates.
+
+    Attributes:
+        layer: the Engram layer id; None for one cache shared by all layers.
+        accesses: the reads (tokens x layers x columns, masked reads left out).
+        unique_rows: the distinct rows read (the working set); ``working_set_bytes`` their bytes.
+        hit_ceiling: 1 - first reads / accesses: what a cache of the working set serves (with
+            cold starts, first reads per document).
+        budgets: each budget's figures, in the order given.
+        zipf_exponent, zipf_r2: the law ``frequency ~ rank^-s`` fitted by least squares on
+            log-spaced ranks (s, and the share of the log-frequency variance it explains).
+        top_1pct_share, top_10pct_share: the share of reads the most frequent 1% / 10% of the
+            rows read take.
+    """
+
+    layer: int | None
+    accesses: int
+    unique_rows: int
+    working_set_bytes: int
+    hit_ceiling: float
+    budgets: tuple[CacheBudget, ...]
+    zipf_exponent: float
+    zipf_r2: float
+    top_1pct_share: float
+    top_10pct_share: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The figures as JSON."""
+        return {
+            **({} if self.layer is None else {"layer": self.layer}),
+            "accesses": self.accesses,
+            "unique_rows": self.unique_rows,
+            "working_set_bytes": self.working_set_bytes,
+            "hit_ceiling": self.hit_ceiling,
+            "budgets": [budget.to_dict() for budget in self.budgets],
+            "zipf": {"exponent": self.zipf_exponent, "r2": self.zipf_r2},
+            "top_1pct_share": self.top_1pct_share,
+            "top_10pct_share": self.top_10pct_share,
+        }
+
+
+@dataclass(frozen=True)
+class RowCacheResult:
+    """What :func:`measure_row_cache` measured: the shared cache's figures and, with
+    ``per_layer``, each layer's.
+
+    Attributes:
+        kind, sources, tokens, documents, boundary, tokenizer: the input, as for
+            :class:`~ngramtool.analysis.measurement.CollisionsResult`.
+        spec: the hash spec; ``negative_ids`` how its masked tokens read.
+        row_bytes: bytes per row; ``encoding`` its name (None when given in bytes).
+        cold_per_document: whether the LRU cache was emptied at each document.
+        shared: one cache for every layer; ``layers``: one cache per layer (empty without
+            ``per_layer``).
+        engine: ``numba`` or ``numpy``; ``seconds``: the pass, hashing included.
+    """
+
+    kind: str
+    sources: list[str]
+    tokens: int
+    documents: int
+    boundary: str
+    tokenizer: str | None
+    spec: HashSpec
+    negative_ids: str
+    row_bytes: int
+    encoding: str | None
+    cold_per_document: bool
+    shared: CacheFigures
+    layers: tuple[CacheFigures, ...]
+    engine: str
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The figures as JSON (``ngramtool cache --json``): the shared cache's at the top level."""
+        return {
+            "input": {
+                "kind": self.kind,
+                "sources": self.sources,
+                "tokens": self.tokens,
+                "documents": self.documents,
+                "boundary": self.boundary,
+            },
+            "tokenizer": self.tokenizer,
+            "spec": self.spec.to_dict(),
+            "negative_ids": self.negative_ids,
+            "row_bytes": self.row_bytes,
+            "encoding": self.encoding,
+            "cold_per_document": self.cold_per_document,
+            **self.shared.to_dict(),
+            "layers": [figures.to_dict() for figures in self.layers],
+            "run": {
+                "engine": self.engine,
+                "seconds": round(self.seconds, 3),
+                "reads_per_second": round(self.shared.accesses / max(self.seconds, 1e-9)),
+            },
+        }
+
+
+# ------------------------------------------------------------------------- stack distances
+class StackDistances(Protocol):
+    """One LRU cache's state over a stream of reads: each read's stack distance."""
+
+    def distances(self, rows: np.ndarray, docs: np.ndarray) -> np.ndarray:
+        """Distances [T, A] of the reads ``rows`` [T, A] (-1: not a read) of tokens of documents
+        ``docs`` [T]: :data:`NOT_READ`, :data:`FIRST` or the distinct rows read since the
+        previous read of the row."""
+        ...
+
+    def frequencies(self) -> np.ndarray:
+        """The reads of every distinct row so far (in no particular order)."""
+        ...
+
+
+class CompiledStack:
+    """Stack distances by the numba kernels (:mod:`ngramtool.analysis.row_cache_kernels`)."""
+
+    def __init__(self, cold: bool) -> None:
+        from . import row_cache_kernels
+
+        self._kernels = row_cache_kernels
+        self._cold = cold
+        self._state = np.array([0, 0, 64 - 10], dtype=np.int64)  # now, rows seen, hash shift
+        self._keys = np.full(1 << 10, row_cache_kernels.EMPTY, dtype=np.int64)
+        self._dense = np.zeros(1 << 10, dtype=np.int64)
+        self._last = np.zeros(1 << 9, dtype=np.int64)
+        self._last_doc = np.zeros(1 << 9, dtype=np.int64)
+        self._freq = np.zeros(1 << 9, dtype=np.int64)
+        self._tree = np.zeros((1 << 10) + 1, dtype=np.int64)
+
+    def distances(self, rows: np.ndarray, docs: np.ndarray) -> np.ndarray:
+        out = np.empty(rows.shape, dtype=np.int64)
+        start = 0
+        while start < rows.shape[0]:
+            start = self._kernels.stack_distances(
+                rows, start, docs, self._cold, self._keys, self._dense, self._last, self._last_doc,
+                self._freq, self._tree, self._state, out,
+            )  # fmt: skip
+            if start < rows.shape[0]:
+                self._grow(rows.shape[1])
+        return out
+
+    def frequencies(self) -> np.ndarray:
+        return self._freq[: self._state[1]].copy()
+
+    def _grow(self, width: int) -> None:
+        """Double the hash table until a token's reads fit it; compact the read times."""
+        now, count = int(self._state[0]), int(self._state[1])
+        size = self._keys.shape[0]
+        while count + width > size // 2:
+            size *= 2
+        if size > self._keys.shape[0]:
+            keys = np.full(size, self._kernels.EMPTY, dtype=np.int64)
+            dense = np.zeros(size, dtype=np.int64)
+            shift = 64 - size.bit_length() + 1
+            self._kernels.rehash(self._keys, self._dense, keys, dense, shift)
+            self._keys, self._dense, self._state[2] = keys, dense, shift
+            for name in ("_last", "_last_doc", "_freq"):
+                grown = np.zeros(size // 2, dtype=np.int64)
+                grown[:count] = getattr(self, name)[:count]
+                setattr(self, name, grown)
+        if now + width > self._tree.shape[0] - 1:
+            # Only each row's last read matters: renumber them 0..count-1 in time order.
+            order = np.argsort(self._last[:count], kind="stable")
+            self._last[order] = np.arange(count)
+            cap = max(4 * (count + width), 1 << 10)
+            self._tree = _fenwick_of_ones(count, cap)
+            self._state[0] = count
+
+
+def _fenwick_of_ones(ones: int, cap: int) -> np.ndarray:
+    """A 1-based Fenwick tree over ``cap`` positions, the first ``ones`` of them 1."""
+    index = np.arange(cap + 1, dtype=np.int64)
+    low = index - (index & -index)  # each node covers (low, index]
+    tree = np.clip(np.minimum(index, ones) - low, 0, None)
+    tree[0] = 0
+    return tree
+
+
+class NumpyStack:
+    """Stack distances with numpy, a chunk at a time (the same numbers as :class:`CompiledStack`).
+
+    The state is each distinct row's last read, in time order. Within a chunk, the distance of a
+    read at ``q`` whose row was read last at ``p`` is ``q - p - 1`` minus the reads in between
+    that are not the last of their row before ``q``: the intervals (previous read, read) nested
+    in ``(p, q)``, counted by a merge-sort count of inversions.
+    """
+
+    def __init__(self, cold: bool) -> None:
+        self._cold = cold
+        self._rows = np.zeros(0, dtype=np.int64)  # the distinct rows, by their last read's time
+        self._docs = np.zeros(0, dtype=np.int64)  # the document of each one's last read
+        self._freq = np.zeros(0, dtype=np.int64)
+
+    def distances(self, rows: np.ndarray, docs: np.ndarray) -> np.ndarray:
+        flat = rows.reshape(-1)
+        out = np.full(flat.shape[0], NOT_READ, dtype=np.int64)
+        where = np.flatnonzero(flat >= 0)
+        read, doc = flat[where], np.repeat(docs, rows.shape[1])[where]
+        order = np.argsort(read, kind="stable")
+        ordered = read[order]
+        same = ordered[1:] == ordered[:-1]
+        before = np.full(read.shape[0], -1, dtype=np.int64)  # the previous read of the row in the chunk
+        before[order[1:][same]] = order[:-1][same]
+        held = self._rows.shape[0]
+        sorter = np.argsort(self._rows)
+        found = np.searchsorted(self._rows, read, sorter=sorter)
+        found = sorter[np.minimum(found, max(held - 1, 0))] if held else found
+        in_history = (before < 0) & (self._rows[found] == read) if held else np.zeros(read.shape, bool)
+        prev = np.where(before >= 0, held + before, -1)
+        prev[in_history] = found[in_history]
+        prev_doc = np.where(before >= 0, doc[np.maximum(before, 0)], -1)
+        prev_doc[in_history] = self._docs[found[in_history]]
+        seen = np.flatnonzero(prev >= 0)
+        nested = _earlier_greater(prev[seen])
+        distance = np.full(read.shape[0], FIRST, dtype=np.int64)
+        distance[seen] = held + seen - prev[seen] - 1 - nested
+        if self._cold:
+            distance[(prev >= 0) & (prev_doc != doc)] = FIRST
+        out[where] = distance
+        self._advance(read, doc, order, ordered)
+        return out.reshape(rows.shape)
+
+    def frequencies(self) -> np.ndarray:
+        return self._freq.copy()
+
+    def _advance(self, read: np.ndarray, doc: np.ndarray, order: np.ndarray, ordered: np.ndarray) -> None:
+        """The state after the chunk: rows not read in it, then its rows by their last read."""
+        if not read.shape[0]:
+            return
+        ends = np.flatnonzero(np.append(ordered[1:] != ordered[:-1], True))  # each row's last read
+        reads = np.diff(np.append(-1, ends))
+        last = order[ends]
+        by_time = np.argsort(last)
+        chunk_rows = ordered[ends]
+        read_before = np.isin(self._rows, chunk_rows)
+        earlier = np.zeros(chunk_rows.shape[0], dtype=np.int64)
+        position = np.searchsorted(chunk_rows, self._rows[read_before])
+        earlier[position] = self._freq[read_before]
+        self._rows = np.concatenate([self._rows[~read_before], chunk_rows[by_time]])
+        self._docs = np.concatenate([self._docs[~read_before], doc[last][by_time]])
+        self._freq = np.concatenate([self._freq[~read_before], (reads + earlier)[by_time]])
+
+
+def _earlier_greater(values: np.ndarray) -> np.ndarray:
+    """For each of the distinct ``values``, how many values before it are greater (bottom-up merge
+    sort: at each width, the right half of a block counts the greater values of its left half)."""
+    n = values.shape[0]
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.argsort(values)] = np.arange(n)
+    index = np.arange(n, dtype=np.int64)
+    out = np.zeros(n, dtype=np.int64)
+    width = 1
+    while width < n:
+        block = index // (2 * width)
+        right = (index // width) % 2 == 1
+        left = np.sort(block[~right] * n + rank[~right])
+        key = block[right] * n
+        out[right] += np.searchsorted(left, key + n) - np.searchsorted(left, key + rank[right], side="right")
+        width *= 2
+    return out
+
+
+def stack(cold: bool, compiled: bool | None) -> StackDistances:
+    """The compiled stack (numba installed and ``compiled`` not False) or the numpy one."""
+    if compiled is False:
+        return NumpyStack(cold)
+    if importlib.util.find_spec("numba") is None:
+        if compiled:
+            raise UsageError("the compiled row-cache pass needs numba: pip install 'ngramtool[numba]'")
+        return NumpyStack(cold)
+    return CompiledStack(cold)
+
+
+# ------------------------------------------------------------------------------ tallying
+class Tally:
+    """The distance histogram and per-token misses of one cache at sorted budgets (rows)."""
+
+    def __init__(self, budgets: np.ndarray, width: int) -> None:
+        self.budgets = budgets
+        self.histogram = np.zeros(1, dtype=np.int64)  # reads by finite distance
+        self.first = 0  # reads with no finite distance
+        self.tokens = 0
+        self.token_misses = np.zeros((budgets.shape[0], width + 1), dtype=np.int64)
+
+    def add(self, distances: np.ndarray) -> None:
+        """Count the distances [T, A] of a block of tokens."""
+        finite = distances[distances >= 0]
+        counts = np.bincount(finite)
+        if counts.shape[0] > self.histogram.shape[0]:
+            counts[: self.histogram.shape[0]] += self.histogram
+            self.histogram = counts
+        else:
+            self.histogram[: counts.shape[0]] += counts
+        self.first += int(np.count_nonzero(distances == FIRST))
+        tokens, width = distances.shape
+        self.tokens += tokens
+        sweep = self.budgets.shape[0]
+        far = np.where(distances == FIRST, np.iinfo(np.int64).max, distances)
+        missed_in = np.searchsorted(self.budgets, far, side="right")  # how many budgets the read misses
+        missed_in[distances == NOT_READ] = 0
+        slots = np.arange(tokens)[:, None] * (sweep + 1) + missed_in
+        per_token = np.bincount(slots.reshape(-1), minlength=tokens * (sweep + 1)).reshape(tokens, sweep + 1)
+        misses = per_token[:, ::-1].cumsum(axis=1)[:, ::-1]  # column b+1: misses at budget b
+        for b in range(sweep):
+            self.token_misses[b] += np.bincount(misses[:, b + 1], minlength=width + 1)
+
+    @property
+    def accesses(self) -> int:
+        """Reads counted."""
+        return int(self.histogram.sum()) + self.first
+
+    def lru_hits(self, rows: int) -> int:
+        """Hits of a cache of ``rows``: the reads at a distance below it."""
+        return int(self.histogram[:rows].sum())
+
+    def misses_per_token(self, rows: int) -> np.ndarray:
+        """Tokens by their misses in a cache of ``rows``: one of the budgets, or any size beyond
+        every distance (the misses of first reads only)."""
+        at = int(np.searchsorted(self.budgets, rows))
+        if at < self.budgets.shape[0] and self.budgets[at] == rows:
+            return self.token_misses[at]
+        if rows >= self.histogram.shape[0]:
+            return self.token_misses[-1]
+        raise ValueError(f"no per-token misses were counted for {rows} rows")
+
+
+def figures(
+    tally: Tally,
+    frequencies: np.ndarray,
+    given: Sequence[tuple[int | None, int]] | None,
+    row_bytes: int,
+    layer: int | None,
+) -> CacheFigures:
+    """The figures of one cache; ``given``: (bytes or None, rows) of each budget, in order (None:
+    the default sweep up to this cache's working set)."""
+    accesses = tally.accesses
+    share = 1 / accesses if accesses else 0.0
+    top = np.sort(frequencies)[::-1]
+    pinned = np.concatenate([[0], np.cumsum(top)])
+    unique = int(top.shape[0])
+    if given is None:
+        given = [(size, size // row_bytes) for size in default_budgets(unique * row_bytes)]
+    budgets = []
+    for size, rows in given:
+        misses = tally.misses_per_token(rows)
+        p99 = int(np.searchsorted(np.cumsum(misses), math.ceil(0.99 * tally.tokens))) if tally.tokens else 0
+        hits = tally.lru_hits(rows)
+        budgets.append(
+            CacheBudget(
+                bytes=size,
+                rows=rows,
+                lru_hit_rate=hits * share,
+                static_hit_rate=int(pinned[min(rows, unique)]) * share,
+                misses_per_token_mean=(accesses - hits) / max(tally.tokens, 1),
+                misses_per_token_p99=p99,
+            )
+        )
+    exponent, r2 = zipf_fit(top)
+    return CacheFigures(
+        layer=layer,
+        accesses=accesses,
+        unique_rows=unique,
+        working_set_bytes=unique * row_bytes,
+        hit_ceiling=(accesses - tally.first) * share,
+        budgets=tuple(budgets),
+        zipf_exponent=exponent,
+        zipf_r2=r2,
+        top_1pct_share=_top_share(pinned, 0.01) * share,
+        top_10pct_share=_top_share(pinned, 0.10) * share,
+    )
+
+
+def _top_share(pinned: np.ndarray, fraction: float) -> int:
+    """Reads of the most frequent ``fraction`` of the rows (at least one row)."""
+    rows = pinned.shape[0] - 1
+    return int(pinned[min(rows, max(1, math.ceil(fraction * rows)))]) if rows else 0
+
+
+def zipf_fit(descending: np.ndarray) -> tuple[float, float]:
+    """(s, r2) of ``log f = c - s log rank`` fitted on up to :data:`ZIPF_POINTS` log-spaced ranks of
+    the frequencies (descending); (0.0, 0.0) with fewer than two ranks to fit."""
+    ranks = np.unique(np.geomspace(1, max(descending.shape[0], 1), ZIPF_POINTS).round().astype(np.int64))
+    if ranks.shape[0] < 2:
+        return 0.0, 0.0
+    x, y = np.log(ranks), np.log(descending[ranks - 1].astype(np.float64))
+    slope, intercept = np.polyfit(x, y, 1)
+    spread = float(((y - y.mean()) ** 2).sum())
+    r2 = 1 - float(((y - (slope * x + intercept)) ** 2).sum()) / spread if spread else 1.0
+    return float(-slope), r2
+
+
+# ----------------------------------------------------------------------------- row bytes
+def bytes_per_row(row_bytes: int | None, encoding: str | None, dim: int | None) -> tuple[int, str | None]:
+    """(bytes per row, encoding name or None): ``row_bytes`` as given, or ``encoding``'s bytes per
+    row of ``dim`` values (default: :data:`DEFAULT_ENCODING` of :data:`DEFAULT_DIM`)."""
+    if row_bytes is not None:
+        if encoding is not None or dim is not None:
+            raise UsageError("give `row_bytes` or `encoding` and `dim`, not both")
+        if row_bytes < 1:
+            raise UsageError(f"`row_bytes` must be at least 1 (got {row_bytes})")
+        return row_bytes, None
+    known = {found.name.lower(): found for found in encodings()}
+    chosen = known.get((encoding or DEFAULT_ENCODING).lower())
+    if chosen is None:
+        raise UsageError(f"unknown `encoding` {encoding!r}; known: {', '.join(e.name for e in encodings())}")
+    width = DEFAULT_DIM if dim is None else dim
+    if width < 1:
+        raise UsageError(f"`dim` must be at least 1 (got {width})")
+    size = chosen.row_bytes(width)
+    if size is None:
+        raise UsageError(f"the {chosen.name} encoding needs rows of whole blocks of {chosen.block} values")
+    return size, chosen.name
+
+
+def default_budgets(working_set_bytes: int) -> list[int]:
+    """1 MB, 2 MB, 5 MB, 10 MB, ... below the working set, then the working set itself (bytes)."""
+    sweep, scale = [], 10**6
+    while True:
+        for step in (1, 2, 5):
+            if step * scale >= working_set_bytes:
+                return [*sweep, working_set_bytes]
+            sweep.append(step * scale)
+        scale *= 10
+
+
+# ---------------------------------------------------------------------------------- pass
+def measure_row_cache(
+    inputs: str | Path | Sequence[str | Path] | CorpusReader | TokenFileReader = (),
+    *,
+    mapping: NgramHashMapping | None = None,
+    budgets: Sequence[int] | None = None,
+    budget_rows: Sequence[int] | None = None,
+    row_bytes: int | None = None,
+    encoding: str | None = None,
+    dim: int | None = None,
+    per_layer: bool = False,
+    cold_per_document: bool = False,
+    max_tokens: int | None = None,
+    compiled: bool | None = None,
+    progress: Progress | None = None,
+    **reading: Any,
+) -> RowCacheResult:
+    """Measure the row reads of the input: working set, exact LRU and best static hit rates per
+    budget, misses per token, and how Zipf-like the row frequencies are.
+
+    Args:
+        inputs: what :func:`~ngramtool.measure_collisions` reads (text, an index, a token file),
+            except saved type counts; ``reading`` takes its other parameters (``tokenizer``,
+            ``spec_file``, ``heads``, ``layer_ids``, ``table_sizes``, ``boundary``, ...).
+        mapping: the tokenizer, vocabulary, spec and masking convention of text or a token file.
+        budgets: cache sizes in bytes; ``budget_rows``: in rows (not both). Default: 1 MB, 2 MB,
+            5 MB, ... up to the working set, and the working set.
+        row_bytes: bytes per row; or ``encoding`` (``fp32``, ``bf16`` (default), ``fp8``,
+            ``fp8-e8m0``, ``q8_0``, ``q4_k``, ``q3_k``) of rows of ``dim`` values (default 64).
+        per_layer: also measure one cache per layer.
+        cold_per_document: empty the LRU cache at each document (a serving session's cold
+            start); pinned rows stay.
+        max_tokens: read only the first tokens.
+        compiled: True: the numba pass (an error without numba); False: numpy; None: numba when
+            installed. Both give the same numbers.
+        progress: receives the bytes and tokens read.
+
+    Examples:
+        >>> from ngramtool.analysis.row_cache import measure_row_cache
+        >>> result = measure_row_cache("corpus.txt", heads=2, layer_ids=[1], budget_rows=[0, 1000, 100000])
+        >>> result.shared.accesses, result.shared.unique_rows, round(result.shared.hit_ceiling, 3)
+        (632488, 372694, 0.411)
+        >>> [(b.rows, round(b.lru_hit_rate, 3), round(b.static_hit_rate, 3)) for b in result.shared.budgets]
+        [(0, 0.0, 0.0), (1000, 0.104, 0.13), (100000, 0.331, 0.569)]
+    """
+    progress = progress or Progress()
+    if budgets is not None and budget_rows is not None:
+        raise UsageError("give `budgets` (bytes) or `budget_rows`, not both")
+    if any(value < 0 for value in (*(budgets or ()), *(budget_rows or ()))):
+        raise UsageError("a budget must be 0 or more")
+    size, encoding_name = bytes_per_row(row_bytes, encoding, dim)
+    table_sizes = reading.pop("table_sizes", None)
+    if isinstance(inputs, str | Path):
+        inputs = [inputs]
+    if not isinstance(inputs, CorpusReader | TokenFileReader) and any(
+        str(name).endswith(SUFFIX) for name in inputs
+    ):
+        raise UsageError(f"saved type counts ({SUFFIX}) hold no order of reads: give the corpus itself")
+    source = open_source(inputs, mapping=mapping, max_tokens=max_tokens, progress=progress, **reading)
+    spec = source.spec
+    if table_sizes is not None:
+        if source.kind in ("index", "dataset"):
+            raise UsageError(
+                f"{source.sources[0]} is an index: it has its own table sizes; drop `table_sizes`"
+            )
+        orders = spec.max_ngram - 1
+        spec = replace(spec, table_sizes=tuple(table_sizes) * (orders if len(table_sizes) == 1 else 1))
+    given = [(b, b // size) for b in budgets] if budgets is not None else None
+    given = [(None, r) for r in budget_rows] if budget_rows is not None else given
+    sweep = [rows for _, rows in given] if given is not None else _default_grid(spec, size)
+    grid = np.unique(np.array([*sweep, np.iinfo(np.int64).max], dtype=np.int64))
+    caches: list[int | None] = [None, *(range(spec.num_layers) if per_layer else ())]
+    stacks = [stack(cold_per_document, compiled) for _ in caches]
+    width = spec.num_layers * spec.num_columns
+    tallies = [Tally(grid, width if layer is None else spec.num_columns) for layer in caches]
+    offsets = np.concatenate([[0], np.cumsum(spec.rows_per_layer)[:-1]])[None, :, None]
+    streams = _first_tokens(source.streams, max_tokens) if max_tokens else source.streams
+    started = time.perf_counter()
+    tokens = documents = 0
+    progress.started(source.total_bytes, 1, "local")
+    for rows, docs, chunk in _row_blocks(streams, source, spec):
+        tokens += rows.shape[0]
+        for layer, simulator, tally in zip(caches, stacks, tallies, strict=True):
+            if layer is None:  # rows of every layer, numbered apart
+                block = np.where(rows >= 0, rows + offsets, -1).reshape(rows.shape[0], width)
+            else:
+                block = np.ascontiguousarray(rows[:, layer, :])
+            tally.add(simulator.distances(block, docs))
+        if chunk is not None:
+            documents += int(chunk.doc_starts.shape[0])
+            progress.advanced(chunk.nbytes, chunk.tokens.shape[0])
+    if tokens == 0:
+        raise NgramToolError("the input holds no tokens: nothing to measure")
+    measured = [
+        figures(tally, simulator.frequencies(), given, size, None if layer is None else spec.layer_ids[layer])
+        for layer, simulator, tally in zip(caches, stacks, tallies, strict=True)
+    ]
+    return RowCacheResult(
+        kind=source.kind,
+        sources=source.sources,
+        tokens=tokens,
+        documents=documents,
+        boundary=source.boundary,
+        tokenizer=source.meta.get("tokenizer"),
+        spec=spec,
+        negative_ids=source.negative_ids,
+        row_bytes=size,
+        encoding=encoding_name,
+        cold_per_document=cold_per_document,
+        shared=measured[0],
+        layers=tuple(measured[1:]),
+        engine="numpy" if isinstance(stacks[0], NumpyStack) else "numba",
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _default_grid(spec: HashSpec, row_bytes: int) -> list[int]:
+    """The rows of every budget a default sweep may show: up to all the rows of the spec."""
+    return [budget // row_bytes for budget in default_budgets(int(spec.rows_per_layer.sum()) * row_bytes)]
+
+
+def _row_blocks(
+    streams: Iterable[Iterator[TokenChunk]], source: _Source, spec: HashSpec
+) -> Iterator[tuple[np.ndarray, np.ndarray, TokenChunk | None]]:
+    """(rows [T, L, C], the document number of each token, the chunk when its last block) of
+    blocks of at most :data:`BLOCK_TOKENS` tokens of every stream, in order."""
+    documents = 0
+    for chunks in streams:
+        hasher = NgramHasher(spec, boundary=source.boundary, negative_ids=source.negative_ids)
+        for _, chunk, canonical in canonical_chunks(chunks, source.vocab):
+            total = canonical.shape[0]
+            starts = np.asarray(chunk.doc_starts, dtype=np.int64)
+            docs = documents - 1 + np.searchsorted(starts, np.arange(total), side="right")
+            documents += starts.shape[0]
+            for lo in range(0, max(total, 1), BLOCK_TOKENS):
+                hi = min(lo + BLOCK_TOKENS, total)
+                rows = hasher(canonical[lo:hi], starts_within(starts, lo, hi, total))
+                yield rows, docs[lo:hi], chunk if hi == total else None
