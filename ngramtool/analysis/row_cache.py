@@ -206,60 +206,55 @@ class CompiledStack:
         self._kernels = row_cache_kernels
         self._cold = cold
         self._state = np.array([0, 0, 64 - 10], dtype=np.int64)  # now, rows seen, hash shift
-        self._keys = np.full(1 << 10, row_cache_kernels.EMPTY, dtype=np.int64)
-        self._dense = np.zeros(1 << 10, dtype=np.int64)
-        self._last = np.zeros(1 << 9, dtype=np.int64)
-        self._last_doc = np.zeros(1 << 9, dtype=np.int64)
-        self._freq = np.zeros(1 << 9, dtype=np.int64)
-        self._tree = np.zeros((1 << 10) + 1, dtype=np.int64)
+        self._table = np.full((1 << 10, 2), row_cache_kernels.EMPTY, dtype=np.int64)  # row, dense id
+        self._info = np.zeros((1 << 9, 3), dtype=np.int64)  # last read, its document, reads
+        self._tree = np.zeros((1 << 10) + 1, dtype=np.int32)
+        self._who = np.zeros(1 << 10, dtype=np.int64)
 
     def distances(self, rows: np.ndarray, docs: np.ndarray) -> np.ndarray:
         out = np.empty(rows.shape, dtype=np.int64)
         start = 0
         while start < rows.shape[0]:
             start = self._kernels.stack_distances(
-                rows, start, docs, self._cold, self._keys, self._dense, self._last, self._last_doc,
-                self._freq, self._tree, self._state, out,
-            )  # fmt: skip
+                rows,
+                start,
+                docs,
+                self._cold,
+                self._table,
+                self._info,
+                self._tree,
+                self._who,
+                self._state,
+                out,
+            )
             if start < rows.shape[0]:
                 self._grow(rows.shape[1])
         return out
 
     def frequencies(self) -> np.ndarray:
-        return self._freq[: self._state[1]].copy()
+        return self._info[: self._state[1], 2].copy()
 
     def _grow(self, width: int) -> None:
-        """Double the hash table until a token's reads fit it; compact the read times."""
+        """Double the hash table until a token's reads fit it; renumber the read times when the
+        tree is full."""
         now, count = int(self._state[0]), int(self._state[1])
-        size = self._keys.shape[0]
+        size = self._table.shape[0]
         while count + width > size // 2:
             size *= 2
-        if size > self._keys.shape[0]:
-            keys = np.full(size, self._kernels.EMPTY, dtype=np.int64)
-            dense = np.zeros(size, dtype=np.int64)
+        if size > self._table.shape[0]:
+            table = np.full((size, 2), self._kernels.EMPTY, dtype=np.int64)
             shift = 64 - size.bit_length() + 1
-            self._kernels.rehash(self._keys, self._dense, keys, dense, shift)
-            self._keys, self._dense, self._state[2] = keys, dense, shift
-            for name in ("_last", "_last_doc", "_freq"):
-                grown = np.zeros(size // 2, dtype=np.int64)
-                grown[:count] = getattr(self, name)[:count]
-                setattr(self, name, grown)
+            self._kernels.rehash(self._table, table, shift)
+            info = np.zeros((size // 2, 3), dtype=np.int64)
+            info[:count] = self._info[:count]
+            self._table, self._info, self._state[2] = table, info, shift
         if now + width > self._tree.shape[0] - 1:
-            # Only each row's last read matters: renumber them 0..count-1 in time order.
-            order = np.argsort(self._last[:count], kind="stable")
-            self._last[order] = np.arange(count)
-            cap = max(4 * (count + width), 1 << 10)
-            self._tree = _fenwick_of_ones(count, cap)
-            self._state[0] = count
-
-
-def _fenwick_of_ones(ones: int, cap: int) -> np.ndarray:
-    """A 1-based Fenwick tree over ``cap`` positions, the first ``ones`` of them 1."""
-    index = np.arange(cap + 1, dtype=np.int64)
-    low = index - (index & -index)  # each node covers (low, index]
-    tree = np.clip(np.minimum(index, ones) - low, 0, None)
-    tree[0] = 0
-    return tree
+            cap = max(2 * (count + width), 1 << 10)
+            tree = np.empty(cap + 1, dtype=np.int32)
+            self._kernels.compact(self._info, self._who, now, tree)
+            who = np.zeros(cap, dtype=np.int64)
+            who[:count] = self._who[:count]
+            self._tree, self._who, self._state[0] = tree, who, count
 
 
 class NumpyStack:
