@@ -21,6 +21,7 @@ from ..run import signals
 from ..version import __version__
 from . import (
     bench_cmd,
+    cache_cmd,
     collisions_cmd,
     explain_cmd,
     export_cmd,
@@ -77,6 +78,7 @@ COMMANDS = tuple(
         export_cmd,
         merge_cmd,
         collisions_cmd,
+        cache_cmd,
         size_cmd,
         spec_cmd,
         bench_cmd,

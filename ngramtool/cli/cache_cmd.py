@@ -1,0 +1,291 @@
+"""``ngramtool cache``: how much fast memory a corpus's row reads need (exact LRU and static caches)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from ..analysis.row_cache import CacheFigures, RowCacheResult, measure_row_cache
+from ..atomic import check_output_file, staged_file
+from ..errors import NgramToolError, UsageError
+from ..presets import preset as preset_named
+from ..tokenizers import DEFAULT_TOKENIZER
+from ..wording import byte_size, plural
+from .collisions_cmd import (
+    COLLISIONS_READING_OPTIONS,
+    PLOT_SUFFIXES,
+    CollisionsReadingOptions,
+    _Counting,
+    _figure_class,
+)
+from .command import Command
+from .options import (
+    CORPUS_FILES,
+    CORPUS_VOCABULARY_OPTIONS,
+    MASKING_OPTIONS,
+    SPEC_OPTIONS,
+    STDIN_DEFAULT,
+    TOKEN_FILE_OPTIONS,
+    CorpusVocabularyOptions,
+    DimOpt,
+    ForceOpt,
+    JsonOpt,
+    MaskingOptions,
+    PresetOpt,
+    QuietOpt,
+    SpecOptions,
+    TokenFileOptions,
+    WorkersOpt,
+    corpus_inputs,
+    option_groups,
+    parse_int_list,
+    refuse_idle_options,
+)
+from .render import (
+    InputProgress,
+    print_json,
+    print_line,
+    print_table,
+    report_table,
+)
+
+HELP = """Measure how much fast memory the row reads of a corpus need: exact LRU and static caches.
+
+Every token reads one row per column of every Engram layer (a row of another layer is another
+row). Reported: the reads, the distinct rows (the working set, also in bytes) and the hit
+ceiling (only first reads miss); for each budget, its rows, the exact LRU hit rate, the best
+static cache's (the most frequent rows pinned) and LRU misses per token; a Zipf fit of the row
+frequencies and the share of reads of the top 1% / 10% of rows. See docs/analysis.md.
+
+INPUT is text (tokenized as 'hash' does), an index directory or a token file (.npy, .bin, .ds).
+Budgets are bytes (--budget 1GB,512MiB) or rows (--rows), at --row-bytes or --encoding rows of
+--dim values; the default sweeps 1 MB, 2 MB, 5 MB, ... up to the working set.
+
+[bold]Examples[/]
+
+  ngramtool cache examples/corpus.txt
+  ngramtool cache examples/corpus.txt --preset engram-27b --budget 1GB,5GB --encoding fp8-e8m0
+  ngramtool cache corpus.ngidx --rows 1000,100000 --per-layer --json
+  ngramtool cache chat.jsonl --cold-per-document --plot cache.png
+  ngramtool cache ids.npy --vocab-size 62330 --row-bytes 160 --max-tokens 1000000
+"""
+
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}  # fmt: skip
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?(?:e[0-9]+)?)\s*([a-z]*)\s*$", re.I)
+
+
+def parse_byte_list(text: str, option: str) -> list[int]:
+    """'1GB,512MiB,1e9' -> bytes (decimal kB..TB, binary KiB..TiB); a usage error otherwise."""
+    sizes = []
+    for part in filter(None, text.split(",")):
+        match = _SIZE.match(part)
+        unit = _UNITS.get(match.group(2).lower()) if match else None
+        if match is None or unit is None or not (float(match.group(1)) * unit).is_integer():
+            raise UsageError(
+                f"{option} takes sizes like 512MB, 1GiB or 1e9 (bytes), comma-separated; got {part!r}"
+            )
+        sizes.append(int(float(match.group(1)) * unit))
+    if not sizes:
+        raise UsageError(f"{option} needs at least one size")
+    return sizes
+
+
+@option_groups
+def cache_command(
+    ctx: typer.Context,
+    inputs: Annotated[
+        list[str] | None,
+        corpus_inputs(f"{CORPUS_FILES} {STDIN_DEFAULT}, an index directory, or one token file."),
+    ] = None,
+    tokens: TokenFileOptions = TOKEN_FILE_OPTIONS,
+    vocab: CorpusVocabularyOptions = CORPUS_VOCABULARY_OPTIONS,
+    preset: PresetOpt = None,
+    spec_options: SpecOptions = SPEC_OPTIONS,
+    masking: MaskingOptions = MASKING_OPTIONS,
+    boundary: Annotated[
+        str | None,
+        typer.Option(
+            "--boundary",
+            help="'none': pad only at stream start (Engram); 'reset': per document. [default: none, or the "
+            "index's]",
+            show_default=False,
+        ),
+    ] = None,
+    reading: CollisionsReadingOptions = COLLISIONS_READING_OPTIONS,
+    workers: WorkersOpt = None,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", help="Measure only the first N tokens.", min=1)
+    ] = None,
+    budget: Annotated[
+        str | None,
+        typer.Option(
+            "--budget", help="Cache sizes in bytes, comma-separated: 64MB,1GB,2GiB.", show_default=False
+        ),
+    ] = None,
+    rows: Annotated[
+        str | None, typer.Option("--rows", help="Cache sizes in rows, comma-separated.", show_default=False)
+    ] = None,
+    row_bytes: Annotated[
+        int | None, typer.Option("--row-bytes", help="Bytes per row (in place of --encoding).", min=1)
+    ] = None,
+    encoding: Annotated[
+        str | None,
+        typer.Option(
+            "--encoding",
+            help="Row encoding: fp32, bf16, fp8, fp8-e8m0, q8_0, q4_k, q3_k. [default: bf16]",
+            show_default=False,
+        ),
+    ] = None,
+    dim: DimOpt = None,
+    per_layer: Annotated[bool, typer.Option("--per-layer", help="Also one cache per layer.")] = False,
+    cold_per_document: Annotated[
+        bool,
+        typer.Option(
+            "--cold-per-document", help="Empty the LRU cache at each document (a session's cold start)."
+        ),
+    ] = False,
+    plot: Annotated[
+        Path | None,
+        typer.Option("--plot", help="Draw the LRU and static hit rates against the budget (PNG, PDF, SVG)."),
+    ] = None,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Measure the row cache INPUT needs."""
+    reading.refuse_eot_token_without_add_eot(ctx)
+    if plot is None:
+        refuse_idle_options(ctx, ["force"], "with --plot (the file it may replace)")
+    figure = _figure_class() if plot is not None else None  # fail before the long pass, not after
+    if plot is not None:
+        check_output_file(plot, force, inputs or [], what="--plot file")
+        if plot.suffix.lower() not in PLOT_SUFFIXES:
+            raise UsageError(f"--plot {plot}: use one of {', '.join(sorted(PLOT_SUFFIXES))}")
+    if budget is not None and rows is not None:
+        raise UsageError("give --budget (bytes) or --rows, not both")
+    if row_bytes is not None and (encoding is not None or dim is not None):
+        raise UsageError("give --row-bytes, or --encoding and --dim, not both")
+    sizes = {
+        "budgets": None if budget is None else parse_byte_list(budget, "--budget"),
+        "budget_rows": None if rows is None else parse_int_list(rows, "--rows"),
+        "row_bytes": row_bytes,
+        "encoding": encoding,
+        "dim": dim
+        if dim is not None or preset is None or row_bytes is not None
+        else preset_named(preset).dim,
+    }
+    if preset is not None or masking.mask_token is not None or masking.masked is not None:
+        chosen = spec_options.choose(preset).mapping(
+            vocab.tokenizer or DEFAULT_TOKENIZER if vocab.vocab_size is None else None,
+            special=reading.special,
+            compress=not vocab.no_compress,
+            vocab_size=vocab.vocab_size,
+            masking=masking,
+        )
+        spec: dict[str, Any] = {"mapping": chosen}
+    else:
+        spec = {**vocab.values(), **spec_options.fields, "spec_file": spec_options.spec_file}
+    with InputProgress.new_bar(quiet) as bar:
+        result = measure_row_cache(
+            tokens.inputs(inputs, "cache --rows 100000"),
+            **spec,
+            **tokens.values(),
+            **sizes,
+            per_layer=per_layer,
+            cold_per_document=cold_per_document,
+            max_tokens=max_tokens,
+            progress=_Counting(bar, quiet),
+            boundary=boundary,
+            workers=workers,
+            **{k: v for k, v in reading.values().items() if k != "special" or "mapping" not in spec},
+        )
+    if plot is not None:
+        _plot(figure(figsize=(7.5, 4.5), layout="constrained"), plot, result.shared)
+    if as_json:
+        print_json(result.to_dict())
+    else:
+        _render(result)
+
+
+# --------------------------------------------------------------------------------- output
+def _render(result: RowCacheResult) -> None:
+    spec = result.spec
+    print_line(
+        f"[bold]{plural(result.tokens, 'token')}[/] in {plural(result.documents, 'document')} from "
+        f"{', '.join(result.sources)}; tokenizer {result.tokenizer}, V'={spec.vocab_size:,}, "
+        f"boundary {result.boundary}"
+    )
+    encoding = f"{result.encoding} rows of" if result.encoding else "rows of"
+    print_line(
+        f"layers {list(spec.layer_ids)} x {plural(spec.num_columns, 'column')}: "
+        f"{plural(spec.num_layers * spec.num_columns, 'read')} per token; {encoding} {result.row_bytes:,} B"
+        f"{'; LRU emptied at each document' if result.cold_per_document else ''}"
+    )
+    for figures in (result.shared, *result.layers):
+        print_table(_summary(figures))
+        print_table(_budgets(figures))
+
+
+def _name(figures: CacheFigures) -> str:
+    return "all layers, one cache" if figures.layer is None else f"layer {figures.layer}"
+
+
+def _summary(figures: CacheFigures) -> Table:
+    grid = report_table(f"{_name(figures)}: reads")
+    for name in ("reads", "distinct rows", "working set", "hit ceiling", "Zipf s (r2)", "top 1%", "top 10%"):
+        grid.add_column(name, justify="right")
+    grid.add_row(
+        f"{figures.accesses:,}",
+        f"{figures.unique_rows:,}",
+        byte_size(figures.working_set_bytes),
+        f"{figures.hit_ceiling:.2%}",
+        f"{figures.zipf_exponent:.2f} ({figures.zipf_r2:.2f})",
+        f"{figures.top_1pct_share:.2%}",
+        f"{figures.top_10pct_share:.2%}",
+    )
+    return grid
+
+
+def _budgets(figures: CacheFigures) -> Table:
+    grid = report_table(f"{_name(figures)}: hit rate by budget")
+    for name in ("budget", "rows", "LRU hit", "static hit", "misses/token", "p99"):
+        grid.add_column(name, justify="right")
+    for b in figures.budgets:
+        grid.add_row(
+            "-" if b.bytes is None else byte_size(b.bytes),
+            f"{b.rows:,}",
+            f"{b.lru_hit_rate:.2%}",
+            f"{b.static_hit_rate:.2%}",
+            f"{b.misses_per_token_mean:.2f}",
+            str(b.misses_per_token_p99),
+        )
+    return grid
+
+
+def _plot(figure: Any, path: Path, figures: CacheFigures) -> None:
+    """LRU and static hit rates against the budget in rows, with the ceiling."""
+    axes = figure.add_subplot()
+    budgets = [b for b in figures.budgets if b.rows > 0]
+    rows = [b.rows for b in budgets]
+    axes.plot(rows, [b.lru_hit_rate for b in budgets], "o-", label="LRU")
+    axes.plot(rows, [b.static_hit_rate for b in budgets], "s--", label="static (most frequent rows pinned)")
+    axes.axhline(figures.hit_ceiling, color="gray", linewidth=1, label=f"ceiling {figures.hit_ceiling:.1%}")
+    axes.set_xscale("log")
+    axes.set_xlabel("budget (rows)")
+    axes.set_ylabel("hit rate")
+    axes.set_title(f"row cache, {_name(figures)}: {figures.unique_rows:,} distinct rows")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize="small")
+    try:  # written beside the path and renamed into place, as every output
+        with staged_file(path) as tmp, tmp.open("wb") as handle:
+            figure.savefig(handle, dpi=120, format=path.suffix.lstrip(".").lower())
+    except OSError as exc:
+        raise NgramToolError(f"cannot write the plot {path}: {exc.strerror}") from None
+
+
+COMMAND = Command("cache", HELP, cache_command)

@@ -1,0 +1,86 @@
+"""``ngramtool cache`` through a subprocess: tables, --json fields, --plot, presets, refused
+options (the figures: tests/analysis/test_row_cache.py)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import assert_one_line_error, run, run_json
+
+from ngramtool.analysis.row_cache import measure_row_cache
+from ngramtool.cli.cache_cmd import parse_byte_list
+from ngramtool.errors import UsageError
+
+
+def test_cache_prints_the_reads_and_every_budget(files):
+    result = run("cache", files["a"], files["b"], "--tokenizer", "bytes", "--heads", "2", "--per-layer")
+    out = result.stdout.decode()
+    assert result.returncode == 0, result.stderr.decode()
+    assert "2 documents" in out and "layers [1, 15] x 4 columns: 8 reads per token; bf16 rows of 128 B" in out
+    for title in (
+        "all layers, one cache: hit rate by budget",
+        "layer 1: reads",
+        "layer 15: hit rate by budget",
+    ):
+        assert title in out
+    assert "LRU hit" in out and "static hit" in out and "Zipf s (r2)" in out
+
+
+def test_json_holds_the_fields_and_budgets_in_bytes_as_given(files):
+    data = run_json("cache", files["a"], "--tokenizer", "bytes", "--heads", "2", "--budget", "1kB,2KiB,0")
+    assert {"accesses", "unique_rows", "hit_ceiling", "budgets", "layers"} <= data.keys()
+    assert [(b["bytes"], b["rows"]) for b in data["budgets"]] == [(1000, 7), (2048, 16), (0, 0)]
+    fields = {
+        "bytes",
+        "rows",
+        "lru_hit_rate",
+        "static_hit_rate",
+        "misses_per_token_mean",
+        "misses_per_token_p99",
+    }
+    assert all(b.keys() == fields for b in data["budgets"])
+    assert data["accesses"] == data["input"]["tokens"] * 8
+    want = measure_row_cache(files["a"], tokenizer="bytes", heads=2, budgets=[1000, 2048, 0])
+    assert data["budgets"] == [b.to_dict() for b in want.shared.budgets]
+
+
+def test_an_index_a_token_file_and_a_preset(files, tmp_path):
+    index = run_json("cache", files["index"], "--rows", "0,10,100000", "--cold-per-document")
+    assert (
+        index["input"]["kind"] == "index" and index["cold_per_document"] and index["input"]["documents"] == 2
+    )
+    assert index["budgets"][-1]["lru_hit_rate"] == pytest.approx(index["hit_ceiling"])
+    ids = run_json("cache", files["ids"], "--vocab-size", "300", "--row-bytes", "100", "--rows", "5")
+    assert ids["row_bytes"] == 100 and ids["encoding"] is None and ids["input"]["kind"] == "tokens"
+    tutorial = run_json("cache", files["a"], "--preset", "tutorial", "--encoding", "fp32", "--rows", "5")
+    assert tutorial["row_bytes"] == 16 * 4 and tutorial["spec"]["layer_ids"] == [1]
+    png = tmp_path / "hits.png"
+    drawn = run("cache", files["a"], "--tokenizer", "bytes", "--heads", "2", "--plot", png, "--quiet")
+    assert drawn.returncode == 0, drawn.stderr.decode()
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--budget", "1XB"], "--budget takes sizes like"),
+        (["--budget", "1MB", "--rows", "5"], "not both"),
+        (["--row-bytes", "10", "--encoding", "bf16"], "not both"),
+        (["--encoding", "q3_k"], "whole blocks of 256"),
+        (["--encoding", "int3"], "unknown --encoding"),
+        (["--force"], "--force applies only with --plot"),
+        (["--plot", "hits.gif"], "use one of"),
+        (["--rows", "-1"], "0 or more"),
+    ],
+)
+def test_bad_options_are_one_line_usage_errors(files, args, fragment):
+    assert_one_line_error(run("cache", files["a"], "--tokenizer", "bytes", *args), 2, fragment)
+
+
+def test_saved_type_counts_are_refused(tmp_path):
+    assert_one_line_error(run("cache", tmp_path / "part.ngtypes.npz"), 2, "no order of reads")
+
+
+def test_byte_sizes_parse_decimal_and_binary_units():
+    assert parse_byte_list("1GB,512MiB,1e9,3", "--budget") == [10**9, 2**29, 10**9, 3]
+    with pytest.raises(UsageError, match="at least one"):
+        parse_byte_list(",", "--budget")
