@@ -48,9 +48,10 @@ class Preset:
         what the checkpoint declares (all of them when the layer counts differ); [] when they
         agree or nothing is declared.
 
-        >>> chosen = preset("deepseek-v4.1-flash")
-        >>> chosen.rows_differing(chosen.spec)
-        []
+        Examples:
+            >>> chosen = preset("deepseek-v4.1-flash")
+            >>> chosen.rows_differing(chosen.spec)
+            []
         """
         return [] if self.declared_rows is None else spec.rows_differing(self.declared_rows)
 
@@ -112,8 +113,9 @@ def check_released_vocabulary(name: str | None, vocab_size: int) -> None:
     """For constants an engine will load: a released model's preset (``name``) with a vocabulary
     of another V' than the model's is an error, since the multipliers follow V'.
 
-    >>> check_released_vocabulary("deepseek-v4.1-flash", 99092)
-    >>> check_released_vocabulary("engram-demo", 62330)  # not a released checkpoint's constants
+    Examples:
+        >>> check_released_vocabulary("deepseek-v4.1-flash", 99092)
+        >>> check_released_vocabulary("engram-demo", 62330)  # not a released checkpoint's constants
     """
     released = preset(name).released_vocab_size if name is not None else None
     if released is not None and vocab_size != released:

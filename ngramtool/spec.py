@@ -177,8 +177,9 @@ class HashSpec:
         ``declared`` (a released checkpoint's table heights, one per layer); every layer when the
         counts differ; [] when they agree.
 
-        >>> HashSpec(heads=2, layer_ids=(1,), table_sizes=(1000, 2000)).rows_differing([6036])
-        []
+        Examples:
+            >>> HashSpec(heads=2, layer_ids=(1,), table_sizes=(1000, 2000)).rows_differing([6036])
+            []
         """
         derived = self.rows_per_layer.tolist()
         pairs = list(zip(self.layer_ids, derived, declared, strict=False))

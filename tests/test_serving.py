@@ -263,5 +263,5 @@ def test_batch_state_refuses_bad_calls(device):
     assert state.lengths.tolist() == [0, 10, 0]  # every refused call left the state as it was
     with pytest.raises(UsageError, match="`slots` must be a positive number"):
         BatchHashState(spec, 0)
-    with pytest.raises(UsageError, match="negative_ids must be"):
+    with pytest.raises(UsageError, match="`negative_ids` must be"):
         BatchHashState(spec, 1, negative_ids="drop")
