@@ -208,7 +208,8 @@ class CompiledStack:
         self._state = np.array([0, 0, 64 - 10], dtype=np.int64)  # now, rows seen, hash shift
         self._table = np.full((1 << 10, 2), row_cache_kernels.EMPTY, dtype=np.int64)  # row, dense id
         self._info = np.zeros((1 << 9, 3), dtype=np.int64)  # last read, its document, reads
-        self._tree = np.zeros((1 << 10) + 1, dtype=np.int32)
+        self._bits = np.zeros(1 << 4, dtype=np.uint64)  # a mark per read time
+        self._tree = np.zeros((1 << 4) + 1, dtype=np.int32)  # the marks per word of bits
         self._who = np.zeros(1 << 10, dtype=np.int64)
 
     def distances(self, rows: np.ndarray, docs: np.ndarray) -> np.ndarray:
@@ -222,6 +223,7 @@ class CompiledStack:
                 self._cold,
                 self._table,
                 self._info,
+                self._bits,
                 self._tree,
                 self._who,
                 self._state,
@@ -248,13 +250,13 @@ class CompiledStack:
             info = np.zeros((size // 2, 3), dtype=np.int64)
             info[:count] = self._info[:count]
             self._table, self._info, self._state[2] = table, info, shift
-        if now + width > self._tree.shape[0] - 1:
-            cap = max(2 * (count + width), 1 << 10)
-            tree = np.empty(cap + 1, dtype=np.int32)
-            self._kernels.compact(self._info, self._who, now, tree)
-            who = np.zeros(cap, dtype=np.int64)
+        if now + width > self._bits.shape[0] * 64:
+            words = max(-(-2 * (count + width) // 64), 1 << 4)
+            bits, tree = np.empty(words, dtype=np.uint64), np.empty(words + 1, dtype=np.int32)
+            self._kernels.compact(self._info, self._who, now, bits, tree)
+            who = np.zeros(words * 64, dtype=np.int64)
             who[:count] = self._who[:count]
-            self._tree, self._who, self._state[0] = tree, who, count
+            self._bits, self._tree, self._who, self._state[0] = bits, tree, who, count
 
 
 class NumpyStack:
