@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from ..analysis.row_cache import CacheFigures, RowCacheResult, measure_row_cache
+from ..artifacts import Kind, detect
 from ..atomic import check_output_file, staged_file
 from ..errors import NgramToolError, UsageError
 from ..presets import preset as preset_named
@@ -180,6 +181,11 @@ def cache_command(
         else preset_named(preset).dim,
     }
     if preset is not None or masking.mask_token is not None or masking.masked is not None:
+        if len(inputs or ()) == 1 and detect(inputs[0]) in (Kind.INDEX, Kind.DATASET):
+            raise UsageError(
+                f"{inputs[0]} is an index: it carries its own spec and masking; drop --preset, --mask-token "
+                "and --masked"
+            )
         chosen = spec_options.choose(preset).mapping(
             vocab.tokenizer or DEFAULT_TOKENIZER if vocab.vocab_size is None else None,
             special=reading.special,

@@ -80,6 +80,11 @@ def test_saved_type_counts_are_refused(tmp_path):
     assert_one_line_error(run("cache", tmp_path / "part.ngtypes.npz"), 2, "no order of reads")
 
 
+def test_an_index_refuses_a_preset_and_table_sizes(files):
+    assert_one_line_error(run("cache", files["index"], "--preset", "tutorial"), 2, "drop --preset")
+    assert_one_line_error(run("cache", files["index"], "--table", "1009"), 2, "own table sizes; drop --table")
+
+
 def test_byte_sizes_parse_decimal_and_binary_units():
     assert parse_byte_list("1GB,512MiB,1e9,3", "--budget") == [10**9, 2**29, 10**9, 3]
     with pytest.raises(UsageError, match="at least one"):
