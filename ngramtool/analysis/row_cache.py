@@ -208,9 +208,9 @@ class CompiledStack:
         self._state = np.array([0, 0, 64 - 10], dtype=np.int64)  # now, rows seen, hash shift
         self._table = np.full((1 << 10, 2), row_cache_kernels.EMPTY, dtype=np.int64)  # row, dense id
         self._info = np.zeros((1 << 9, 3), dtype=np.int64)  # last read, its document, reads
-        self._bits = np.zeros(2 * row_cache_kernels.BLOCK_WORDS, dtype=np.uint64)  # a mark per read time
-        self._tree = np.zeros(2 + 1, dtype=np.int32)  # the marks per block of words
-        self._who = np.zeros(self._bits.shape[0] * 64, dtype=np.int64)
+        self._bits = np.zeros(1 << 4, dtype=np.uint64)  # a mark per read time
+        self._tree = np.zeros((1 << 4) + 1, dtype=np.int32)  # the marks per word of bits
+        self._who = np.zeros(1 << 10, dtype=np.int64)
 
     def distances(self, rows: np.ndarray, docs: np.ndarray) -> np.ndarray:
         out = np.empty(rows.shape, dtype=np.int64)
@@ -251,11 +251,10 @@ class CompiledStack:
             info[:count] = self._info[:count]
             self._table, self._info, self._state[2] = table, info, shift
         if now + width > self._bits.shape[0] * 64:
-            blocks = max(-(-2 * (count + width) // (64 * self._kernels.BLOCK_WORDS)), 2)
-            bits = np.empty(blocks * self._kernels.BLOCK_WORDS, dtype=np.uint64)
-            tree = np.empty(blocks + 1, dtype=np.int32)
+            words = max(-(-2 * (count + width) // 64), 1 << 4)
+            bits, tree = np.empty(words, dtype=np.uint64), np.empty(words + 1, dtype=np.int32)
             self._kernels.compact(self._info, self._who, now, bits, tree)
-            who = np.zeros(bits.shape[0] * 64, dtype=np.int64)
+            who = np.zeros(words * 64, dtype=np.int64)
             who[:count] = self._who[:count]
             self._bits, self._tree, self._who, self._state[0] = bits, tree, who, count
 

@@ -21,7 +21,6 @@ from ..backends.jit import compiled
 EMPTY = -1  # a free slot of the hash table
 NOT_READ = -2  # a masked position (rows -1): no read
 FIRST = -1  # a first read (of the stream, or of the document with cold starts): no finite distance
-BLOCK_WORDS = 8  # words of marks per node of the Fenwick tree: 512 read times, one cache line
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the high bits of row * 2^64 / phi
 
 
@@ -43,16 +42,12 @@ def _popcount(word):
 
 
 def _marks_through(time, bits, tree):
-    """How many times 0..``time`` are marked: whole blocks of :data:`BLOCK_WORDS` words by the
-    Fenwick tree, then the words of the block (one cache line) by their bits."""
-    word = time >> 6
-    block = word // BLOCK_WORDS
-    marks, j = 0, block
+    """How many times 0..``time`` are marked: whole words by the Fenwick tree, then the bits."""
+    word, j = time >> 6, time >> 6
+    marks = 0
     while j > 0:
         marks += tree[j]
         j -= j & -j
-    for before in range(block * BLOCK_WORDS, word):
-        marks += _popcount(bits[before])
     return marks + _popcount(bits[word] & (np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(63 - (time & 63))))
 
 
@@ -64,7 +59,7 @@ def _mark(time, bits, tree, step):
         bits[word] |= bit
     else:
         bits[word] &= ~bit
-    j = word // BLOCK_WORDS + 1
+    j = word + 1
     while j < tree.shape[0]:
         tree[j] += step
         j += j & -j
@@ -77,8 +72,7 @@ def _stack_distances(rows, start, docs, cold, table, info, bits, tree, who, stat
     [S, 2] maps rows (column 0, :data:`EMPTY` where free) to dense ids (column 1); a dense id's
     ``info`` row holds its last read's time, that read's document and its reads. The last read
     of each row is marked: one bit per read time in ``bits`` (uint64 words) and a Fenwick tree
-    (1-based) of the marks per block of :data:`BLOCK_WORDS` words in ``tree``, small enough to
-    stay in cache; ``who`` holds the
+    (1-based) of the marks per word in ``tree``, small enough to stay in cache; ``who`` holds the
     dense id read at each time. The distance of a read whose row was last read at ``p`` is the
     number of rows whose last read is after ``p``: rows seen minus the marks up to ``p``. With
     ``cold``, a row last read in another document (``docs``, one per token) is a first read.
@@ -148,9 +142,8 @@ def _compact(info, who, now, bits, tree):
         bits[word] = (
             np.uint64(0xFFFFFFFFFFFFFFFF) if ones == 64 else (np.uint64(1) << np.uint64(ones)) - np.uint64(1)
         )
-    span = 64 * BLOCK_WORDS
     for j in range(1, tree.shape[0]):
-        covered = min(span * j, count) - span * (j - (j & -j))  # node j covers blocks (j - lowbit(j), j]
+        covered = min(64 * j, count) - 64 * (j - (j & -j))  # node j covers words (j - lowbit(j), j]
         tree[j] = covered if covered > 0 else 0
     tree[0] = 0
     return count
