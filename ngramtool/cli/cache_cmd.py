@@ -36,6 +36,7 @@ from .options import (
     ForceOpt,
     JsonOpt,
     MaskingOptions,
+    MeasuredBoundaryOpt,
     PresetOpt,
     QuietOpt,
     SpecOptions,
@@ -108,15 +109,7 @@ def cache_command(
     preset: PresetOpt = None,
     spec_options: SpecOptions = SPEC_OPTIONS,
     masking: MaskingOptions = MASKING_OPTIONS,
-    boundary: Annotated[
-        str | None,
-        typer.Option(
-            "--boundary",
-            help="'none': pad only at stream start (Engram); 'reset': per document. [default: none, or the "
-            "index's]",
-            show_default=False,
-        ),
-    ] = None,
+    boundary: MeasuredBoundaryOpt = None,
     reading: CollisionsReadingOptions = COLLISIONS_READING_OPTIONS,
     workers: WorkersOpt = None,
     max_tokens: Annotated[

@@ -26,6 +26,7 @@ from .options import (
     CorpusVocabularyOptions,
     ForceOpt,
     JsonOpt,
+    MeasuredBoundaryOpt,
     QuietOpt,
     ReadingOptions,
     SpecOptions,
@@ -117,15 +118,7 @@ def collisions_command(
     tokens: TokenFileOptions = TOKEN_FILE_OPTIONS,
     vocab: CorpusVocabularyOptions = CORPUS_VOCABULARY_OPTIONS,
     spec_options: SweepSpecOptions = SWEEP_SPEC_OPTIONS,
-    boundary: Annotated[
-        str | None,
-        typer.Option(
-            "--boundary",
-            help="'none': pad only at stream start (Engram); 'reset': per document. [default: none, or the "
-            "index's]",
-            show_default=False,
-        ),
-    ] = None,
+    boundary: MeasuredBoundaryOpt = None,
     reading: CollisionsReadingOptions = COLLISIONS_READING_OPTIONS,
     workers: WorkersOpt = None,
     max_tokens: Annotated[

@@ -65,6 +65,16 @@ PresetOpt = Annotated[
 SpecFileOpt = Annotated[
     Path | None, typer.Option("--spec", help="Load the hash spec from a JSON file (ngramtool spec save).")
 ]
+MeasuredBoundaryOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--boundary",
+        help="'none': pad only at stream start (Engram); 'reset': per document. [default: none, or the "
+        "index's]",
+        show_default=False,
+    ),
+]
+"""``--boundary`` of the commands that measure an input (collisions, cache): an index has its own."""
 WorkersOpt = Annotated[
     int | None,
     typer.Option(
