@@ -33,7 +33,7 @@ from .engine_constants import (
     Found,
     require_engine_package,
 )
-from .engine_gguf import DEFAULT_PREFIX, ENGRAM_TENSORS, copy_into, read_gguf, write_gguf
+from .engine_gguf import DEFAULT_PREFIX, ENGRAM_TENSORS, copy_into, read_gguf, read_head, write_gguf
 
 FORMATS = {".json": "json", ".npz": "npz", ".safetensors": "safetensors", ".gguf": "gguf"}
 """The file formats, by the suffix that names each."""
@@ -186,13 +186,7 @@ def read_deployed(path: str | Path, *, gguf_prefix: str | None = None) -> Deploy
     the constants.
     """
     path = Path(path)
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(16)
-    except FileNotFoundError:
-        raise UsageError(f"file not found: {path}") from None
-    except OSError as exc:
-        raise NgramToolError(f"cannot read {path}: {exc.strerror}") from None
+    head = read_head(path, 16)
     kind = FORMATS.get(path.suffix.lower()) or _sniffed(head)
     if kind is None:
         raise NgramToolError(f"{path} is neither a GGUF, a safetensors, an exported JSON nor an npz file")

@@ -238,17 +238,22 @@ def _architecture(prefix: str) -> str:
 
 
 # --------------------------------------------------------------------------------- reading
-def _open_reader(path: Path) -> Any:
-    """The GGUFReader of ``path``; one clear error when it is not a GGUF file or is damaged."""
-    gguf = require_engine_package("gguf")
+def read_head(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of ``path``: a missing file is a usage error, an unreadable one a
+    runtime error, each one line."""
     try:
         with path.open("rb") as handle:
-            magic = handle.read(4)
+            return handle.read(size)
     except FileNotFoundError:
         raise UsageError(f"file not found: {path}") from None
     except OSError as exc:
         raise NgramToolError(f"cannot read {path}: {exc.strerror}") from None
-    if magic != b"GGUF":
+
+
+def _open_reader(path: Path) -> Any:
+    """The GGUFReader of ``path``; one clear error when it is not a GGUF file or is damaged."""
+    gguf = require_engine_package("gguf")
+    if read_head(path, 4) != b"GGUF":
         raise NgramToolError(f"{path} is not a GGUF file (it does not begin with the bytes 'GGUF')")
     try:
         return gguf.GGUFReader(path)
