@@ -16,6 +16,8 @@ from typing import Any, Literal
 import numpy as np
 
 from .errors import UsageError
+from .families import Family, Mix, check_family, longcat, mix_of, tutorial
+from .families.stored import StoredConstants
 from .primes import next_prime
 
 Boundary = Literal["none", "reset"]
@@ -64,6 +66,11 @@ class HashSpec:
         seed: the global seed of the multiplier generator.
         pad_id: the canonical id used for window positions before a stream or document start.
         vocab_size: V', the number of canonical ids; every input id must be below it.
+        family: how constants are derived and windows mixed (:mod:`ngramtool.families`,
+            docs/families.md): ``engram`` (the default), ``tutorial`` (``seed`` seeds torch's
+            generator, ``table_sizes`` are the tables, not prime), ``longcat`` (polynomial ids;
+            pad 0, no seed) or ``stored`` (the constants given in ``stored``).
+        stored: the constants of family ``stored`` (:class:`~ngramtool.families.stored.StoredConstants`).
     """
 
     max_ngram: int = 3
@@ -73,11 +80,16 @@ class HashSpec:
     seed: int = 0
     pad_id: int = 2
     vocab_size: int = 98627
+    family: Family = "engram"
+    stored: StoredConstants | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "layer_ids", tuple(int(x) for x in self.layer_ids))
         object.__setattr__(self, "table_sizes", tuple(int(x) for x in self.table_sizes))
+        if isinstance(self.stored, dict):
+            object.__setattr__(self, "stored", StoredConstants.from_dict(self.stored))
         self._validate()
+        self._validate_family()
 
     def _validate(self) -> None:
         if self.max_ngram < 2:
@@ -114,6 +126,51 @@ class HashSpec:
         if self.seed < 0:
             raise UsageError(f"`seed` must be >= 0 (got {self.seed})")
 
+    def _validate_family(self) -> None:
+        """What each family (docs/families.md) requires of the other fields."""
+        family = check_family(self.family)
+        if (self.stored is not None) != (family == "stored"):
+            raise UsageError(
+                "`stored` constants go with family 'stored' (and it needs them): "
+                f"got family {family!r} {'with' if self.stored is not None else 'without'} constants"
+            )
+        if family == "longcat":
+            if self.pad_id != 0 or self.seed != 0:
+                raise UsageError(
+                    "family 'longcat' drops the terms before a sequence start (a pad of 0) and its weights "
+                    f"are powers of V (no seed): give pad_id=0 and seed=0 (got {self.pad_id}, {self.seed})"
+                )
+            longcat.check_exact(self.vocab_size, self.table_sizes, self.heads)
+        if family == "tutorial" and (self.vocab_size - 1) * 2 * tutorial.MULTIPLIER_HIGH >= 2**63:
+            raise UsageError(f"family 'tutorial' with V={self.vocab_size:,}: products would pass 2^63")
+        if family == "stored":
+            self._validate_stored(self.stored)
+
+    def _validate_stored(self, stored: StoredConstants) -> None:
+        """The stored constants' shapes agree with L, N and C; tables fit their layer's rows."""
+        shapes = {
+            "multipliers": (len(stored.multipliers), {len(r) for r in stored.multipliers}, self.max_ngram),
+            "table_sizes": (len(stored.table_sizes), {len(r) for r in stored.table_sizes}, self.num_columns),
+            "offsets": (len(stored.offsets), {len(r) for r in stored.offsets}, self.num_columns),
+        }
+        for name, (layers, widths, wanted) in shapes.items():
+            if layers != self.num_layers or widths != {wanted}:
+                raise UsageError(
+                    f"stored `{name}` must be [{self.num_layers} layers][{wanted}] for N={self.max_ngram}, "
+                    f"K={self.heads} and layers {list(self.layer_ids)}; got {layers} rows of {sorted(widths)}"
+                )
+        multipliers = np.array(stored.multipliers, dtype=object)
+        if (multipliers < 0).any() or int(multipliers.max()) * (self.vocab_size - 1) > INT64_MAX:
+            raise UsageError(
+                f"stored multipliers must be >= 0 and below (2^63-1)/(V-1) for V={self.vocab_size:,}, "
+                "so that no product wraps: these constants are not for this vocabulary"
+            )
+        sizes, offsets = np.array(stored.table_sizes), np.array(stored.offsets)
+        if sizes.min() < 2 or offsets.min() < 0:
+            raise UsageError("stored table sizes must be at least 2 and offsets at least 0")
+        if len(stored.rows) != self.num_layers or ((sizes + offsets).max(axis=1) > stored.rows).any():
+            raise UsageError(f"stored rows {list(stored.rows)} must hold every layer's offsets + sizes")
+
     # ------------------------------------------------------------------ shape
     @property
     def num_layers(self) -> int:
@@ -130,6 +187,18 @@ class HashSpec:
         return (order - 2) * self.heads + head
 
     # ------------------------------------------------------------ derivation
+    @property
+    def mix(self) -> Mix:
+        """How a window's terms combine: ``xor`` (multiply-XOR) or ``sum`` (LongCat's polynomial)."""
+        return mix_of(self.family)
+
+    @property
+    def layer_mix(self) -> bool:
+        """Whether every column of a layer mixes with the layer's multipliers by lag (engram,
+        stored), so order n's mix extends order n-1's; else each column has its own
+        (:attr:`column_multipliers`)."""
+        return self.family in ("engram", "stored")
+
     @cached_property
     def half_bound(self) -> int:
         """max(1, floor(floor((2^63-1)/V') / 2)): multipliers are 2*r+1 with r below this."""
@@ -137,7 +206,15 @@ class HashSpec:
 
     @cached_property
     def multipliers(self) -> np.ndarray:
-        """int64 [L, N]: odd multipliers per layer and lag (docs/engram-spec.md §3.1)."""
+        """int64 [L, N]: multipliers per layer and lag (engram: docs/engram-spec.md §3.1; stored:
+        as given). The tutorial's and LongCat's are per column: :attr:`column_multipliers`."""
+        if self.family == "stored":
+            return _frozen(np.array(self.stored.multipliers, dtype=np.int64))
+        if self.family != "engram":
+            raise UsageError(
+                f"family {self.family!r} has a multiplier list per column, not per layer: "
+                "use `column_multipliers`"
+            )
         rows = []
         for layer_id in self.layer_ids:
             rng = np.random.default_rng(self.seed + LAYER_SEED_STRIDE * layer_id)
@@ -146,10 +223,34 @@ class HashSpec:
         return _frozen(np.array(rows, dtype=np.int64))
 
     @cached_property
+    def column_multipliers(self) -> np.ndarray:
+        """int64 [L, C, N]: column c's multiplier (``sum``: weight) for the id at lag k (k=0 the
+        current token); 0 for lags beyond the column's order. Every family has it."""
+        c, n = self.num_columns, self.max_ngram
+        if self.family == "tutorial":
+            per_column = tutorial.column_multipliers(self.seed, n, self.heads)
+        elif self.family == "longcat":
+            per_column = longcat.column_weights(self.vocab_size, self.table_sizes, self.heads)
+        else:
+            orders = np.repeat(np.arange(2, n + 1), self.heads)
+            reaches = np.arange(n)[None, :] < orders[:, None]  # [C, N]
+            return _frozen(np.where(reaches[None], self.multipliers[:, None, :], 0).astype(np.int64))
+        return _frozen(np.broadcast_to(per_column, (self.num_layers, c, n)).copy())
+
+    @cached_property
     def primes(self) -> np.ndarray:
-        """int64 [L, N-1, K]: distinct prime table sizes per layer, order, head (3.2)."""
+        """int64 [L, N-1, K]: each head's table size (its modulus): distinct primes for engram (3.2),
+        the order's table size for the tutorial, ``m + 2i + 1`` for LongCat, as given when stored."""
+        shape = (self.num_layers, self.max_ngram - 1, self.heads)
+        if self.family == "tutorial":
+            sizes = np.asarray(self.table_sizes, dtype=np.int64)[:, None]
+            return _frozen(np.broadcast_to(sizes, shape).copy())
+        if self.family == "longcat":
+            return _frozen(np.broadcast_to(longcat.moduli(self.table_sizes, self.heads), shape).copy())
+        if self.family == "stored":
+            return _frozen(np.array(self.stored.table_sizes, dtype=np.int64).reshape(shape))
         seen: set[int] = set()
-        out = np.zeros((self.num_layers, self.max_ngram - 1, self.heads), dtype=np.int64)
+        out = np.zeros(shape, dtype=np.int64)
         for li in range(self.num_layers):
             for oi, base in enumerate(self.table_sizes):
                 current = base - 1
@@ -161,7 +262,10 @@ class HashSpec:
 
     @cached_property
     def offsets(self) -> np.ndarray:
-        """int64 [L, (N-1)K]: exclusive prefix sums of each layer's primes (3.3)."""
+        """int64 [L, (N-1)K]: where each column's sub-table starts in its layer's table: the
+        exclusive prefix sums of the sizes (3.3), or as given when stored."""
+        if self.family == "stored":
+            return _frozen(np.array(self.stored.offsets, dtype=np.int64))
         flat = self.primes.reshape(self.num_layers, -1)
         out = np.zeros_like(flat)
         out[:, 1:] = np.cumsum(flat, axis=1)[:, :-1]
@@ -169,7 +273,9 @@ class HashSpec:
 
     @cached_property
     def rows_per_layer(self) -> np.ndarray:
-        """int64 [L]: rows in each layer's single table (the sum of its primes)."""
+        """int64 [L]: rows in each layer's single table (the sum of its sizes; stored: as stored)."""
+        if self.family == "stored":
+            return _frozen(np.array(self.stored.rows, dtype=np.int64))
         return _frozen(self.primes.reshape(self.num_layers, -1).sum(axis=1))
 
     def rows_differing(self, declared: Sequence[int]) -> list[tuple[int, int, int]]:
@@ -198,6 +304,13 @@ class HashSpec:
         d = asdict(self)
         d["layer_ids"] = list(self.layer_ids)
         d["table_sizes"] = list(self.table_sizes)
+        # An Engram spec reads as it did before families: its fingerprint is unchanged.
+        if self.family == "engram":
+            del d["family"]
+        if self.stored is None:
+            del d["stored"]
+        else:
+            d["stored"] = self.stored.to_dict()
         return d
 
     def to_json(self) -> str:
@@ -208,9 +321,15 @@ class HashSpec:
     def from_dict(cls, data: dict[str, Any]) -> HashSpec:
         """Inverse of :meth:`to_dict`; unknown keys are an error."""
         known = {"max_ngram", "heads", "layer_ids", "table_sizes", "seed", "pad_id", "vocab_size"}
-        unknown = set(data) - known
+        unknown = set(data) - known - {"family", "stored"}
         if unknown:
-            raise UsageError(f"unknown HashSpec field(s): {sorted(unknown)}; known: {sorted(known)}")
+            raise UsageError(
+                f"unknown HashSpec field(s): {sorted(unknown)}; known: {sorted(known | {'family', 'stored'})}"
+            )
+        extra = {name: data[name] for name in ("family", "stored") if name in data}
+        if not isinstance(extra.get("family", ""), str):
+            raise UsageError(f"HashSpec field 'family' must be a string, got {extra['family']!r}")
+        data = {name: value for name, value in data.items() if name in known}
         for name, value in data.items():
             items = value if name in ("layer_ids", "table_sizes") else [value]
             if not isinstance(items, list | tuple) or not all(
@@ -218,7 +337,7 @@ class HashSpec:
             ):
                 kind = "a list of integers" if name in ("layer_ids", "table_sizes") else "an integer"
                 raise UsageError(f"HashSpec field {name!r} must be {kind}, got {value!r}")
-        return cls(**data)
+        return cls(**data, **extra)
 
     @classmethod
     def from_json(cls, text: str) -> HashSpec:

@@ -134,6 +134,11 @@ class Backend:
     def kernel(self, spec: HashSpec, *, offsets: bool, negative_ids: str, device: str) -> RowsKernel:
         """The evaluator of ``spec`` on ``device`` (constants moved there once); ``barrier`` is the
         backend's masking kernel wrapped (:class:`ngramtool.backends.barrier.BarrierRows`)."""
+        if negative_ids == "hash" and spec.family != "engram":
+            raise UsageError(
+                f"negative ids hashed as they are is the Engram demo's rule, not family {spec.family!r}'s: "
+                "mark ignored tokens with negative_ids='barrier' (LongCat's rule) or 'mask'"
+            )
         if negative_ids != "barrier":
             return self._impl().make_kernel(spec, offsets=offsets, negative_ids=negative_ids, device=device)
         barrier = importlib.import_module(f"{__name__}.barrier")

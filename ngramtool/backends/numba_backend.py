@@ -144,6 +144,47 @@ def _engram_rows(
 engram_rows = compiled(_engram_rows)
 
 
+def _column_rows(ids, context, resets, pad, mult, moduli, offsets, summed, mask, out):
+    """Rows ``out`` [T, L*C] for families whose columns have their own multipliers
+    (``mult`` [L*C, N], 0 past a column's order): each column's mix is the XOR (``summed``: the
+    sum) of ``id * mult[j, lag]``, in [0, 2^63) by the spec's validation, then an exact ``%``."""
+    n1 = mult.shape[1] - 1
+    width = mult.shape[0]
+    window = np.empty(n1 + 1, np.int64)
+    doc = -n1
+    next_reset = 0
+    for t in range(ids.shape[0]):
+        if next_reset < resets.shape[0] and resets[next_reset] == t:
+            doc = t
+            next_reset += 1
+        if mask and ids[t] < 0:
+            for j in range(width):
+                out[t, j] = MASKED_ROW
+            continue
+        for lag in range(n1 + 1):
+            pos = t - lag
+            if pos < doc:
+                w = pad
+            elif pos >= 0:
+                w = np.int64(ids[pos])
+            else:
+                w = context[n1 + pos]
+            if mask and w < 0:
+                w = pad
+            window[lag] = w
+        for j in range(width):
+            x = np.int64(0)
+            for lag in range(n1 + 1):
+                if summed:
+                    x += window[lag] * mult[j, lag]
+                else:
+                    x ^= window[lag] * mult[j, lag]
+            out[t, j] = x % moduli[j] + offsets[j]
+
+
+column_rows = compiled(_column_rows)
+
+
 class NumbaRows:
     """Rows of one chunk with the compiled kernel (see :class:`ngramtool.backends.RowsKernel`)."""
 
@@ -156,13 +197,15 @@ class NumbaRows:
         n, k, layers = spec.max_ngram, spec.heads, spec.num_layers
         self.mask = negative_ids == "mask"
         self.fast = self.mask and int(spec.primes.min()) >= FAST_MIN_PRIME
-        self.multipliers = spec.multipliers.view(np.uint64)  # int64 wrap-around = uint64 arithmetic
+        # int64 wrap-around = uint64 arithmetic; families with per-column multipliers use column_rows
+        self.multipliers = spec.multipliers.view(np.uint64) if spec.layer_mix else None
         order = np.tile(np.repeat(np.arange(2, n + 1), k), layers)  # each column's n
         reaches = np.arange(n)[:, None] < order[None, :]
         self.lag_masks = np.where(reaches, np.uint64(np.iinfo(np.uint64).max), np.uint64(0))
         self.primes = spec.primes.reshape(-1).astype(np.int64)
         self.inverses = inverse_of(self.primes)
         self.offsets = spec.offsets.reshape(-1).astype(np.int64) if offsets else np.zeros_like(self.primes)
+        self.column_multipliers = spec.column_multipliers.reshape(layers * spec.num_columns, n)
         self.generic = (layers, n, k, int(self.fast), int(self.mask))
         self.specialized = tuple((0,) * size for size in self.generic)
         self.hashed = 0  # tokens hashed so far (approximate under threads: it only picks a kernel)
@@ -178,18 +221,28 @@ class NumbaRows:
         if out is None:
             out = np.empty((t_total, spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
         self.hashed += t_total
-        shape = self.specialized if self.hashed >= SPECIALIZE_TOKENS else self.generic
-        engram_rows(
+        chunk = (
             np.ascontiguousarray(ids),
             np.ascontiguousarray(context, dtype=np.int64),
             np.ascontiguousarray(resets, dtype=np.int64),
             spec.pad_id,
+        )
+        flat_out = out.reshape(t_total, spec.num_layers * spec.num_columns)
+        if not spec.layer_mix:
+            summed = spec.mix == "sum"
+            column_rows(
+                *chunk, self.column_multipliers, self.primes, self.offsets, summed, self.mask, flat_out
+            )
+            return out
+        shape = self.specialized if self.hashed >= SPECIALIZE_TOKENS else self.generic
+        engram_rows(
+            *chunk,
             self.multipliers,
             self.lag_masks,
             self.primes,
             self.inverses,
             self.offsets,
             *shape,
-            out.reshape(t_total, spec.num_layers * spec.num_columns),
+            flat_out,
         )
         return out

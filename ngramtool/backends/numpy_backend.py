@@ -43,6 +43,25 @@ def ngram_mixes(windows: np.ndarray, spec: HashSpec) -> np.ndarray:
     return mixes
 
 
+def column_mixes(windows: np.ndarray, spec: HashSpec) -> np.ndarray:
+    """Every column's mix on its own multipliers (any family): int64 [M, L, C].
+
+    ``xor``: the XOR of ``id * multiplier`` over the column's lags; ``sum`` (LongCat): their sum.
+    Lags beyond a column's order have multiplier 0 and add nothing either way.
+    """
+    windows = np.asarray(windows, dtype=np.int64)
+    mult = spec.column_multipliers  # [L, C, N]
+    mixes = np.zeros((windows.shape[0], spec.num_layers, spec.num_columns), dtype=np.int64)
+    with np.errstate(over="ignore"):
+        for k in range(spec.max_ngram):
+            term = windows[:, k, None, None] * mult[None, :, :, k]
+            if spec.mix == "sum":
+                mixes += term
+            else:
+                mixes ^= term
+    return mixes
+
+
 def rows_from_windows(windows: np.ndarray, spec: HashSpec, *, offsets: bool = True) -> np.ndarray:
     """Rows for explicit windows, straight from the definition (signed floor modulo).
 
@@ -54,9 +73,12 @@ def rows_from_windows(windows: np.ndarray, spec: HashSpec, *, offsets: bool = Tr
     Returns:
         [M, L, C] array of ``spec.row_dtype``.
     """
-    mixes = ngram_mixes(windows, spec)
-    primes = spec.primes.reshape(1, spec.num_layers, spec.max_ngram - 1, spec.heads)
-    hashed = np.mod(mixes[..., None], primes).reshape(mixes.shape[0], spec.num_layers, spec.num_columns)
+    if spec.layer_mix:
+        mixes = ngram_mixes(windows, spec)
+        primes = spec.primes.reshape(1, spec.num_layers, spec.max_ngram - 1, spec.heads)
+        hashed = np.mod(mixes[..., None], primes).reshape(mixes.shape[0], spec.num_layers, spec.num_columns)
+    else:
+        hashed = np.mod(column_mixes(windows, spec), spec.primes.reshape(1, spec.num_layers, -1))
     if offsets:
         hashed = hashed + spec.offsets[None]
     return hashed.astype(spec.row_dtype)
@@ -112,7 +134,8 @@ class _FastKernel:
 class NumpyRows:
     """The numpy backend's evaluator of one chunk (see :class:`ngramtool.backends.RowsKernel`).
 
-    With ``negative_ids="mask"`` the chunk goes through ``_FastKernel``; the first N-1
+    With ``negative_ids="mask"`` and per-layer multipliers (:attr:`HashSpec.layer_mix`) the
+    chunk goes through ``_FastKernel``; other families evaluate the whole chunk on its windows. The first N-1
     positions of each document under a reset and every row with ``negative_ids="hash"`` are
     evaluated on explicit windows by :func:`rows_from_windows`. Each thread gets its own
     ``_FastKernel`` buffers, so threads may evaluate chunks at the same time.
@@ -146,6 +169,7 @@ class NumpyRows:
             out = np.empty((ids.shape[0], spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
         if self.mask:
             ext[ext < 0] = spec.pad_id
+        if self.mask and spec.layer_mix:
             ext_u = ext.astype(np.uint64)
             fast = self._fast()
             for lo in range(0, ids.shape[0], BLOCK_TOKENS):

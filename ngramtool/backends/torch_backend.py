@@ -70,7 +70,8 @@ class TorchRows:
         self.device = device
         self.mask = negative_ids == "mask"
         self.block = CUDA_BLOCK_TOKENS if device.startswith("cuda") else CPU_BLOCK_TOKENS
-        self.multipliers = spec.multipliers.tolist()
+        self.multipliers = spec.multipliers.tolist() if spec.layer_mix else None
+        self.column_multipliers = torch.from_numpy(spec.column_multipliers.copy()).to(device)
         self.primes = torch.from_numpy(spec.primes.copy()).to(device)
         self.offsets = torch.from_numpy(spec.offsets.astype(spec.row_dtype)).to(device) if offsets else None
 
@@ -126,9 +127,24 @@ class TorchRows:
     def hash_block(self, windows: list[torch.Tensor], dest: torch.Tensor) -> None:
         """The per-head hashes (no offsets) of one block of windows, into int64 ``dest`` [b, L, C]."""
         spec, k = self.spec, self.spec.heads
+        if self.multipliers is None:
+            self._hash_columns(windows, dest)
+            return
         for li, mult in enumerate(self.multipliers):
             acc = windows[0] * mult[0]
             for order in range(2, spec.max_ngram + 1):
                 acc = acc ^ (windows[order - 1] * mult[order - 1])
                 first = spec.column(order, 0)
                 torch.remainder(acc[:, None], self.primes[li, order - 2], out=dest[:, li, first : first + k])
+
+    def _hash_columns(self, windows: list[torch.Tensor], dest: torch.Tensor) -> None:
+        """:meth:`hash_block` for families whose columns have their own multipliers (sum or XOR)."""
+        spec = self.spec
+        moduli = self.primes.reshape(spec.num_layers, spec.num_columns)
+        for li in range(spec.num_layers):
+            mult = self.column_multipliers[li]  # [C, N]
+            acc = windows[0][:, None] * mult[:, 0]
+            for lag in range(1, spec.max_ngram):
+                term = windows[lag][:, None] * mult[:, lag]
+                acc = acc + term if spec.mix == "sum" else acc ^ term
+            torch.remainder(acc, moduli[li], out=dest[:, li])

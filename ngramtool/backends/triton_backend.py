@@ -134,6 +134,70 @@ def engram_rows_kernel(
                 tl.store(dest, r.to(out_ptr.dtype.element_ty), mask=store_ok)
 
 
+@triton.jit
+def column_rows_kernel(
+    ext_ptr,  # int64 [N-1+T]: the carried context ids, then the chunk's ids
+    starts_ptr,  # int8 [T]: 1 where a document starts (read only when RESET)
+    mult_ptr,  # int64 [L, C, N]: each column's multiplier by lag, 0 past its order
+    prime_ptr,  # int64 [L, C]: each column's table size
+    magic_ptr,  # int64 [L, C]: floor(2^64 / size) as a bit pattern
+    offset_ptr,  # int32 or int64 (the row dtype) [L, C]
+    out_ptr,  # int32 or int64 [T, L, C]
+    num_tokens,
+    pad_id,
+    LAYERS: tl.constexpr,
+    N: tl.constexpr,
+    K: tl.constexpr,
+    K_POW2: tl.constexpr,
+    RESET: tl.constexpr,
+    MASK: tl.constexpr,
+    OFFSETS: tl.constexpr,
+    SUM: tl.constexpr,
+    BLOCK: tl.constexpr,
+):
+    """Rows of ``BLOCK`` tokens for families whose columns have their own multipliers: each
+    order's K heads are a [tokens, K] tile mixed by XOR (``SUM``: a sum) over the order's lags.
+    Every mix is in [0, 2^63) (the spec's validation), so Barrett reduction is exact."""
+    cols: tl.constexpr = (N - 1) * K
+    t = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    live = t < num_tokens
+    heads = tl.arange(0, K_POW2)
+    head_ok = heads < K
+    store_ok = live[:, None] & head_ok[None, :]
+    if MASK:
+        masked = tl.load(ext_ptr + t + (N - 1), mask=live, other=0) < 0
+    for layer in tl.static_range(LAYERS):
+        for order in tl.static_range(2, N + 1):
+            col = layer * cols + (order - 2) * K + heads
+            acc = tl.zeros([BLOCK, K_POW2], dtype=tl.int64)
+            cut = t < 0
+            for lag in tl.static_range(order):
+                window = tl.load(ext_ptr + t + (N - 1 - lag), mask=live, other=0)
+                if MASK:
+                    window = tl.where(window < 0, pad_id, window)
+                if RESET and lag > 0:
+                    back = t - (lag - 1)
+                    here = tl.load(starts_ptr + back, mask=live & (back >= 0), other=0)
+                    cut = cut | (here != 0)
+                    window = tl.where(cut, pad_id, window)
+                mult = tl.load(mult_ptr + col * N + lag, mask=head_ok, other=0)
+                term = window[:, None] * mult[None, :]
+                if SUM:  # noqa: SIM108 (a constexpr branch: Triton compiles only one side)
+                    acc = acc + term
+                else:
+                    acc = acc ^ term
+            size = tl.load(prime_ptr + col, mask=head_ok, other=1)[None, :]
+            q = tl.umulhi(acc, tl.load(magic_ptr + col, mask=head_ok, other=0)[None, :])
+            r = acc - q * size
+            r = tl.where(r >= size, r - size, r)
+            if OFFSETS:
+                r = r + tl.load(offset_ptr + col, mask=head_ok, other=0)[None, :]
+            if MASK:
+                r = tl.where(masked[:, None], -1, r)  # hashing.MASKED_ROW
+            dest = out_ptr + t[:, None] * (LAYERS * cols) + col[None, :]
+            tl.store(dest, r.to(out_ptr.dtype.element_ty), mask=store_ok)
+
+
 class TritonRows:
     """Rows of one chunk in one kernel launch (see :class:`ngramtool.backends.RowsKernel`)."""
 
@@ -146,7 +210,8 @@ class TritonRows:
         self.mask = negative_ids == "mask"
         magic = [(1 << 64) // int(p) for p in spec.primes.reshape(-1)]
         self.magic = torch.from_numpy(np.array(magic, dtype=np.uint64).view(np.int64)).to(device)
-        self.multipliers = torch.from_numpy(spec.multipliers.copy()).to(device)
+        multipliers = spec.multipliers if spec.layer_mix else spec.column_multipliers
+        self.multipliers = torch.from_numpy(multipliers.copy()).to(device)
         self.primes = torch.from_numpy(spec.primes.copy()).to(device)
         self.offset_table = torch.from_numpy(spec.offsets.astype(spec.row_dtype)).to(device)
 
@@ -163,26 +228,23 @@ class TritonRows:
         grid = (triton.cdiv(t_total, BLOCK_TOKENS),)
         # Triton launches on the current CUDA device: make it the one that holds the tensors.
         on_device = torch.cuda.device(ids.device) if ids.device.type == "cuda" else nullcontext()
+        tensors = (ext, starts, self.multipliers, self.primes, self.magic, self.offset_table, out)
+        shape = {
+            "LAYERS": spec.num_layers,
+            "N": spec.max_ngram,
+            "K": spec.heads,
+            "K_POW2": triton.next_power_of_2(spec.heads),
+            "RESET": bool(resets.size),
+            "MASK": self.mask,
+            "OFFSETS": self.offsets,
+            "BLOCK": BLOCK_TOKENS,
+            "num_warps": NUM_WARPS,
+        }
         with on_device:
-            engram_rows_kernel[grid](
-                ext,
-                starts,
-                self.multipliers,
-                self.primes,
-                self.magic,
-                self.offset_table,
-                out,
-                t_total,
-                spec.pad_id,
-                LAYERS=spec.num_layers,
-                N=spec.max_ngram,
-                K=spec.heads,
-                K_POW2=triton.next_power_of_2(spec.heads),
-                RESET=bool(resets.size),
-                MASK=self.mask,
-                OFFSETS=self.offsets,
-                NARROW=out.dtype == torch.int32,
-                BLOCK=BLOCK_TOKENS,
-                num_warps=NUM_WARPS,
-            )
+            if spec.layer_mix:
+                engram_rows_kernel[grid](
+                    *tensors, t_total, spec.pad_id, NARROW=out.dtype == torch.int32, **shape
+                )
+            else:
+                column_rows_kernel[grid](*tensors, t_total, spec.pad_id, SUM=spec.mix == "sum", **shape)
         return out

@@ -31,6 +31,8 @@ from hypothesis import strategies as st  # noqa: E402
 from ngramtool.backends import BACKENDS, BackendChoice, choose_backend  # noqa: E402
 from ngramtool.cli.bench_cmd import render  # noqa: E402
 from ngramtool.errors import NgramToolError, UsageError  # noqa: E402
+from ngramtool.families import FAMILIES  # noqa: E402
+from ngramtool.families.stored import StoredConstants  # noqa: E402
 from ngramtool.hashing import (  # noqa: E402
     BLOCK_TOKENS,
     MASKED_ROW,
@@ -129,22 +131,156 @@ def test_golden_deepseek_v41_rows_with_dead_tokens(variant):
 
 # ------------------------------------------------------------------- random vs numpy
 @st.composite
-def streams(draw: st.DrawFn) -> tuple[HashSpec, list[int], list[int], list[int]]:
-    """A small spec, ids (-1 = masked), document starts and chunk cuts."""
+def family_specs(draw: st.DrawFn, families: tuple[str, ...] = FAMILIES) -> HashSpec:
+    """A small spec of any family (docs/families.md), with constants of its own kind."""
+    family = draw(st.sampled_from(families))
     n = draw(st.integers(2, 4))
     vocab = draw(st.integers(1, 3000))
-    spec = HashSpec(
-        max_ngram=n,
-        heads=draw(st.integers(1, 5)),
-        layer_ids=tuple(draw(st.lists(st.integers(0, 30), min_size=1, max_size=3, unique=True))),
-        table_sizes=tuple(draw(st.integers(2, 5000)) for _ in range(n - 1)),
-        pad_id=draw(st.integers(0, vocab - 1)),
-        vocab_size=vocab,
-    )
-    ids = draw(st.lists(st.integers(-1, vocab - 1), max_size=300))
+    heads = draw(st.integers(1, 5))
+    layers = tuple(draw(st.lists(st.integers(0, 30), min_size=1, max_size=3, unique=True)))
+    tables = tuple(draw(st.integers(2, 5000)) for _ in range(n - 1))
+    fields = {"max_ngram": n, "heads": heads, "layer_ids": layers, "table_sizes": tables, "vocab_size": vocab}
+    if family == "longcat":
+        return HashSpec(family="longcat", pad_id=0, **fields)
+    pad = draw(st.integers(0, vocab - 1))
+    if family == "tutorial":
+        return HashSpec(family="tutorial", seed=draw(st.integers(0, 2**32 - 1)), pad_id=pad, **fields)
+    if family == "stored":
+        columns = (n - 1) * heads
+        bound = (2**63 - 1) // max(vocab - 1, 1)
+        matrix = st.lists(st.integers(1, min(bound, 2**62)), min_size=n, max_size=n)
+        sizes = [draw(st.lists(st.integers(2, 5000), min_size=columns, max_size=columns)) for _ in layers]
+        gaps = draw(st.lists(st.integers(0, 3), min_size=columns, max_size=columns))
+        offsets = [np.cumsum([0, *(s + g for s, g in zip(row, gaps, strict=True))])[:-1] for row in sizes]
+        stored = StoredConstants.from_arrays(
+            [draw(matrix) for _ in layers], sizes, offsets, row_multiple=draw(st.sampled_from([1, 128]))
+        )
+        return HashSpec(family="stored", stored=stored, pad_id=pad, **fields)
+    return HashSpec(pad_id=pad, **fields)
+
+
+@st.composite
+def streams(
+    draw: st.DrawFn, families: tuple[str, ...] = FAMILIES
+) -> tuple[HashSpec, list[int], list[int], list[int]]:
+    """A small spec (of any of ``families``), ids (-1 = masked), document starts and chunk cuts."""
+    spec = draw(family_specs(families))
+    ids = draw(st.lists(st.integers(-1, spec.vocab_size - 1), max_size=300))
     starts = sorted(draw(st.lists(st.integers(0, len(ids)), max_size=10)))
     cuts = sorted(draw(st.sets(st.integers(0, len(ids)), max_size=5)))
     return spec, ids, starts, cuts
+
+
+def tutorial_spec(table: int) -> HashSpec:
+    """The chapter's hash (FAMILIES.md §2): orders 2-3, 4 heads each, one table, raw GPT-2 ids, pad 0."""
+    return HashSpec(
+        family="tutorial", max_ngram=3, heads=4, layer_ids=(0,), table_sizes=(table, table),
+        seed=2026, pad_id=0, vocab_size=50257,
+    )  # fmt: skip
+
+
+@each_backend
+def test_golden_tutorial_rows(variant):
+    """families.json: the chapter's per-head rows; each sequence of a batch padded with 0 on its own."""
+    golden = load_json("families.json")["families"]["tutorial"]
+    assert tutorial_spec(16384).column_multipliers[0].tolist() == [
+        [*reversed(m), *[0] * (3 - len(m))] for m in golden["multipliers"]
+    ]
+    for case in golden["cases"]:
+        hasher = SequenceHasher(
+            tutorial_spec(case["table"]), offsets=False, backend=variant[0], device=variant[1]
+        )
+        rows = np.asarray(hasher(np.asarray(case["ids"], dtype=np.int64)))[:, :, 0, :].astype("<i8")
+        assert list(rows.shape) == case["rows_shape"]
+        if "rows" in case:
+            assert rows.tolist() == case["rows"]
+        else:
+            assert rows[0, 0].tolist() == case["rows_first"] and rows[-1, -1].tolist() == case["rows_last"]
+            assert hashlib.sha256(rows.tobytes()).hexdigest() == case["rows_sha256"]
+
+
+@each_backend
+def test_golden_longcat_ids(variant):
+    """families.json: LongCat's moduli, offsets and ids, the walk stopping at the start and at -1."""
+    for case in load_json("families.json")["families"]["longcat"]["cases"]:
+        n, k = case["neighbor_num"], case["split_num"]
+        spec = HashSpec(
+            family="longcat", max_ngram=n, heads=k, layer_ids=(0,), table_sizes=(case["m"],) * (n - 1),
+            pad_id=0, vocab_size=case["vocab_size"],
+        )  # fmt: skip
+        assert spec.primes.reshape(-1).tolist() == case["mods"]
+        assert spec.offsets[0].tolist() == case["offsets"]
+        rows = _rows(variant, np.asarray(case["tokens"]), spec, negative_ids="barrier")
+        assert np.asarray(rows)[:, 0, :].tolist() == case["ids"]
+
+
+def family_rows_by_definition(spec: HashSpec, window: list[int]) -> list[list[int]]:
+    """FAMILIES.md read literally, in Python integers, for one lag window (window[0] the current id)."""
+    layers = []
+    for li in range(spec.num_layers):
+        row = []
+        for order in range(2, spec.max_ngram + 1):
+            gram = window[:order][::-1]  # oldest first
+            for h in range(spec.heads):
+                c = spec.column(order, h)
+                size = int(spec.primes[li, order - 2, h])
+                if spec.family == "longcat":
+                    mix = sum(tok * pow(spec.vocab_size, j, size) for j, tok in enumerate(window[:order]))
+                elif spec.family == "tutorial":
+                    mix = 0
+                    for j, tok in enumerate(gram):
+                        mix ^= tok * tutorial_multipliers_by_torch(spec)[c][j]
+                else:
+                    mix = 0
+                    for lag, tok in enumerate(window[:order]):
+                        mix ^= tok * int(spec.multipliers[li, lag])
+                row.append(mix % size + int(spec.offsets[li, c]))
+        layers.append(row)
+    return layers
+
+
+def tutorial_multipliers_by_torch(spec: HashSpec) -> list[list[int]]:
+    """The chapter's own code: torch.randint(1, 2**20, (order,), generator=g) * 2 + 1."""
+    import torch
+
+    g = torch.Generator().manual_seed(spec.seed)
+    return [
+        (torch.randint(1, 2**20, (order,), generator=g) * 2 + 1).tolist()
+        for order in range(2, spec.max_ngram + 1)
+        for _ in range(spec.heads)
+    ]
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed: pip install 'ngramtool[torch]'")
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=family_specs(), data=st.data())
+def test_every_family_by_its_definition(spec, data):
+    """rows_from_windows (the definition every backend is held to) equals FAMILIES.md in Python ints."""
+    ids = st.integers(0, spec.vocab_size - 1)
+    windows = data.draw(st.lists(st.lists(ids, min_size=spec.max_ngram, max_size=spec.max_ngram), max_size=8))
+    for window in windows:
+        got = rows_from_windows(np.asarray([window]), spec)[0].tolist()
+        assert got == family_rows_by_definition(spec, window)
+
+
+def test_stored_constants_equal_to_derived_ones_give_the_same_rows():
+    """A checkpoint that stores Engram's own constants hashes exactly as Engram."""
+    spec = HashSpec(heads=3, layer_ids=(1, 4), table_sizes=(1000, 1200), pad_id=1, vocab_size=700)
+    stored = StoredConstants.from_arrays(spec.multipliers, spec.primes.reshape(2, -1), spec.offsets)
+    fields = {"heads": 3, "layer_ids": (1, 4), "table_sizes": (1000, 1200), "pad_id": 1, "vocab_size": 700}
+    twin = HashSpec(family="stored", stored=stored, **fields)
+    ids = np.random.default_rng(0).integers(-1, 700, 5000)
+    for negative_ids in ("mask", "barrier"):
+        assert np.array_equal(
+            hash_ngrams(ids, twin, negative_ids=negative_ids),
+            hash_ngrams(ids, spec, negative_ids=negative_ids),
+        )
+    assert twin.rows_per_layer.tolist() == spec.rows_per_layer.tolist()
+    assert twin.fingerprint != spec.fingerprint
+    padded = StoredConstants.from_arrays(
+        spec.multipliers, spec.primes.reshape(2, -1), spec.offsets, row_multiple=128
+    )
+    assert [r % 128 for r in padded.rows] == [0, 0] and padded.rows[0] - spec.rows_per_layer[0] < 128
 
 
 def _stream_rows(variant, spec, ids, starts, cuts, **options):
@@ -171,7 +307,7 @@ def test_streams_match_numpy(variant, case, boundary):
 
 @each_backend
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=streams(), boundary=st.sampled_from(["none", "reset"]), offsets=st.booleans())
+@given(case=streams(("engram",)), boundary=st.sampled_from(["none", "reset"]), offsets=st.booleans())
 def test_demo_negative_ids_and_hash_ids_match_numpy(variant, case, boundary, offsets):
     spec, ids, starts, cuts = case
     ids = [i * 7 if i < 0 else i for i in ids]  # some larger negative ids
