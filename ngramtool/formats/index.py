@@ -133,7 +133,9 @@ def spec_record(spec: HashSpec) -> dict[str, Any]:
         **spec.to_dict(),
         "fingerprint": spec.fingerprint,
         "derived": {
-            "multipliers": [[str(m) for m in row] for row in spec.multipliers.tolist()],
+            # Strings: 64-bit values that JSON readers may round. Per lag ([L, N]) where a layer's
+            # columns share them, else per column ([L, C, N]).
+            "multipliers": (spec.multipliers if spec.layer_mix else spec.column_multipliers).astype(str).tolist(),
             "primes": spec.primes.tolist(),
             "offsets": spec.offsets.tolist(),
             "rows_per_layer": spec.rows_per_layer.tolist(),

