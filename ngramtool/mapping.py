@@ -35,6 +35,7 @@ from .lookup import canonical_ids
 from .model_configs import check_declared, config_fields
 from .presets import PRESETS, resolve_spec
 from .spec import HashSpec
+from .families.stored import StoredConstants
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, encode_document, load_tokenizer
 from .vocab import CompressedVocab, build_vocab, identity_vocab, with_dead_tokens
 
@@ -48,6 +49,8 @@ class SpecFields(TypedDict, total=False):
     table_sizes: int | tuple[int, ...] | list[int] | None
     seed: int | None
     pad_id: int | None
+    family: str | None
+    stored: StoredConstants | None
 
 
 @dataclass(frozen=True, eq=False)

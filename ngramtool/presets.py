@@ -15,6 +15,8 @@ from pathlib import Path
 
 from .atomic import staged_file
 from .errors import NgramToolError, UsageError
+from .families import check_family
+from .families.stored import StoredConstants
 from .spec import HashSpec
 from .tokenizers import Tokenizer, load_tokenizer
 from .vocab import CompressedVocab, build_vocab
@@ -31,7 +33,8 @@ class Preset:
     its pad is (mapped through a tokenizer's vocabulary, in place of the tokenizer's own pad
     token); ``negative_ids`` how its
     reference hashes masked (DEAD) tokens (``mask``: rows -1, TileKernels; ``barrier``:
-    DeepSeek-V4.1).
+    DeepSeek-V4.1); ``tokenizer`` the tokenizer commands use when none is named, and
+    ``compress`` whether its vocabulary is compressed (the tutorial hashes raw GPT-2 ids).
     """
 
     spec: HashSpec
@@ -42,6 +45,8 @@ class Preset:
     released_vocab_size: int | None = None
     raw_pad_id: int | None = None
     negative_ids: str = "mask"
+    tokenizer: str | None = None
+    compress: bool = True
 
     def rows_differing(self, spec: HashSpec) -> list[tuple[int, int, int]]:
         """(layer, derived rows, declared rows) of each layer whose rows in ``spec`` differ from
@@ -92,11 +97,24 @@ PRESETS: dict[str, Preset] = {
         negative_ids="barrier",
     ),
     "tutorial": Preset(
-        HashSpec(heads=4, layer_ids=(1,), table_sizes=(262144, 262144)),
+        HashSpec(
+            family="tutorial",
+            max_ngram=3,
+            heads=4,
+            layer_ids=(1,),
+            table_sizes=(262144, 262144),
+            seed=2026,
+            pad_id=0,
+            vocab_size=50257,
+        ),
         dim=16,
         hidden_size=None,
-        source="The Engram tutorial chapter: orders 2-3, 4 heads per order, 262,144 rows, 16 dims: "
-        "33,554,432 parameters before prime rounding; one Engram layer",
+        source="The tutorial chapter's own hash (13_engram.py): orders 2-3, 4 heads each, one table of "
+        "262,144 rows per head (not prime), 16 dims: 33,554,432 parameters; multipliers per head from "
+        "torch's generator seeded 2026, the oldest token first; raw GPT-2 ids, windows padded with 0",
+        raw_pad_id=0,
+        tokenizer="gpt2",
+        compress=False,
     ),
 }
 
@@ -149,7 +167,29 @@ def save_spec_file(spec: HashSpec, path: str | Path, *, force: bool = False) -> 
 
 
 # The fields a caller may give, in the order messages list them.
-_FIELDS = ("max_ngram", "heads", "layer_ids", "table_sizes", "seed", "pad_id")
+_FIELDS = ("max_ngram", "heads", "layer_ids", "table_sizes", "seed", "pad_id", "family", "stored")
+# What each family reads from elsewhere than the options: giving it is refused, with the reason.
+_FIXED_BY_FAMILY = {
+    "stored": {
+        "table_sizes": "the table sizes and offsets are the checkpoint's (--constants)",
+        "seed": "the multipliers are the checkpoint's (--constants)",
+    },
+    "longcat": {"seed": "LongCat's weights are powers of V, with no seed"},
+}
+_FAMILY_SEED = {"tutorial": 2026}
+"""A family's seed when neither the caller nor a base of the same family gives one (the chapter's)."""
+
+
+def default_tokenizer(name: str | None, fallback: str) -> str:
+    """The tokenizer a command uses when none is named: the preset's (the tutorial: gpt2), else
+    ``fallback``."""
+    chosen = PRESETS.get(name) if name is not None else None
+    return chosen.tokenizer if chosen is not None and chosen.tokenizer is not None else fallback
+
+
+def default_compress(name: str | None) -> bool:
+    """Whether a preset's vocabulary is compressed when the caller does not say (the tutorial's is not)."""
+    return PRESETS[name].compress if name in PRESETS else True
 
 
 def resolve_spec(
@@ -167,6 +207,8 @@ def resolve_spec(
     table_sizes: int | Sequence[int] | None = None,
     seed: int | None = None,
     pad_id: int | None = None,
+    family: str | None = None,
+    stored: StoredConstants | None = None,
 ) -> HashSpec:
     """The HashSpec of the given parameters (None means not given).
 
@@ -190,7 +232,10 @@ def resolve_spec(
         table_sizes: one base size per order 2..N, or one size (an int, or a sequence of one)
             for every order.
         pad_id: a RAW id of the tokenizer, mapped through the vocabulary; without a vocabulary,
-            the canonical pad id. Default: the tokenizer's pad, else 0.
+            the canonical pad id. Default: the tokenizer's pad, else 0 (LongCat: always 0).
+        family: the hash family (docs/families.md); default the base's, else ``engram``.
+        stored: the constants of family ``stored`` (read with
+            :func:`ngramtool.families.stored.read_stored_constants`).
 
     Examples:
         >>> from ngramtool import resolve_spec
@@ -203,7 +248,7 @@ def resolve_spec(
     named = PRESETS.get(preset) if isinstance(preset, str) and spec_file is None else None
     if pad_id is None and named is not None:
         pad_id = named.raw_pad_id  # a released model's pad, whatever the tokenizer calls its pad
-    values = (max_ngram, heads, layer_ids, table_sizes, seed, pad_id)
+    values = (max_ngram, heads, layer_ids, table_sizes, seed, pad_id, family, stored)
     given = {name: value for name, value in zip(_FIELDS, values, strict=True) if value is not None}
     if vocab_size is not None and tokenizer is not None:
         raise UsageError("`vocab_size` replaces the tokenizer's V': give one of `vocab_size` and `tokenizer`")
@@ -217,20 +262,27 @@ def resolve_spec(
             raise UsageError(f"`spec_file` gives the whole hash spec: drop {', '.join(named)}")
         return _checked_spec_file(spec_file, vocab.size if vocab is not None else vocab_size)
     base = _base(preset)
+    chosen_family = check_family(given.get("family", base.family if base else "engram"))
+    for name, reason in _FIXED_BY_FAMILY.get(chosen_family, {}).items():
+        if name in given:
+            raise UsageError(f"family {chosen_family!r} takes no `{name}`: {reason}")
     n = given.get("max_ngram", base.max_ngram if base else HashSpec.max_ngram)
     tables = given.get("table_sizes", _base_tables(base))
     tables = [tables] if isinstance(tables, int) else list(tables)
     if len(tables) == 1:
         tables = tables * max(n - 1, 1)
     defaults = base or HashSpec()
+    same_family = base is not None and chosen_family == base.family
     return HashSpec(
         max_ngram=n,
         heads=given.get("heads", defaults.heads),
         layer_ids=tuple(given.get("layer_ids", defaults.layer_ids)),
         table_sizes=tuple(tables),
-        seed=given.get("seed", defaults.seed),
-        pad_id=_pad(pad_id, vocab, tok, base),
+        seed=given.get("seed", defaults.seed if same_family else _FAMILY_SEED.get(chosen_family, 0)),
+        pad_id=0 if chosen_family == "longcat" and pad_id is None else _pad(pad_id, vocab, tok, base),
         vocab_size=_vocab_size(vocab, vocab_size, base),
+        family=chosen_family,
+        stored=given.get("stored", defaults.stored if same_family else None),
     )
 
 

@@ -45,6 +45,15 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def _smallest_per_order(stored: StoredConstants, heads: int) -> tuple[int, ...]:
+    """A stored spec's ``table_sizes``: each order's smallest stored table (they are not derived
+    from it; the field only describes them)."""
+    sizes = np.array(stored.table_sizes, dtype=np.int64)
+    if sizes.shape[1] % heads:
+        return tuple(int(x) for x in sizes.min(axis=0))  # refused by the shape check
+    return tuple(int(x) for x in sizes.reshape(sizes.shape[0], -1, heads).min(axis=(0, 2)))
+
+
 @dataclass(frozen=True)
 class HashSpec:
     """An Engram n-gram hash configuration, and the constants derived from it.
@@ -62,7 +71,8 @@ class HashSpec:
         heads: K, hash heads per order (Engram's ``n_head_per_ngram``).
         layer_ids: the transformer layers that carry an Engram memory, in order.
         table_sizes: the base table size per order 2..N (Engram's ``engram_vocab_size``);
-            each head's real size is the next unused prime above it.
+            each head's real size is the next unused prime above it (tutorial: the size itself;
+            LongCat: ``m``; stored: each order's smallest stored size, whatever is given).
         seed: the global seed of the multiplier generator.
         pad_id: the canonical id used for window positions before a stream or document start.
         vocab_size: V', the number of canonical ids; every input id must be below it.
@@ -88,6 +98,8 @@ class HashSpec:
         object.__setattr__(self, "table_sizes", tuple(int(x) for x in self.table_sizes))
         if isinstance(self.stored, dict):
             object.__setattr__(self, "stored", StoredConstants.from_dict(self.stored))
+        if self.family == "stored" and self.stored is not None:
+            object.__setattr__(self, "table_sizes", _smallest_per_order(self.stored, self.heads))
         self._validate()
         self._validate_family()
 
@@ -144,6 +156,8 @@ class HashSpec:
         if family == "tutorial" and (self.vocab_size - 1) * 2 * tutorial.MULTIPLIER_HIGH >= 2**63:
             raise UsageError(f"family 'tutorial' with V={self.vocab_size:,}: products would pass 2^63")
         if family == "stored":
+            if self.seed != 0:
+                raise UsageError("family 'stored' reads its multipliers from the checkpoint: give seed=0")
             self._validate_stored(self.stored)
 
     def _validate_stored(self, stored: StoredConstants) -> None:

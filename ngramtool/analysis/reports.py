@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
+from ..backends.numpy_backend import column_mixes
 from ..hashing import ngram_mixes
 from ..spec import HashSpec
 from .counting import MIX_BLOCK, NgramTypes, _merge, _runs
@@ -132,7 +133,9 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
         raise UsageError("give at least one spec (table size) to analyse")
     first = specs[0]
     for spec in specs[1:]:
-        if spec.max_ngram != first.max_ngram or not np.array_equal(spec.multipliers, first.multipliers):
+        if spec.max_ngram != first.max_ngram or not np.array_equal(
+            spec.column_multipliers, first.column_multipliers
+        ):
             raise UsageError(
                 "a sweep varies table sizes only: every spec needs the same N, layers, seed and V'"
             )
@@ -146,6 +149,9 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
         grams = types[order]
         tallies = [_layer_tallies(specs, li, order, grams, kernels) for li in range(first.num_layers)]
         kept = ScratchFile()  # the mixes, for pass two
+        # Mixes per n-gram: one per layer, or one per layer and head when heads mix on their own.
+        per_gram = first.num_layers if first.layer_mix else first.num_layers * first.heads
+        shape = (first.num_layers, -1) if first.layer_mix else (first.num_layers, first.heads, -1)
         for mixes in _mix_blocks(grams, first):
             kept.append(mixes)
             for li, layer in enumerate(tallies):
@@ -153,7 +159,7 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
                     tally.count_rows(mixes[li])
         at = 0
         for counts in grams.count_blocks(MIX_BLOCK):
-            mixes = kept.read(np.uint64, first.num_layers * counts.shape[0], at).reshape(first.num_layers, -1)
+            mixes = kept.read(np.uint64, per_gram * counts.shape[0], at).reshape(shape)
             at += mixes.nbytes
             for li, layer in enumerate(tallies):
                 for tally in layer:
@@ -192,7 +198,8 @@ def _layer_tallies(
     only the first collects repeated mixes: its count answers for the others (see :class:`_Tally`)."""
     sizes = (grams.types, grams.occurrences)
     tallies = [
-        _Tally(spec.layer_ids[li], order, spec.primes[li, order - 2], *sizes, kernels) for spec in specs
+        _Tally(spec.layer_ids[li], order, spec.primes[li, order - 2], *sizes, kernels, spec.layer_mix)
+        for spec in specs
     ]
     for tally in [tally for tally in tallies if tally.by_mix][1:]:
         tally.repeats = None
@@ -200,12 +207,17 @@ def _layer_tallies(
 
 
 def _mix_blocks(grams: NgramTypes, spec: HashSpec) -> Iterator[np.ndarray]:
-    """uint64 [L, b]: the mixes of the distinct n-grams in every layer, a block at a time (mixes
-    are never negative)."""
+    """uint64 [L, b] (a layer's heads share the mix: :attr:`HashSpec.layer_mix`) or [L, K, b]
+    (each head its own): the mixes of the distinct n-grams, a block at a time (mixes are never
+    negative)."""
     for keys in grams.key_blocks(MIX_BLOCK):
         windows = np.zeros((keys.shape[0], spec.max_ngram), dtype=np.int64)
         windows[:, : grams.order] = grams.codec.decode(keys)
-        mixes = ngram_mixes(windows, spec)[:, :, grams.order - 2].T
+        if spec.layer_mix:
+            mixes = ngram_mixes(windows, spec)[:, :, grams.order - 2].T
+        else:
+            first = spec.column(grams.order, 0)
+            mixes = column_mixes(windows, spec)[:, :, first : first + spec.heads].transpose(1, 2, 0)
         yield np.ascontiguousarray(mixes).view(np.uint64)
 
 
@@ -229,34 +241,47 @@ class _Tally:
         types: int,
         occurrences: int,
         kernels: ModuleType | None = None,
+        shared_mix: bool = True,
     ) -> None:
         self.layer, self.order = layer, order
         self.types, self.occurrences = types, occurrences
         self.primes = [int(p) for p in primes]
         self.loads = [_row_loads(prime, types, kernels) for prime in self.primes]
+        self.shared_mix = shared_mix  # False: each head has its own mix ([K, b] blocks)
         product = math.prod(self.primes)
-        self.by_mix = product > _I64_MAX
+        self.by_mix = shared_mix and product > _I64_MAX
+        self.tuples = not shared_mix and product > _I64_MAX
         bound = _I64_MAX + 1 if self.by_mix else product
-        self.repeats: RepeatCounter | None = RepeatCounter(bound, types)
+        self.repeats: RepeatCounter | _RowTupleRepeats | None = (
+            _RowTupleRepeats() if self.tuples else RepeatCounter(bound, types)
+        )
         self.shared_types = [0] * len(self.primes)
         self.shared_tokens = [0] * len(self.primes)
         self.all_shared = 0
 
+    def _head_mixes(self, mixes: np.ndarray, head: int) -> np.ndarray:
+        """One head's mixes of a block: the layer's ([b]) or its own row of ``mixes`` ([K, b])."""
+        return mixes if self.shared_mix else mixes[head]
+
     def count_rows(self, mixes: np.ndarray) -> None:
         """Pass one: add a block's n-grams to each head's row loads."""
-        for load in self.loads:
-            load.add(mixes)
+        for h, load in enumerate(self.loads):
+            load.add(self._head_mixes(mixes, h))
 
     def find_shared(self, mixes: np.ndarray, counts: np.ndarray) -> None:
         """Pass two (the loads complete): the block's shared n-grams, per head and on every head."""
-        everywhere = np.ones(mixes.shape[0], dtype=bool)
-        packed = np.zeros(0 if self.by_mix else mixes.shape[0], dtype=np.uint64)
+        size = counts.shape[0]
+        everywhere = np.ones(size, dtype=bool)
+        packed = np.zeros(0 if self.by_mix or self.tuples else size, dtype=np.uint64)
         for h, load in enumerate(self.loads):
-            types, tokens = load.mark_shared(mixes, counts, everywhere, packed)
+            types, tokens = load.mark_shared(self._head_mixes(mixes, h), counts, everywhere, packed)
             self.shared_types[h] += types
             self.shared_tokens[h] += tokens
         self.all_shared += int(np.count_nonzero(everywhere))
-        if self.repeats is not None:
+        if self.tuples:
+            rows = [mixes[h][everywhere] % np.uint64(p) for h, p in enumerate(self.primes)]
+            self.repeats.add(np.stack(rows, axis=1))
+        elif self.repeats is not None:
             self.repeats.add((mixes if self.by_mix else packed)[everywhere])
 
     def head_stats(self) -> list[HeadStats]:
@@ -298,6 +323,25 @@ class _Tally:
             indistinguishable=indistinguishable / t if t else 0.0,
             expected_indistinguishable=expected_indistinguishable(t, self.primes),
         )
+
+
+class _RowTupleRepeats:
+    """:class:`RepeatCounter` for heads with mixes of their own whose tables multiply past 2^63 - 1:
+    the rows of every head (one tuple per n-gram shared on every head), counted in memory."""
+
+    def __init__(self) -> None:
+        self._blocks: list[np.ndarray] = []
+
+    def add(self, rows: np.ndarray) -> None:
+        """Add ``rows`` [m, K]: the rows on every head of m n-grams."""
+        self._blocks.append(rows)
+
+    def count(self) -> int:
+        """How many of the tuples added occur more than once (each counted every time)."""
+        if not self._blocks:
+            return 0
+        _, times = np.unique(np.concatenate(self._blocks), axis=0, return_counts=True)
+        return int(times[times > 1].sum())
 
 
 def _row_loads(table: int, types: int, kernels: ModuleType | None) -> _DenseLoads | _SparseLoads:

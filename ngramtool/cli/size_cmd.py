@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from ..analysis.sizing import PCIE_X16, SizeReport, size_engram
+from ..families import TABLE_SIZES_IN_WORDS
 from ..presets import PRESETS
 from ..wording import plural
 from .command import Command
@@ -106,7 +107,7 @@ def _render(name: str, report: SizeReport, data: dict[str, Any]) -> None:
     grid.add_column("note")
     primes = spec.primes.ravel()
     rows = [
-        ("rows per table", f"{int(primes.min()):,} .. {int(primes.max()):,}", "distinct primes >= bases"),
+        ("rows per table", f"{int(primes.min()):,} .. {int(primes.max()):,}", TABLE_SIZES_IN_WORDS[spec.family]),
         (
             "rows per layer",
             ", ".join(f"{int(r):,}" for r in spec.rows_per_layer),

@@ -37,3 +37,12 @@ def check_family(value: str) -> Family:
 def mix_of(family: Family) -> Mix:
     """How a family combines a window's terms: ``sum`` (LongCat's polynomial) or ``xor``."""
     return "sum" if family == "longcat" else "xor"
+
+
+TABLE_SIZES_IN_WORDS: dict[Family, str] = {
+    "engram": "distinct primes >= bases",
+    "tutorial": "one size per order, not prime",
+    "longcat": "m + 2i + 1 for sub-table i",
+    "stored": "as the checkpoint stores them",
+}
+"""How each family sizes its tables, as a report's note says it."""
