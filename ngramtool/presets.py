@@ -18,7 +18,7 @@ from .errors import NgramToolError, UsageError
 from .families import check_family
 from .families.stored import StoredConstants
 from .spec import HashSpec
-from .tokenizers import Tokenizer, load_tokenizer
+from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, load_tokenizer
 from .vocab import CompressedVocab, build_vocab
 
 
@@ -180,11 +180,11 @@ _FAMILY_SEED = {"tutorial": 2026}
 """A family's seed when neither the caller nor a base of the same family gives one (the chapter's)."""
 
 
-def default_tokenizer(name: str | None, fallback: str) -> str:
+def default_tokenizer(name: str | None) -> str:
     """The tokenizer a command uses when none is named: the preset's (the tutorial: gpt2), else
-    ``fallback``."""
+    :data:`~ngramtool.tokenizers.DEFAULT_TOKENIZER`."""
     chosen = PRESETS.get(name) if name is not None else None
-    return chosen.tokenizer if chosen is not None and chosen.tokenizer is not None else fallback
+    return chosen.tokenizer if chosen is not None and chosen.tokenizer is not None else DEFAULT_TOKENIZER
 
 
 def default_compress(name: str | None) -> bool:

@@ -10,11 +10,9 @@ import typer
 from rich.table import Table
 
 from ..analysis.row_cache import CacheFigures, RowCacheResult, measure_row_cache
-from ..artifacts import Kind, detect
 from ..atomic import check_output_file, staged_file
 from ..errors import NgramToolError, UsageError
 from ..presets import preset as preset_named
-from ..tokenizers import DEFAULT_TOKENIZER
 from ..wording import byte_size, plural
 from .collisions_cmd import (
     COLLISIONS_READING_OPTIONS,
@@ -54,6 +52,7 @@ from .render import (
     print_table,
     report_table,
 )
+from .spec_options import preset_mapping
 
 HELP = """Measure how much fast memory the row reads of a corpus need: exact LRU and static caches.
 
@@ -174,18 +173,7 @@ def cache_command(
         else preset_named(preset).dim,
     }
     if preset is not None or masking.mask_token is not None or masking.masked is not None:
-        if len(inputs or ()) == 1 and detect(inputs[0]) in (Kind.INDEX, Kind.DATASET):
-            raise UsageError(
-                f"{inputs[0]} is an index: it carries its own spec and masking; drop --preset, --mask-token "
-                "and --masked"
-            )
-        chosen = spec_options.choose(preset).mapping(
-            vocab.tokenizer or DEFAULT_TOKENIZER if vocab.vocab_size is None else None,
-            special=reading.special,
-            compress=not vocab.no_compress,
-            vocab_size=vocab.vocab_size,
-            masking=masking,
-        )
+        chosen = preset_mapping(inputs, spec_options.choose(preset), vocab, reading.special, masking)
         spec: dict[str, Any] = {"mapping": chosen}
     else:
         spec = {**vocab.values(), **spec_options.fields, "spec_file": spec_options.spec_file}

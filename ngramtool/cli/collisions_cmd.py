@@ -27,8 +27,10 @@ from .options import (
     ForceOpt,
     JsonOpt,
     MeasuredBoundaryOpt,
+    PresetOpt,
     QuietOpt,
     ReadingOptions,
+    SpecChoice,
     SpecOptions,
     TokenFileOptions,
     WorkersOpt,
@@ -48,6 +50,7 @@ from .render import (
     stderr,
     warn_unsafe_cuts,
 )
+from .spec_options import preset_mapping
 
 HELP = """Measure how a corpus's n-grams share the rows of each hash table.
 
@@ -68,6 +71,7 @@ sizes, each applied to every order: a sweep in one pass over the corpus.
   ngramtool collisions examples/corpus.txt --table 16384,262144 --plot s.png
   ngramtool collisions corpus.ngidx --json
   ngramtool collisions ids.npy --vocab-size 62330 --max-tokens 200000
+  ngramtool collisions examples/corpus.txt --preset tutorial --table 16384   # the chapter's hash
 """
 
 
@@ -118,6 +122,7 @@ def collisions_command(
     tokens: TokenFileOptions = TOKEN_FILE_OPTIONS,
     vocab: CorpusVocabularyOptions = CORPUS_VOCABULARY_OPTIONS,
     spec_options: SweepSpecOptions = SWEEP_SPEC_OPTIONS,
+    preset: PresetOpt = None,
     boundary: MeasuredBoundaryOpt = None,
     reading: CollisionsReadingOptions = COLLISIONS_READING_OPTIONS,
     workers: WorkersOpt = None,
@@ -148,13 +153,18 @@ def collisions_command(
         check_output_file(plot, force, inputs or [], what="--plot file")
         if plot.suffix.lower() not in PLOT_SUFFIXES:
             raise UsageError(f"--plot {plot}: use one of {', '.join(sorted(PLOT_SUFFIXES))}")
+    inputs = tokens.inputs(inputs, "collisions --table 262144")
+    spec: dict[str, Any] = {**spec_options.fields, **vocab.values(), "spec_file": spec_options.spec_file}
+    if preset is not None:
+        fields = {name: value for name, value in spec_options.fields.items() if name != "table_sizes"}
+        chosen = SpecChoice(preset, spec_options.spec_file, fields)
+        mapping = preset_mapping(inputs, chosen, vocab, reading.special)
+        spec = {"mapping": mapping, "table_sizes": spec_options.fields["table_sizes"]}
     with InputProgress.new_bar(quiet) as bar:
         result = measure_collisions(
-            tokens.inputs(inputs, "collisions --table 262144"),
-            **spec_options.fields,
+            inputs,
+            **spec,
             **tokens.values(),
-            **vocab.values(),
-            spec_file=spec_options.spec_file,
             boundary=boundary,
             **reading.values(),
             workers=workers,

@@ -11,7 +11,7 @@ import typer
 from ..errors import UsageError
 from ..inputs.sources import Source
 from ..mapping import NgramHashMapping
-from ..presets import pad_defaulted
+from ..presets import default_compress, default_tokenizer, pad_defaulted
 from ..run.executors import HashEvents, HashOutcome, run_hash
 from ..run.planning import HashPlan
 from ..run.request import HashRequest, OutputOptions, RunOptions
@@ -210,9 +210,9 @@ def hash_command(
             raise UsageError("`vocab_size` applies only to `tokens_file` without `tokenizer`")
         canonical = tokens_file is not None and tokenizer is None and vocab_size is not None
         return chosen.mapping(
-            None if canonical else tokenizer or DEFAULT_TOKENIZER,
+            None if canonical else tokenizer or default_tokenizer(preset),
             special=reading.special,
-            compress=not vocab.no_compress,
+            compress=not vocab.no_compress and default_compress(preset),
             vocab_size=vocab_size,
             masking=masking,
         )

@@ -106,8 +106,9 @@ def _render(name: str, report: SizeReport, data: dict[str, Any]) -> None:
     grid.add_column("value", justify="right")
     grid.add_column("note")
     primes = spec.primes.ravel()
+    sizes = f"{int(primes.min()):,} .. {int(primes.max()):,}"
     rows = [
-        ("rows per table", f"{int(primes.min()):,} .. {int(primes.max()):,}", TABLE_SIZES_IN_WORDS[spec.family]),
+        ("rows per table", sizes, TABLE_SIZES_IN_WORDS[spec.family]),
         (
             "rows per layer",
             ", ".join(f"{int(r):,}" for r in spec.rows_per_layer),

@@ -8,8 +8,14 @@ from typing import Annotated
 
 import typer
 
+from ..artifacts import Kind, detect
+from ..errors import UsageError
+from ..mapping import NgramHashMapping
+from ..presets import default_compress, default_tokenizer
 from ..spec import HashSpec
 from .options import (
+    CorpusVocabularyOptions,
+    MaskingOptions,
     OptionGroup,
     PresetOpt,
     SpecChoice,
@@ -66,4 +72,26 @@ def build_spec(ctx: typer.Context, vocab: VocabularyOptions, chosen: SpecChoice)
         tokenizer=vocab.tokenizer if "tokenizer" in given or default_gives_size else None,
         no_compress=vocab.no_compress,
         vocab_size=vocab.vocab_size,
+    )
+
+
+def preset_mapping(
+    inputs: list[str] | None,
+    chosen: SpecChoice,
+    vocab: CorpusVocabularyOptions,
+    special: str | None,
+    masking: MaskingOptions | None = None,
+) -> NgramHashMapping:
+    """The mapping of a corpus command (collisions, cache) given --preset (or DEAD tokens): the
+    preset's tokenizer and vocabulary unless named (the tutorial: gpt2, raw ids). An index
+    carries its own spec and masking, so they are refused with one."""
+    if len(inputs or ()) == 1 and detect(inputs[0]) in (Kind.INDEX, Kind.DATASET):
+        drop = "--preset, --mask-token and --masked" if masking is not None else "--preset"
+        raise UsageError(f"{inputs[0]} is an index: it carries its own spec; drop {drop}")
+    return chosen.mapping(
+        vocab.tokenizer or default_tokenizer(chosen.preset) if vocab.vocab_size is None else None,
+        special=special,
+        compress=not vocab.no_compress and default_compress(chosen.preset),
+        vocab_size=vocab.vocab_size,
+        masking=masking,
     )
