@@ -16,6 +16,7 @@ from ..analysis.measurement import CollisionsResult, measure_collisions
 from ..analysis.reports import CollisionReport
 from ..atomic import check_output_file, staged_file
 from ..errors import NgramToolError, UsageError
+from ..families import family_note
 from ..wording import plural
 from .command import Command
 from .options import (
@@ -223,7 +224,7 @@ def _render(result: CollisionsResult) -> None:
     print_line(
         f"N={spec.max_ngram}, K={plural(spec.heads, 'head')} per order, layers {list(spec.layer_ids)}: "
         f"{plural(spec.max_ngram - 1, 'order')} x {plural(spec.heads, 'head')} = "
-        f"{plural(spec.num_columns, 'table')} per layer"
+        f"{plural(spec.num_columns, 'table')} per layer{family_note(spec.family)}"
     )
     orders = report_table("distinct n-grams")
     for name in ("n", "distinct n-grams (types)", "occurrences", "types / occurrences"):

@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from ..artifacts import Kind, detect
+from ..families import family_note
 from ..formats.tokenfiles import TOKEN_FORMATS
 from ..tools.describe import describe_path
 from ..wording import plural
@@ -78,8 +79,8 @@ def _render(report: dict[str, Any]) -> None:
         "spec",
         f"N={spec['max_ngram']}, layers {spec['layer_ids']}: {plural(orders, 'order')} x "
         f"{plural(spec['heads'], 'head')} = {plural(spec['tables_per_layer'], 'table')} per layer; "
-        f"base sizes {spec['table_sizes']}, seed {spec['seed']}, pad {spec['pad_id']} "
-        f"(fingerprint {spec['fingerprint'][:16]})",
+        f"base sizes {spec['table_sizes']}, seed {spec['seed']}, pad {spec['pad_id']}"
+        f"{family_note(spec.get('family', 'engram'))} (fingerprint {spec['fingerprint'][:16]})",
     )
     info.add_row(
         "tables",

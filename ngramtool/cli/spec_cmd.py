@@ -10,6 +10,7 @@ import typer
 from ..analysis.lint import Finding, HashConstants, lint_constants, recorded_constants
 from ..backends import MASKED_CONVENTIONS
 from ..errors import UsageError
+from ..families import constants_in_words, family_note
 from ..formats.index import spec_record
 from ..model_configs import ConfigFields, check_declared, config_fields
 from ..presets import preset, save_spec_file
@@ -126,29 +127,39 @@ def show_command(
         f"[bold]HashSpec[/] {spec.fingerprint[:16]}: N={spec.max_ngram} (orders 2..{spec.max_ngram}), "
         f"K={plural(spec.heads, 'head')} per order, layers {list(spec.layer_ids)}, "
         f"base tables {list(spec.table_sizes)}, seed {spec.seed}, V'={spec.vocab_size:,}, "
-        f"canonical pad {spec.pad_id}"
+        f"canonical pad {spec.pad_id}{family_note(spec.family)}"
     )
-    stdout.print(
-        f"multipliers = 2r+1 with r < half_bound = {spec.half_bound:,} (floor(floor((2^63-1)/V')/2)); "
-        f"rows stored as {spec.row_dtype}"
-    )
+    stdout.print(f"{constants_in_words(spec)}; rows stored as {spec.row_dtype}")
     if chosen is not None and chosen.declared_rows is not None:
         _say_declared_rows(options.preset_name, chosen.rows_differing(spec), chosen.declared_rows)
     grid = report_table("derived constants per layer")
-    for name in ("layer", "multipliers (lag 0..N-1)", "order", "primes (heads 0..K-1)", "offsets", "rows"):
+    sizes = "primes" if spec.family == "engram" else "table sizes"
+    for name in ("layer", "multipliers (lag 0..N-1)", "order", f"{sizes} (heads 0..K-1)", "offsets", "rows"):
         grid.add_column(name, justify="right" if name in ("layer", "order", "rows") else "left")
     for li, layer in enumerate(spec.layer_ids):
         for oi in range(spec.max_ngram - 1):
             first = oi == 0
             cols = slice(oi * spec.heads, (oi + 1) * spec.heads)
             grid.add_row(
-                *first_only(first, str(layer), " ".join(str(m) for m in spec.multipliers[li].tolist())),
+                *first_only(first, str(layer), _multipliers_shown(spec, li, oi))
+                if spec.layer_mix
+                else (str(layer) if first else "", _multipliers_shown(spec, li, oi)),
                 str(oi + 2),
                 " ".join(str(p) for p in spec.primes[li, oi].tolist()),
                 " ".join(str(o) for o in spec.offsets[li, cols].tolist()),
                 *first_only(first, f"{int(spec.rows_per_layer[li]):,}"),
             )
     print_table(grid)
+
+
+def _multipliers_shown(spec: HashSpec, li: int, oi: int) -> str:
+    """The multipliers of layer ``li`` (all lags), or of each head of order ``oi + 2`` where heads
+    have their own (lags of the order, ``|`` between heads)."""
+    if spec.layer_mix:
+        return " ".join(str(m) for m in spec.multipliers[li].tolist())
+    first = spec.column(oi + 2, 0)
+    heads = spec.column_multipliers[li, first : first + spec.heads, : oi + 2]
+    return " | ".join(" ".join(str(m) for m in head) for head in heads.tolist())
 
 
 def _say_declared_rows(
