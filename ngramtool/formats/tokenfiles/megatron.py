@@ -1,5 +1,9 @@
 """Megatron token files: an ``X.bin`` of ids and its ``X.idx`` (MMIDIDX: sequence sizes, byte
-pointers and the document index); one sequence per document when written."""
+pointers and the document index); one sequence per document when written.
+
+Megatron-Core's ``IndexedDataset`` opens the pairs written here, and the pairs its
+``IndexedDatasetBuilder`` writes (documents of several sequences included) are read here
+(tests/integrations/test_megatron.py)."""
 
 from __future__ import annotations
 
