@@ -18,11 +18,10 @@ from markdown_docs import PAGES, REPO, docs_environment, install_command, page_r
 PAGE_IDS = [str(path.relative_to(REPO)) for path in PAGES]
 FENCE = re.compile(r"^[ \t]*```(\w*)\n(.*?)^[ \t]*```", re.M | re.S)
 SKIP_MARKER = re.compile(r"^[ \t]*<!--\s*skip\b(.*?)-->", re.M | re.S)
-SKIP_KINDS = ("gpu", "benchmark", "training", "network", "external", "system")
+SKIP_KINDS = ("gpu", "benchmark", "training", "network", "system")
 """What a skipped block may need: a GPU, a benchmark's time and machine, a training run's time,
-the network (a Hub dataset), a library the tests do not install with data of its own (litdata,
-Megatron-LM), or the system (a mount as root, a shell's background job): tests that run the
-same code offline are named in the page."""
+the network (a Hub dataset), or the system (a mount as root, a shell's background job, a Slurm
+cluster): tests that run the same code offline are named in the page."""
 
 
 @pytest.fixture(scope="module")
