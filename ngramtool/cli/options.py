@@ -28,6 +28,8 @@ from ..presets import PRESETS, resolve_spec
 from ..presets import preset as preset_named
 from ..spec import HashSpec
 from ..tokenizers import DEFAULT_TOKENIZER
+from ..tokenizers.engine_choice import use_engine
+from ..tokenizers.engines import ENGINE_CHOICES
 
 _Made = TypeVar("_Made")
 
@@ -452,6 +454,29 @@ class ReadingOptions(OptionGroup):
             "or, for records (JSONL, parquet, datasets), 'skip' (skip and count bad records).",
         ),
     ] = "strict"
+    tokenizer_engine: Annotated[
+        str,
+        typer.Option(
+            "--tokenizer-engine",
+            help=f"What encodes the text: {', '.join(ENGINE_CHOICES)}. 'auto': the fast engine when it is "
+            "installed (extra 'fast'), verified for the tokenizer and the input is large; the ids are the "
+            "same (docs/tokenizers.md).",
+        ),
+    ] = "auto"
+    no_engine_check: Annotated[
+        bool,
+        typer.Option(
+            "--no-engine-check",
+            help="Do not re-encode a sample of the text (1 piece in 256) with the reference tokenizer.",
+        ),
+    ] = False
+
+    def __post_init__(self) -> None:
+        use_engine(self.tokenizer_engine, check=not self.no_engine_check)  # for the tokenizers loaded next
+
+    def values(self) -> dict[str, Any]:
+        """The reading options by parameter name; the engine options are applied already."""
+        return {name: value for name, value in super().values().items() if name not in ENGINE_OPTIONS}
 
     def reader(self, inputs: Iterable[str]) -> CorpusReader:
         """The reader of the text ``inputs``."""
@@ -469,7 +494,10 @@ class ReadingOptions(OptionGroup):
 READING_OPTIONS = ReadingOptions.placeholder()
 
 
-TEXT_READING_OPTIONS = ("input_format", "text_key", "doc_sep", "errors", "add_eot", "eot_token", "special")
+ENGINE_OPTIONS = ("tokenizer_engine", "no_engine_check")
+TEXT_READING_OPTIONS = (
+    "input_format", "text_key", "doc_sep", "errors", "add_eot", "eot_token", "special", *ENGINE_OPTIONS
+)  # fmt: skip
 """The parameters of :class:`ReadingOptions`, in the order a usage error names them."""
 
 

@@ -50,7 +50,15 @@ exactly what the tokenizers library's encode(document).ids gives (see --special)
 
 
 TOKENIZE_READING = ReadingOptions.placeholder(
-    "input_format", "text_key", "doc_sep", "errors", "special", "add_eot", "eot_token"
+    "input_format",
+    "text_key",
+    "doc_sep",
+    "errors",
+    "special",
+    "add_eot",
+    "eot_token",
+    "tokenizer_engine",
+    "no_engine_check",
 )
 """Tokenize's reading options: the form of the text first, the end-of-sequence token last."""
 

@@ -45,6 +45,7 @@ from ..mapping import NgramHashMapping
 from ..spec import HashSpec
 from ..tokenizers import tokenizer_record
 from ..tokenizers.encoding import iter_text_chunks, iter_token_chunks, tokenization_record
+from ..tokenizers.engine_choice import engine_record
 from ..vocab import vocab_record
 from .pipeline import hash_chunks
 from .profiling import StageClock, timed
@@ -113,11 +114,13 @@ class HashJob:
 def job_meta(job: HashJob) -> IndexMeta:
     """What the job's manifest records besides counts and arrays."""
     mapping, source = job.mapping, job.source
+    tokenizer = tokenizer_record(mapping.tokenizer)
     if isinstance(source, TokenFileReader):
         tokenization = tokenization_record(None)
         sources: tuple[str, ...] = (source.path,)
         row_groups = None
     else:
+        tokenizer["engine"] = engine_record(mapping.tokenizer)  # provenance: not compared by resume or merge
         tokenization = tokenization_record(
             mapping.tokenizer,
             add_eot=source.add_eot,
@@ -130,7 +133,7 @@ def job_meta(job: HashJob) -> IndexMeta:
         sources, row_groups = source.paths, source.row_groups
     return IndexMeta(
         spec=mapping.spec,
-        tokenizer=tokenizer_record(mapping.tokenizer),
+        tokenizer=tokenizer,
         vocab=vocab_record(mapping.vocab),
         boundary=job.boundary,
         tokenization=tokenization,
@@ -254,9 +257,9 @@ def run_hash_job(
     """
     mapping, spec, saved = job.mapping, job.spec, job.outputs
     log.info("hashing %s -> %s", ", ".join(job.source.paths) or "strings", job.dest)
-    meta = job_meta(job)
     clock = StageClock()  # the streaming part of the run, after tokenizer and vocabulary loading
-    chunks = _job_chunks(job, clock, documents)
+    chunks = _job_chunks(job, clock, documents)  # chooses the tokenizer engine the manifest names
+    meta = job_meta(job)
     hasher = NgramHasher(
         spec,
         boundary=job.boundary,  # type: ignore[arg-type]

@@ -8,8 +8,9 @@ token (``add_eot``). The ids never depend on how many threads encode or how the 
 from __future__ import annotations
 
 import os
+from bisect import bisect_right
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -19,9 +20,11 @@ from typing import Any
 import numpy as np
 
 from ..chunks import CHUNK_TOKENS, TokenChunk
-from ..inputs import Documents, Errors, TextPiece, iter_string_pieces, iter_text_items
+from ..inputs import Documents, Errors, TextPiece, input_size, iter_string_pieces, iter_text_items
 from ..run.profiling import StageClock, timed
 from . import Tokenizer, encode_each, joined_ids, resolve_eot, special_record
+from .engine_choice import EngineTokenizer
+from .guard import EngineMismatch
 
 BATCH_CHARS = 1 << 20
 
@@ -109,8 +112,57 @@ def _piece_table(batch: list[Piece]) -> np.ndarray:
     return np.concatenate(tables)
 
 
+class InputPlaces:
+    """Where each input begins among the bytes its pieces account for, to say where a piece is."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._names: list[str] = []
+        self._total = 0
+
+    def read(self, name: str, pieces: Iterable[Piece]) -> Iterator[Piece]:
+        """``pieces`` of the input ``name``, counted."""
+        self._starts.append(self._total)
+        self._names.append(name)
+        for piece in pieces:
+            self._total += piece.nbytes
+            yield piece
+
+    def where(self, offset: int) -> str:
+        """The input and the offset in it of byte ``offset`` of all the inputs."""
+        index = bisect_right(self._starts, offset) - 1
+        if index < 0:
+            return f"the input, near byte {offset:,}"
+        return f"{self._names[index]}, near byte {offset - self._starts[index]:,}"
+
+
+def _unplaced(offset: int) -> str:
+    return f"the text given, near byte {offset:,}"
+
+
+def _located(
+    mismatch: EngineMismatch, batch: list[Piece], first_byte: int, where: Callable[[int], str]
+) -> str:
+    """The mismatch's message, led by where the piece it names is (``first_byte``: where the
+    batch begins among the bytes of all the inputs)."""
+    offset, text = first_byte, 0
+    for piece in batch:
+        texts = len(piece.texts) if isinstance(piece, Documents) else 1
+        if text + texts > mismatch.text_index:
+            place = where(offset)
+            if isinstance(piece, Documents):
+                place += f" (record {mismatch.text_index - text + 1:,} of the records read there)"
+            return f"{place}: {mismatch}"
+        offset, text = offset + piece.nbytes, text + texts
+    return f"{where(first_byte)}: {mismatch}"
+
+
 def encode_batches(
-    pieces: Iterable[Piece], tokenizer: Tokenizer, workers: int = 1, clock: StageClock | None = None
+    pieces: Iterable[Piece],
+    tokenizer: Tokenizer,
+    workers: int = 1,
+    clock: StageClock | None = None,
+    where: Callable[[int], str] = _unplaced,
 ) -> Iterator[tuple[list[Piece], np.ndarray, np.ndarray]]:
     """(pieces, their ids one after another, how many ids each text has: :func:`_texts`) for
     batches of pieces, in input order, encoding in the background (``tokenizer.encode_joined``:
@@ -123,7 +175,9 @@ def encode_batches(
     encodes piece by piece on that thread, using one core. Either way encoding overlaps whatever
     the caller does with the ids (hashing, writing), and at most ``2*threads`` batches are in
     flight, which bounds memory. ``clock`` counts the encoding's CPU time as ``tokenize`` (not
-    the library pool's threads: that time shows as the run's unattributed CPU).
+    the library pool's threads: that time shows as the run's unattributed CPU). When a fast
+    engine's ids differ from the reference's, the error names the place of the piece (``where``
+    of its first byte among all the inputs' bytes).
     """
     threads = 1 if tokenizer.parallel_batches else max(1, workers)
     batch_encoder = tokenizer.encode_joined
@@ -131,15 +185,29 @@ def encode_batches(
         batch_encoder = partial(_encode_each_joined, tokenizer)
     encode = timed(clock, "tokenize", batch_encoder)
     with ThreadPoolExecutor(threads, thread_name_prefix="ngramtool-encode") as pool:
-        pending: deque[tuple[list[Piece], Future[tuple[np.ndarray, np.ndarray]]]] = deque()
+        pending: deque[tuple[list[Piece], int, Future[tuple[np.ndarray, np.ndarray]]]] = deque()
+        first_byte = 0
         for batch in _batches(pieces, BATCH_CHARS):
-            pending.append((batch, pool.submit(encode, _texts(batch))))
+            pending.append((batch, first_byte, pool.submit(encode, _texts(batch))))
+            first_byte += sum(piece.nbytes for piece in batch)
             if len(pending) >= 2 * threads:
-                done, future = pending.popleft()
-                yield (done, *future.result())
+                yield _result(*pending.popleft(), where)
         while pending:
-            done, future = pending.popleft()
-            yield (done, *future.result())
+            yield _result(*pending.popleft(), where)
+
+
+def _result(
+    batch: list[Piece],
+    first_byte: int,
+    future: Future[tuple[np.ndarray, np.ndarray]],
+    where: Callable[[int], str],
+) -> tuple[list[Piece], np.ndarray, np.ndarray]:
+    """(the batch, its ids, their counts) once encoded; an engine's mismatch names its place."""
+    try:
+        ids, counts = future.result()
+    except EngineMismatch as mismatch:
+        raise EngineMismatch(_located(mismatch, batch, first_byte, where)) from None
+    return batch, ids, counts
 
 
 def _encode_each_joined(tokenizer: Tokenizer, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -235,14 +303,24 @@ def iter_token_chunks(
     input starts a document. ``encoding``: the options of :func:`encode_documents`."""
     reading = {"input_format": input_format, "text_key": text_key, "doc_sep": doc_sep, "errors": errors,
                "row_groups": row_groups, **_cutting(tokenizer)}  # fmt: skip
-    pieces = chain.from_iterable(iter_text_items(source, **reading) for source in inputs)
-    return encode_documents(pieces, tokenizer, **encoding)
+    decide_engine(tokenizer, input_size(list(inputs)))
+    places = InputPlaces()
+    pieces = chain.from_iterable(places.read(source, iter_text_items(source, **reading)) for source in inputs)
+    return encode_documents(pieces, tokenizer, where=places.where, **encoding)
 
 
 def iter_text_chunks(texts: Iterable[str], tokenizer: Tokenizer, **encoding: Any) -> Iterator[TokenChunk]:
     """Tokenize documents given as strings (any iterable: a generator, an HF ``datasets`` column)
     into chunks, each string one document. ``encoding``: the options of :func:`encode_documents`."""
+    decide_engine(tokenizer, sum(map(len, texts)) if isinstance(texts, list | tuple) else None)
     return encode_documents(iter_string_pieces(texts, **_cutting(tokenizer)), tokenizer, **encoding)
+
+
+def decide_engine(tokenizer: Tokenizer, input_bytes: int | None) -> None:
+    """Let a tokenizer with a fast engine choose it for a run of ``input_bytes`` of input (None:
+    unknown), before the run's manifest names it (:mod:`ngramtool.tokenizers.engine_choice`)."""
+    if isinstance(tokenizer, EngineTokenizer):
+        tokenizer.decide(input_bytes)
 
 
 def _cutting(tokenizer: Tokenizer) -> dict[str, Any]:
@@ -264,6 +342,7 @@ def encode_documents(
     chunk_tokens: int = CHUNK_TOKENS,
     workers: int = 1,
     clock: StageClock | None = None,
+    where: Callable[[int], str] = _unplaced,
 ) -> Iterator[TokenChunk]:
     """Encode text pieces into chunks of about ``chunk_tokens`` raw ids.
 
@@ -272,12 +351,12 @@ def encode_documents(
     library's encoding of it. ``add_eot`` then appends the end-of-sequence token after each
     document (:func:`ngramtool.tokenizers.resolve_eot`, ``eot_token`` names it), unless the
     suffix already ends with it. ``workers`` threads encode in parallel (the ids do not depend on
-    it); ``clock`` times them.
+    it); ``clock`` times them; ``where`` names the place of a piece (:func:`encode_batches`).
     """
     marks = document_marks(tokenizer, add_eot, eot_token)
     builder = _ChunkBuilder()
     in_document = False
-    for batch, ids, counts in encode_batches(pieces, tokenizer, workers, clock):
+    for batch, ids, counts in encode_batches(pieces, tokenizer, workers, clock, where):
         laid = _lay_out(batch, ids, counts, marks, in_document)
         in_document = in_document or laid.starts.shape[0] > 0
         yield from _fill(builder, laid, chunk_tokens)

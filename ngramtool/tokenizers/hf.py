@@ -155,13 +155,18 @@ def _hf_core(data: bytes, path: Path):
 
 
 def _matching_only(data: bytes, names: tuple[str, ...], path: Path):
-    """The tokenizer with ``names`` marked non-special, so that reading special tokens as text
-    (``encode_special_tokens``) still matches them and only them."""
+    """The tokenizer with ``names`` marked non-special (:func:`names_not_special`)."""
+    return _hf_core(names_not_special(data, names), path)
+
+
+def names_not_special(data: bytes, names: tuple[str, ...]) -> bytes:
+    """tokenizer.json bytes with the added tokens ``names`` marked non-special, so that reading
+    special tokens as text (``encode_special_tokens``) still matches them and only them."""
     document = json.loads(data)
     for added in document.get("added_tokens", []):
         if added.get("content") in names:
             added["special"] = False
-    return _hf_core(json.dumps(document, ensure_ascii=False).encode("utf-8"), path)
+    return json.dumps(document, ensure_ascii=False).encode("utf-8")
 
 
 def _around(full: list[int], bare: list[int]) -> tuple[list[int], list[int]] | None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import UsageError
+from .engine_choice import engine_setting, with_engine
+from .engines import ENGINE_CHOICES
 from .hf import HFTokenizer
 from .protocol import Tokenizer
 from .special import SpecialRule, parse_special
@@ -14,18 +16,21 @@ from .utf8_bytes import ByteTokenizer
 DEFAULT_TOKENIZER = "cl100k_base"
 """The tokenizer of text, and of token files that name neither a tokenizer nor a vocabulary size."""
 
-_CACHE: dict[tuple[str, SpecialRule | None], Tokenizer] = {}
+_REFERENCES: dict[tuple[str, SpecialRule | None], Tokenizer] = {}
+_CACHE: dict[tuple[str, SpecialRule | None, str, int], Tokenizer] = {}
 
 
-def load_tokenizer(spec: str, special: str | None = None) -> Tokenizer:
+def load_tokenizer(spec: str, special: str | None = None, engine: str | None = None) -> Tokenizer:
     """Resolve a tokenizer by name or path (see :mod:`ngramtool.tokenizers`), reading special tokens in
-    text by ``special`` (``none``, ``all``, comma-separated names; None: the library's own way).
-    Results are cached.
+    text by ``special`` (``none``, ``all``, comma-separated names; None: the library's own way),
+    its text encoded by ``engine`` (docs/tokenizers.md). Results are cached.
 
     Args:
         spec: a tiktoken name (``cl100k_base``), a ``*.tiktoken`` ranks file, an HF
             ``tokenizer.json`` (or a directory holding one), or ``bytes``.
         special: which special-token strings in text become their ids.
+        engine: ``auto``, ``reference`` or an engine's name (``fastokens``); None: the process's
+            setting (``NGRAMTOOL_TOKENIZER_ENGINE``, default ``auto``). The ids are the same.
 
     Examples:
         >>> from ngramtool import load_tokenizer
@@ -36,9 +41,14 @@ def load_tokenizer(spec: str, special: str | None = None) -> Tokenizer:
         [100257]
     """
     rule = parse_special(special)
-    key = (spec, rule)
+    choice, check_every = engine_setting()
+    if engine is not None and engine not in ENGINE_CHOICES:
+        raise UsageError(f"`tokenizer_engine={engine}`: use one of {', '.join(ENGINE_CHOICES)}")
+    key = (spec, rule, engine or choice, check_every)
     if key not in _CACHE:
-        _CACHE[key] = _resolve(spec, rule)
+        if (spec, rule) not in _REFERENCES:
+            _REFERENCES[spec, rule] = _resolve(spec, rule)
+        _CACHE[key] = with_engine(_REFERENCES[spec, rule], engine or choice, check_every)
     return _CACHE[key]
 
 

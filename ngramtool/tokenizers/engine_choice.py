@@ -1,0 +1,203 @@
+"""A reference tokenizer whose text a fast engine encodes, guarded (:class:`EngineTokenizer`).
+
+Which engine: ``NGRAMTOOL_TOKENIZER_ENGINE`` (``--tokenizer-engine``; :func:`use_engine` sets it
+for this process and the processes it starts): ``auto`` (the default), ``reference`` or an
+engine's name (:data:`~ngramtool.tokenizers.engines.ENGINE_CHOICES`). ``NGRAMTOOL_ENGINE_CHECK``
+is how many pieces of text pass per one that the reference encodes again (``0``: none,
+``--no-engine-check``).
+
+The engine is decided before a run encodes its first text (:meth:`EngineTokenizer.decide`,
+called by :func:`~ngramtool.tokenizers.encoding.iter_token_chunks` and ``iter_text_chunks``),
+so that the run's manifest can name it: a named engine is built at once and an engine that
+cannot be used is an error; ``auto`` builds one only for input of a known size large enough to
+repay loading it (:data:`AUTO_MIN_BYTES`; not for stdin or a generator of texts) and falls back
+to the reference when the engine is not installed, not verified for the tokenizer or fails its
+start-up checks (:mod:`.guard`). Text encoded outside a run before that (``encode`` of one
+string) is the reference's. Every id either way is the reference's.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import numpy as np
+
+from ..errors import UsageError
+from .engines import ENGINE_CHOICES, Encoder, EngineUnavailable, engine_for
+from .guard import CHECK_EVERY, RunCheck, startup_problem
+from .protocol import Tokenizer
+
+ENGINE_VARIABLE, CHECK_VARIABLE = "NGRAMTOOL_TOKENIZER_ENGINE", "NGRAMTOOL_ENGINE_CHECK"
+AUTO_MIN_BYTES = {"tiktoken": 32 << 20, "hf": 4 << 20}
+"""``auto`` uses an engine for input of at least this many bytes (about two seconds of the
+reference's work on two cores, what loading the engine costs), by the reference's kind."""
+SMALL_INPUT = "input too small (or of unknown size) to repay loading the engine"
+_REFERENCE_LIBRARY = {"tiktoken": "tiktoken", "hf": "tokenizers"}
+
+
+def use_engine(choice: str = "auto", check: bool = True) -> None:
+    """Make ``choice`` the engine of the tokenizers loaded from now on, in this process and the
+    ones it starts; ``check``: re-encode a sample of the text with the reference."""
+    if choice not in ENGINE_CHOICES:
+        raise UsageError(f"`tokenizer_engine={choice}`: use one of {', '.join(ENGINE_CHOICES)}")
+    os.environ[ENGINE_VARIABLE] = choice
+    os.environ[CHECK_VARIABLE] = str(CHECK_EVERY if check else 0)
+
+
+def engine_setting() -> tuple[str, int]:
+    """(the engine chosen, 1-in-N pieces checked or 0) from the environment."""
+    choice = os.environ.get(ENGINE_VARIABLE) or "auto"
+    if choice not in ENGINE_CHOICES:
+        raise UsageError(f"{ENGINE_VARIABLE}={choice}: use one of {', '.join(ENGINE_CHOICES)}")
+    text = os.environ.get(CHECK_VARIABLE) or str(CHECK_EVERY)
+    if not text.isdigit():
+        raise UsageError(f"{CHECK_VARIABLE}={text}: a count of pieces per piece checked, or 0 for none")
+    return choice, int(text)
+
+
+def reference_kind(tokenizer: Tokenizer) -> str | None:
+    """``tiktoken`` or ``hf`` for the tokenizers an engine may serve, else None."""
+    from .hf import HFTokenizer
+    from .tiktoken_files import TiktokenTokenizer
+
+    if isinstance(tokenizer, TiktokenTokenizer):
+        return "tiktoken"
+    return "hf" if isinstance(tokenizer, HFTokenizer) else None
+
+
+class EngineTokenizer:
+    """A reference tokenizer (every attribute is its) whose ``encode``, ``encode_batch`` and
+    ``encode_joined`` go to an engine once :meth:`decide` chose one; the run-time check compares
+    a sample of the pieces with the reference (:class:`~ngramtool.tokenizers.guard.RunCheck`)."""
+
+    def __init__(self, reference: Tokenizer, choice: str, check_every: int = CHECK_EVERY) -> None:
+        self.reference = reference
+        self.choice = choice
+        self.check = RunCheck(check_every) if check_every else None
+        self.engine: Encoder | None = None
+        self.decided = False
+        self.declined: str | None = None  # why auto uses the reference
+        self._lock = threading.Lock()
+        # An engine spreads a batch over its own threads (tiktoken's callers bring theirs).
+        self.parallel_batches = reference.parallel_batches
+        if choice != "auto":
+            self.decide(None)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.reference, name)
+
+    def decide(self, input_bytes: int | None) -> Encoder | None:
+        """Choose the engine for a run and return it (None: the reference): ``input_bytes``, the
+        size of the run's input when known, lets ``auto`` keep the reference for small input.
+        The first choice stays, but for the reference kept for small input, which a larger run
+        may change."""
+        with self._lock:
+            if not self.decided or self.declined == SMALL_INPUT:
+                self.declined = None
+                self.engine = self._chosen(input_bytes)
+                self.decided = True
+        return self.engine
+
+    def use(self, encoder: Encoder) -> None:
+        """Use ``encoder`` from now on, once it passed the start-up checks (a test's engine)."""
+        with self._lock:
+            problem = _startup_problem(encoder, self.reference)
+            if problem is not None:
+                raise EngineUnavailable(
+                    f"tokenizer engine {encoder.name} is not used for {self.name}: {problem}"
+                )
+            self.engine, self.decided = encoder, True
+
+    def _chosen(self, input_bytes: int | None) -> Encoder | None:
+        kind = reference_kind(self.reference) or "tiktoken"
+        if self.choice == "auto" and (input_bytes is None or input_bytes < AUTO_MIN_BYTES[kind]):
+            self.declined = SMALL_INPUT
+            return None
+        names = ["fastokens"] if self.choice == "auto" else [self.choice]
+        for name in names:
+            try:
+                encoder = engine_for(name, self.reference)
+            except EngineUnavailable as exc:
+                if self.choice != "auto":
+                    raise UsageError(f"`tokenizer_engine={name}`: {exc}") from None
+                self.declined = str(exc)
+                continue
+            problem = _startup_problem(encoder, self.reference)
+            if problem is None:
+                return encoder
+            if self.choice != "auto":
+                raise EngineUnavailable(f"tokenizer engine {name} is not used for {self.name}: {problem}")
+            self.declined = problem
+        return None
+
+    def encode(self, text: str) -> np.ndarray:
+        """The ids of ``text`` (the engine's once chosen, checked like a piece of a batch)."""
+        if self.engine is None:
+            return self.reference.encode(text)
+        return self.encode_joined([text])[0]
+
+    def encode_batch(self, texts: list[str]) -> list[np.ndarray]:
+        """:meth:`encode` of each text."""
+        ids, counts = self.encode_joined(texts)
+        return np.split(ids, np.cumsum(counts)[:-1]) if texts else []
+
+    def encode_joined(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The ids of the texts one after another and how many each has: the engine's, a sample
+        checked; texts the engine refuses (lone surrogates) are left to the reference."""
+        engine = self.engine
+        if engine is None:
+            return self.reference.encode_joined(texts)
+        try:
+            ids, counts = engine.encode_joined(texts)
+        except UnicodeEncodeError:
+            return self.reference.encode_joined(texts)
+        if self.check is not None:
+            self.check.compare(texts, ids, counts, self.reference.encode, f"{engine.name} {engine.version}")
+        return ids, counts
+
+    def engine_record(self) -> dict[str, Any]:
+        """The manifest's record of what encoded the text (:func:`engine_record`)."""
+        if self.engine is None:
+            return engine_record(self.reference)
+        return {
+            "name": self.engine.name,
+            "version": self.engine.version,
+            "checked_every": self.check.every if self.check is not None else None,
+        }
+
+
+def engine_record(tokenizer: Tokenizer | None) -> dict[str, Any]:
+    """What encodes ``tokenizer``'s text: ``{"name", "version", "checked_every"}``, the name
+    ``reference`` with the tokenizer library's version when no engine does."""
+    if isinstance(tokenizer, EngineTokenizer):
+        return tokenizer.engine_record()
+    library = _REFERENCE_LIBRARY.get(reference_kind(tokenizer) or "") if tokenizer is not None else None
+    return {"name": "reference", "version": _version(library) if library else None, "checked_every": None}
+
+
+def _version(package: str) -> str | None:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return None
+
+
+def _startup_problem(encoder: Encoder, reference: Tokenizer) -> str | None:
+    return startup_problem(encoder.encode, encoder.encode_joined, reference.encode, reference.special_tokens)
+
+
+def with_engine(reference: Tokenizer, choice: str, check_every: int) -> Tokenizer:
+    """``reference`` itself for ``reference`` or a tokenizer no engine serves, else an
+    :class:`EngineTokenizer`."""
+    if choice == "reference":
+        return reference
+    if reference_kind(reference) is None:
+        if choice != "auto":
+            raise UsageError(
+                f"`tokenizer_engine={choice}`: no engine serves {reference.name}; use auto or reference"
+            )
+        return reference
+    return EngineTokenizer(reference, choice, check_every)

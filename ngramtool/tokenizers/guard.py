@@ -1,0 +1,136 @@
+"""The checks that keep a fast engine from ever changing an id.
+
+* At start-up (:func:`startup_problem`): canary strings, one for each way a fast tokenizer has
+  been found to differ from its reference so far (:data:`CANARIES`), and each special token of the
+  tokenizer with its fragments, are encoded by both, alone and joined; and a 300,000-character run
+  of one character must encode in under a second (engines that are quadratic on long runs).
+  Any difference and the engine is not used.
+* At run time (:class:`RunCheck`): the first pieces of text and about one in ``every`` after them
+  are encoded by the reference too; a difference raises :class:`EngineMismatch`, which stops the
+  run before anything is published.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from itertools import count
+
+import numpy as np
+
+from ..errors import NgramToolError
+
+CANARIES = (
+    "a \u180e b",  # whitespace before U+180E (MONGOLIAN VOWEL SEPARATOR)
+    "x\u180e\u180e  \u180e\n",
+    "<|endoftext|>",  # special-token text and its fragments (the tokenizer's own are added)
+    "<|endoftext",
+    "|>x<|",
+    "（［｛「」｝］）",  # full-width brackets
+    "a\t's \t'll\t'S",  # a tab before a contraction
+    "Ⅻ's ⅷ Ⅳ'll",  # Roman numerals (letter numbers)
+    "@゠.x",  # KATAKANA-HIRAGANA DOUBLE HYPHEN between punctuation
+    "𝐀's 𐐀'll 𝒜'VE",  # supplementary-plane letters before a contraction
+    "\r\n\r\n  \n\t\t x\x00\x01\x7f",  # CRLF, NUL and controls
+    "12345678901 3.14159 ١٢٣",  # digit runs, Arabic-Indic digits
+    "👩\u200d👩\u200d👧 🏳️\u200d🌈",  # emoji with ZWJ
+    "שָׁלוֹם مرحبا 你好世界 こんにちは 안녕",  # RTL and CJK
+    "def f(x):\n    return x ** 2  # code\n",
+    "ÿþ\xa0\xad ¡¿ «»",  # latin-1
+)
+"""One string for each divergence class found so far between fast tokenizers and their
+references, and the kinds of text behind them."""
+FIRST_CHECKED = 4
+"""The first pieces of a run are always checked."""
+CHECK_EVERY = 256
+"""About one piece in this many is checked after the first ones."""
+RUN_CHARS, RUN_SECONDS = 300_000, 1.0
+"""The time guard: a run of one character this long must encode in this many seconds."""
+
+Encode = Callable[[str], np.ndarray]
+Joined = Callable[[list[str]], tuple[np.ndarray, np.ndarray]]
+
+
+class EngineMismatch(NgramToolError):
+    """The engine's ids differ from the reference's on some text: the run stops.
+
+    Attributes:
+        text_index: the position of the text in the batch that was encoded.
+    """
+
+    def __init__(self, message: str, text_index: int = 0) -> None:
+        super().__init__(message)
+        self.text_index = text_index
+
+
+def canaries(special_tokens: dict[str, int]) -> list[str]:
+    """:data:`CANARIES` and, for each special token (the first 64), the token, its fragments and
+    the token between letters."""
+    found = list(CANARIES)
+    for token in list(special_tokens)[:64]:
+        found += [token, token[:-1], token[1:], f"a{token}b", f"{token}{token} {token[: len(token) // 2]}"]
+    return found
+
+
+def startup_problem(
+    engine: Encode, engine_joined: Joined, reference: Encode, special: dict[str, int]
+) -> str | None:
+    """Why the engine must not be used (a canary whose ids differ, or a long run too slow), or None."""
+    texts = canaries(special)
+    for text in texts:
+        if not np.array_equal(engine(text), reference(text)):
+            return f"its ids differ from the reference's on the canary {text!r}"
+    ids, counts = engine_joined(texts)
+    if not np.array_equal(ids, np.concatenate([reference(text) for text in texts])):
+        return "its ids of the canaries encoded in one batch differ from the reference's"
+    if counts.tolist() != [reference(text).shape[0] for text in texts]:
+        return "it splits a batch of the canaries into other counts than the reference"
+    for char in "a ":
+        began = time.perf_counter()
+        engine(char * RUN_CHARS)
+        if time.perf_counter() - began > RUN_SECONDS:
+            return f"it took over {RUN_SECONDS:g} s for a run of {RUN_CHARS:,} {char!r}"
+    return None
+
+
+class RunCheck:
+    """Which pieces a run re-encodes with the reference, and the comparison (thread-safe)."""
+
+    def __init__(self, every: int = CHECK_EVERY) -> None:
+        self.every = every
+        self._numbers = count()
+        self._lock = threading.Lock()
+
+    def chosen(self, texts: int) -> list[int]:
+        """The positions among the next ``texts`` pieces to check."""
+        with self._lock:
+            numbers = [next(self._numbers) for _ in range(texts)]
+        return [i for i, n in enumerate(numbers) if n < FIRST_CHECKED or n % self.every == self.every - 1]
+
+    def compare(
+        self, texts: list[str], ids: np.ndarray, counts: np.ndarray, reference: Encode, engine: str
+    ) -> None:
+        """Raise :class:`EngineMismatch` when a chosen text's ids in ``ids`` (``counts`` per text)
+        differ from the reference's."""
+        chosen = self.chosen(len(texts))
+        if not chosen:
+            return
+        ends = np.cumsum(counts)
+        for index in chosen:
+            got = ids[ends[index] - counts[index] : ends[index]]
+            expected = reference(texts[index])
+            if not np.array_equal(got, expected):
+                raise EngineMismatch(mismatch_message(engine, texts[index], got, expected), index)
+
+
+def mismatch_message(engine: str, text: str, got: np.ndarray, expected: np.ndarray) -> str:
+    """What the error says: the first differing token and how to run without the engine."""
+    shorter = min(got.shape[0], expected.shape[0])
+    differ = np.flatnonzero(got[:shorter] != expected[:shorter])
+    token = int(differ[0]) if differ.shape[0] else shorter
+    return (
+        f"the tokenizer engine {engine} gave other ids than the reference at token {token:,} of a piece "
+        f"of text starting {text[:40]!r}; nothing was written. Run again with --tokenizer-engine "
+        "reference (NGRAMTOOL_TOKENIZER_ENGINE=reference) and report this text"
+    )

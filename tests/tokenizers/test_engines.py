@@ -1,0 +1,235 @@
+"""The fast tokenizer engine (fastokens): its ids are the reference's on every test corpus and
+tokenizer, it is refused when a canary differs or a long run is slow, and a wrong engine is caught
+by the run-time check before anything is published."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+from conftest import CORPUS, DATA
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ngramtool import NgramHashMapping, OutputOptions, hash_files, hash_texts
+from ngramtool.errors import UsageError
+from ngramtool.formats.settings import settings_difference
+from ngramtool.tokenizers import engine_choice, engines, guard, load_tokenizer
+from ngramtool.tokenizers.encoding import iter_text_chunks, iter_token_chunks
+from ngramtool.tokenizers.engine_choice import EngineTokenizer, engine_record
+from ngramtool.tokenizers.guard import EngineMismatch
+from ngramtool.tokenizers.textcuts import safe_cut
+from ngramtool.tokenizers.tiktoken_json import pcre2_pattern
+
+pytest.importorskip("fastokens")
+
+QWEN = str(DATA / "tokenizers" / "qwen-style" / "tokenizer.json")
+DEEPSEEK = str(DATA / "tokenizers" / "deepseek-v3.tokenizer.json.gz")
+TEXT = CORPUS.read_text(encoding="utf-8")[:60000]
+
+
+@pytest.fixture(scope="module")
+def corpus_file(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("engine") / "corpus.txt"
+    tail = "\n<|endoftext|> <|im_end|> <｜end▁of▁sentence｜>\r\n\t 12345 \u180e x\n"
+    path.write_text(TEXT + tail, encoding="utf-8")
+    return str(path)
+
+
+def _ids(tokenizer, inputs: list[str]) -> np.ndarray:
+    return np.concatenate([chunk.tokens for chunk in iter_token_chunks(inputs, tokenizer, workers=2)])
+
+
+TOKENIZERS = [
+    ("cl100k_base", None),
+    ("cl100k_base", "<|endoftext|>"),
+    ("r50k", "all"),
+    (DEEPSEEK, None),
+    (QWEN, None),
+    (QWEN, "none"),
+    (QWEN, "<|im_end|>"),
+]
+
+
+@pytest.mark.parametrize(("name", "special"), TOKENIZERS)
+def test_the_engine_gives_the_reference_ids_on_the_corpus(name, special, corpus_file, r50k_path):
+    """Every offline tokenizer, under several special-token rules: the engine's ids are the reference's."""
+    spec = str(r50k_path) if name == "r50k" else name
+    fast = load_tokenizer(spec, special, engine="fastokens")
+    assert isinstance(fast, EngineTokenizer) and fast.engine is not None
+    reference = load_tokenizer(spec, special, engine="reference")
+    assert np.array_equal(_ids(fast, [corpus_file]), _ids(reference, [corpus_file]))
+
+
+adversarial = st.lists(
+    st.one_of(
+        st.text(st.characters(codec="utf-8"), max_size=20),
+        st.text(" \t\n\r\u180e\u3000\xa0\u2028", max_size=12),
+        st.text("0123456789١٢", min_size=1, max_size=12),
+        st.sampled_from(["<|endoftext|>", "<|endoftext", "|>", "<|im_end|>", "<｜end▁of▁sentence｜>", "'s"]),
+        st.sampled_from(["（）", "Ⅻ", "@゠.x", "𝐀", "👩\u200d👧", "שָׁלוֹם", "你好", "\x00", "ÿ"]),
+    ),
+    max_size=12,
+).map("".join)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", DEEPSEEK])
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=adversarial, cut_at=st.floats(0, 1))
+def test_adversarial_text_and_its_cut_pieces_encode_alike(name, text, cut_at):
+    """Random Unicode, whitespace and digit runs, special-token look-alikes, known divergences:
+    the engine's ids equal the reference's, whole and cut where the reader may cut."""
+    fast = load_tokenizer(name, engine="fastokens")
+    reference = load_tokenizer(name, engine="reference")
+    expected = reference.encode(text)
+    assert np.array_equal(fast.encode(text), expected)
+    cut = safe_cut(text, 0, max(1, int(len(text) * cut_at)))
+    if cut > 0 and reference.cut_safe:
+        ids, counts = fast.encode_joined([text[:cut], text[cut:]])
+        assert np.array_equal(ids, expected) and counts.sum() == expected.shape[0]
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", QWEN])
+def test_lone_surrogates_are_refused_alike(name):
+    """Text the engine cannot take (a lone surrogate) is left to the reference, which refuses it."""
+    fast = load_tokenizer(name, engine="fastokens")
+    reference = load_tokenizer(name, engine="reference")
+    with pytest.raises((UnicodeEncodeError, TypeError)) as refused:
+        reference.encode_joined(["a\ud800b"])
+    with pytest.raises(refused.type):
+        fast.encode_joined(["a\ud800b"])
+
+
+def test_very_long_lines_encode_alike():
+    """A 300,000-character line of mixed text, and the time guard's runs."""
+    fast = load_tokenizer(DEEPSEEK, engine="fastokens")
+    reference = load_tokenizer(DEEPSEEK, engine="reference")
+    line = ("word 123 , ." * 25000)[:300000]
+    assert np.array_equal(fast.encode(line), reference.encode(line))
+
+
+def test_the_pattern_for_pcre2_spells_out_white_space_and_the_end():
+    r"""``\s``/``\S`` become Unicode's White_Space (without U+180E) inside and outside classes;
+    ``$`` becomes ``\z``; other escapes stay."""
+    white = pcre2_pattern(r"\s")
+    assert white.startswith("[") and "180E" not in white and r"\x{3000}" in white
+    assert pcre2_pattern(r"[^\s\p{L}]+$|\S\n") == (f"[^{white[1:-1]}\\p{{L}}]+\\z|[^{white[1:-1]}]\\n")
+
+
+class _Wrong:
+    """An engine that gives the reference's ids except for text holding ``needle``."""
+
+    name, version = "wrong", "0"
+
+    def __init__(self, reference, needle: str) -> None:
+        self.reference, self.needle = reference, needle
+
+    def encode(self, text: str) -> np.ndarray:
+        ids = self.reference.encode(text)
+        return ids + 1 if self.needle in text and ids.shape[0] else ids
+
+    def encode_joined(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        arrays = [self.encode(text) for text in texts]
+        counts = np.asarray([a.shape[0] for a in arrays], dtype=np.int64)
+        return (np.concatenate(arrays) if arrays else np.zeros(0, np.uint32)).astype(np.uint32), counts
+
+
+def test_a_canary_that_differs_refuses_the_engine():
+    """An engine wrong on whitespace before U+180E is refused at start-up."""
+    reference = load_tokenizer("cl100k_base", engine="reference")
+    tokenizer = EngineTokenizer(reference, "auto")
+    with pytest.raises(engines.EngineUnavailable, match="canary"):
+        tokenizer.use(_Wrong(reference, "\u180e"))
+    assert tokenizer.engine is None
+
+
+def test_an_engine_slow_on_a_long_run_is_refused(monkeypatch):
+    """The time guard: a 300,000-character run must encode within the limit."""
+    reference = load_tokenizer("cl100k_base", engine="reference")
+    monkeypatch.setattr(guard, "RUN_SECONDS", 0.0)
+    with pytest.raises(engines.EngineUnavailable, match="took over"):
+        EngineTokenizer(reference, "auto").use(_Wrong(reference, "never"))
+
+
+def _wrong_engine(needle: str, check_every: int = 256) -> EngineTokenizer:
+    reference = load_tokenizer("cl100k_base", engine="reference")
+    tokenizer = EngineTokenizer(reference, "auto", check_every)
+    tokenizer.use(_Wrong(reference, needle))
+    return tokenizer
+
+
+def _mapping(tokenizer: EngineTokenizer) -> NgramHashMapping:
+    """cl100k_base's mapping with ``tokenizer`` encoding its text."""
+    return dataclasses.replace(NgramHashMapping.build("cl100k_base"), tokenizer=tokenizer)
+
+
+def test_a_wrong_engine_is_caught_at_run_time_and_nothing_is_published(tmp_path):
+    """The first pieces are always checked: the run stops with an error naming the input and the
+    offset and how to run without the engine; no index is left."""
+    (tmp_path / "a.txt").write_text("plain text\n" * 50, encoding="utf-8")
+    (tmp_path / "b.txt").write_text("some text\nwith the NEEDLE in it\n", encoding="utf-8")
+    mapping = _mapping(_wrong_engine("NEEDLE"))
+    out = tmp_path / "out.ngidx"
+    with pytest.raises(EngineMismatch) as caught:
+        hash_files([str(tmp_path / "a.txt"), str(tmp_path / "b.txt")], out, mapping=mapping)
+    message = str(caught.value)
+    assert "b.txt, near byte 0" in message and "--tokenizer-engine reference" in message
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith("out")]
+
+
+def test_the_sample_reaches_pieces_after_the_first_ones(tmp_path):
+    """A wrong piece far into a run is caught when it is sampled (here every piece is)."""
+    texts = [f"document {i}" for i in range(300)] + ["the NEEDLE"]
+    with pytest.raises(EngineMismatch, match="the text given"):
+        hash_texts(texts, tmp_path / "x.ngidx", mapping=_mapping(_wrong_engine("NEEDLE", 1)))
+    assert not (tmp_path / "x.ngidx").exists()
+    unchecked = _wrong_engine("NEEDLE", 10**9)
+    ids = np.concatenate([c.tokens for c in iter_text_chunks(texts, unchecked)])
+    assert ids.shape[0] > 0  # past the first pieces and off the sample: not caught (the cost of sampling)
+
+
+def test_auto_keeps_the_reference_for_small_or_unknown_input_and_falls_back(monkeypatch):
+    """auto: the engine for large input of known size; the reference for small or unknown, and
+    when the engine is not installed (a named engine is then a usage error with the pip hint)."""
+    reference = load_tokenizer(QWEN, engine="reference")
+    auto = EngineTokenizer(reference, "auto")
+    assert auto.decide(1000) is None and auto.decide(None) is None
+    assert engine_record(auto)["name"] == "reference"
+    assert auto.decide(1 << 30) is not None and engine_record(auto)["name"] == "fastokens"
+    monkeypatch.setattr(engines, "installed_version", lambda name: None)
+    missing = EngineTokenizer(reference, "auto")
+    assert missing.decide(1 << 30) is None and "pip install 'ngramtool[fast]'" in missing.declined
+    with pytest.raises(UsageError, match=r"ngramtool\[fast\]"):
+        EngineTokenizer(reference, "fastokens")
+
+
+def test_no_engine_for_bytes_and_an_unknown_engine_is_a_usage_error():
+    assert load_tokenizer("bytes", engine="auto") is load_tokenizer("bytes", engine="reference")
+    with pytest.raises(UsageError, match="no engine serves bytes"):
+        load_tokenizer("bytes", engine="fastokens")
+    with pytest.raises(UsageError, match="use one of"):
+        load_tokenizer("cl100k_base", engine="quick")
+    with pytest.raises(UsageError, match="use one of"):
+        engine_choice.use_engine("quick")
+
+
+def test_an_index_made_with_the_engine_is_the_reference_index(tmp_path, corpus_file):
+    """Same arrays byte for byte, same fingerprints; the manifest names the engine; resume and
+    merge see no difference in settings."""
+    made = {}
+    for engine in ("fastokens", "reference"):
+        mapping = dataclasses.replace(
+            NgramHashMapping.build(DEEPSEEK), tokenizer=load_tokenizer(DEEPSEEK, engine=engine)
+        )
+        hash_files([corpus_file], tmp_path / engine, mapping=mapping, outputs=OutputOptions(force=True))
+        made[engine] = json.loads((tmp_path / engine / "manifest.json").read_text())
+    for name in ("tokens", "rows", "doc_offsets", "lut"):
+        assert (tmp_path / "fastokens" / f"{name}.npy").read_bytes() == (
+            tmp_path / "reference" / f"{name}.npy"
+        ).read_bytes()
+    recorded = {"name": "fastokens", "version": "0.3.5", "checked_every": 256}
+    assert made["fastokens"]["tokenizer"]["engine"] == recorded
+    assert made["reference"]["tokenizer"]["engine"]["name"] == "reference"
+    assert settings_difference(made["fastokens"], made["reference"]) is None
