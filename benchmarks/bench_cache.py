@@ -10,9 +10,9 @@ layers x 16 columns: 32 row reads per token). Measured, in one process (CPU seco
 may be shared):
 
 - ``ngramtool``: ``measure_row_cache`` over the token file (read in chunks, hashed, stack
-  distances by the numba kernel, tallied): reads per CPU second of the stack-distance pass and
-  of the whole run, the CPU seconds of each stage, the peak RSS; every budget of the default
-  sweep (1 MB .. the working set) at once;
+  distances and per-token misses at every budget by the numba kernel): reads per CPU second of
+  the kernel and of the whole run (and the wall seconds), the CPU seconds of each stage, the
+  peak RSS; every budget of the default sweep (1 MB .. the working set) at once;
 - ``OrderedDict``: the straightforward LRU simulation (one ``OrderedDict``, ``move_to_end``,
   ``popitem``) of ONE budget on the first ``--slice`` tokens' rows (computed beforehand, not
   timed), against the compiled pass on the same rows and budget: the same hits, and the ratio
@@ -38,7 +38,7 @@ from bench_collisions import StageClock, corpus_file  # the same synthetic corpu
 
 from ngramtool import HashSpec, TokenFileReader, hash_ngrams
 from ngramtool.analysis import row_cache
-from ngramtool.analysis.row_cache import CompiledStack, NumpyStack, measure_row_cache
+from ngramtool.analysis.row_cache import CompiledStack, NumpyStack, StackDistances, measure_row_cache
 from ngramtool.hashing import NgramHasher
 
 
@@ -65,10 +65,10 @@ def slice_rows(path: Path, tokens: int, spec: HashSpec) -> np.ndarray:
     return (rows + offsets).reshape(rows.shape[0], -1)
 
 
-def compiled_hits(rows: np.ndarray, budget: int, kind: type) -> tuple[int, float]:
+def compiled_hits(rows: np.ndarray, budget: int, stack: StackDistances) -> tuple[int, float]:
     """(hits at ``budget``, CPU seconds) of a stack-distance pass over ``rows``."""
     start = time.process_time()
-    distances = kind(False).distances(rows, np.zeros(rows.shape[0], dtype=np.int64))
+    distances = stack.distances(rows, np.zeros(rows.shape[0], dtype=np.int64))
     seconds = time.process_time() - start
     return int(np.count_nonzero((distances >= 0) & (distances < budget))), seconds
 
@@ -91,35 +91,37 @@ def main() -> None:
         f"{args.tokens:,} tokens of Zipf({args.zipf}) ids over V'={args.vocab_size:,}; engram-demo layout, "
         f"{width} reads per token: {args.tokens * width:,} reads; one thread"
     )
-    CompiledStack(False).distances(np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))  # compile
+    space = int(spec.rows_per_layer.sum())
+    CompiledStack(False, space).distances(np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))
 
     clock = StageClock()
     clock.wrap(NgramHasher, "__call__", "hash")
-    clock.wrap(CompiledStack, "distances", "stack distances")
-    clock.wrap(row_cache.Tally, "add", "tally")
+    clock.wrap(CompiledStack, "distances", "stack distances and tally")
     clock.wrap(row_cache, "figures", "figures")
-    start = time.process_time()
+    start, wall = time.process_time(), time.perf_counter()
     result = measure_row_cache(TokenFileReader(corpus), vocab_size=args.vocab_size, pad_id=spec.pad_id)
-    total = time.process_time() - start
+    total, wall = time.process_time() - start, time.perf_counter() - wall
     shared = result.shared
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
-    kernel = shared.accesses / clock.seconds["stack distances"] / 1e6
+    kernel = shared.accesses / clock.seconds["stack distances and tally"] / 1e6
     print(
         f"distinct rows {shared.unique_rows:,}, hit ceiling {shared.hit_ceiling:.2%}, "
         f"{len(shared.budgets)} budgets up to the working set ({shared.working_set_bytes / 1e9:.2f} GB bf16)"
     )
     stages = ", ".join(f"{name} {seconds:.2f}" for name, seconds in clock.seconds.items())
-    print(f"ngramtool: {total:.2f} CPU s, peak RSS {rss:.0f} MB; CPU s by stage: {stages}")
     print(
-        f"  stack distances {kernel:.2f}M reads/s (target 10M/s: {kernel / 10:.2f}x); "
-        f"whole run {shared.accesses / total / 1e6:.2f}M reads/s"
+        f"ngramtool: {total:.2f} CPU s ({wall:.2f} s wall), peak RSS {rss:.0f} MB; CPU s by stage: {stages}"
+    )
+    print(
+        f"  stack distances and tally {kernel:.2f}M reads/CPU s (target 10M/s: {kernel / 10:.2f}x); "
+        f"whole run {shared.accesses / total / 1e6:.2f}M reads/CPU s"
     )
 
     rows = slice_rows(corpus, min(args.slice, args.tokens), spec)
     start = time.process_time()
     simulated = lru_hits(rows.reshape(-1), args.budget_rows)
     plain = time.process_time() - start
-    hits, seconds = compiled_hits(rows, args.budget_rows, CompiledStack)
+    hits, seconds = compiled_hits(rows, args.budget_rows, CompiledStack(False, space))
     reads = rows.size
     print(
         f"slice of {rows.shape[0]:,} tokens ({reads:,} reads), one budget of {args.budget_rows:,} rows: "
@@ -128,7 +130,7 @@ def main() -> None:
         f"same hits: {hits == simulated}"
     )
     if args.numpy:
-        fallback, seconds = compiled_hits(rows, args.budget_rows, NumpyStack)
+        fallback, seconds = compiled_hits(rows, args.budget_rows, NumpyStack(False))
         rate = reads / seconds / 1e6
         print(f"numpy fallback on the slice: {rate:.2f}M reads/s; same hits: {fallback == simulated}")
     if hits != simulated:

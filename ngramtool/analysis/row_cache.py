@@ -7,20 +7,24 @@ table), so rows of different layers are different rows. Masked tokens read nothi
 :func:`measure_row_cache` makes one pass over the row stream and gives, for every budget at once:
 
 - the exact LRU hit rate: a read hits a cache of B rows iff its LRU stack distance (the distinct
-  rows read since the previous read of its row) is below B (Mattson et al.); a histogram of the
-  distances gives every budget, and per-token miss counts give misses per token;
+  rows read since the previous read of its row) is below B (Mattson et al.); each token's misses
+  at every budget of a sorted grid give the hit rates and misses per token;
 - the best static cache's hit rate: the B most frequent rows pinned, loaded before the first read
   (a pinned row never misses, and ``cold_per_document`` does not empty it);
 - a Zipf fit of the row frequencies and the share of reads that the top rows take.
 
-The distances come from :mod:`ngramtool.analysis.row_cache_kernels` (numba: a hash table of
-rows, a Fenwick tree over read times, compacted when full; memory O(distinct rows)) or, without
-numba, from :class:`NumpyStack` (the same numbers, chunk by chunk, by counting nested intervals).
+The distances come from :mod:`ngramtool.analysis.row_cache_kernels` (numba: per-row state
+indexed by the row, or by a dense id from a hash table for very large row spaces, and counts of
+marks over read times, renumbered when full; the tally in the same pass) or, without numba, from
+:class:`NumpyStack` (the same numbers, chunk by chunk, by counting nested intervals, tallied with
+numpy).
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
+import inspect
 import math
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -44,6 +48,8 @@ from .type_counts import SUFFIX
 NOT_READ = -2  # a masked position: no read
 FIRST = -1  # a first read (of the stream, or of the document with cold starts)
 BLOCK_TOKENS = 1 << 16  # tokens hashed and simulated at a time (bounded memory)
+DIRECT_ROWS = 1 << 26  # the compiled pass indexes its per-row state by the row in row spaces up to this
+TIME_ROOM = 4  # the compiled pass's read times: this many times the distinct rows, then renumbered
 ZIPF_POINTS = 1000  # log-spaced ranks the Zipf law is fitted on
 DEFAULT_ENCODING = "bf16"
 DEFAULT_DIM = 64  # values per row: the engram-demo preset's
@@ -186,10 +192,10 @@ class RowCacheResult:
 class StackDistances(Protocol):
     """One LRU cache's state over a stream of reads: each read's stack distance."""
 
-    def distances(self, rows: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    def distances(self, rows: np.ndarray, docs: np.ndarray, tally: Tally | None = None) -> np.ndarray:
         """Distances [T, A] of the reads ``rows`` [T, A] (-1: not a read) of tokens of documents
         ``docs`` [T]: :data:`NOT_READ`, :data:`FIRST` or the distinct rows read since the
-        previous read of the row."""
+        previous read of the row; counted into ``tally`` when given."""
         ...
 
     def frequencies(self) -> np.ndarray:
@@ -198,65 +204,88 @@ class StackDistances(Protocol):
 
 
 class CompiledStack:
-    """Stack distances by the numba kernels (:mod:`ngramtool.analysis.row_cache_kernels`)."""
+    """Stack distances by the numba kernels (:mod:`ngramtool.analysis.row_cache_kernels`).
 
-    def __init__(self, cold: bool) -> None:
+    With ``rows`` (every row read is below it) up to :data:`DIRECT_ROWS`, a row is its own index
+    into the per-row state (allocated zeroed: the OS backs only the pages rows are read from);
+    otherwise a hash table gives each distinct row a dense id and the state grows with them.
+    """
+
+    def __init__(self, cold: bool, rows: int | None = None) -> None:
         from . import row_cache_kernels
 
         self._kernels = row_cache_kernels
         self._cold = cold
-        self._state = np.array([0, 0, 64 - 10], dtype=np.int64)  # now, rows seen, hash shift
+        self._direct = rows is not None and rows <= DIRECT_ROWS
+        columns = 3 if cold else 2  # last read time + 1, reads, document of the last read
+        self._state = np.zeros((rows if self._direct else 1 << 10, columns), dtype=np.int64)
         self._table = np.full((1 << 10, 2), row_cache_kernels.EMPTY, dtype=np.int64)  # row, dense id
-        self._info = np.zeros((1 << 9, 3), dtype=np.int64)  # last read, its document, reads
-        self._bits = np.zeros(1 << 4, dtype=np.uint64)  # a mark per read time
-        self._tree = np.zeros((1 << 4) + 1, dtype=np.int32)  # the marks per word of bits
-        self._who = np.zeros(1 << 10, dtype=np.int64)
+        self._shift, self._known = 64 - 10, np.zeros(1, dtype=np.int64)  # hash shift, ids given
+        self._clock = np.zeros(2, dtype=np.int64)  # the next read time, the rows marked
+        self._marks(row_cache_kernels.GROUP_WORDS, 0)
 
-    def distances(self, rows: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    def distances(self, rows: np.ndarray, docs: np.ndarray, tally: Tally | None = None) -> np.ndarray:
+        tally = tally or Tally(np.array([np.iinfo(np.int64).max]), rows.shape[1])
+        ids = rows if self._direct else self._identify(rows)
         out = np.empty(rows.shape, dtype=np.int64)
         start = 0
-        while start < rows.shape[0]:
+        while True:
             start = self._kernels.stack_distances(
-                rows,
+                ids,
                 start,
                 docs,
                 self._cold,
-                self._table,
-                self._info,
-                self._bits,
-                self._tree,
-                self._who,
                 self._state,
+                self._clock,
+                self._bits,
+                self._counts,
+                self._starts,
+                tally.budgets,
+                tally.counters,
+                tally.token_misses,
                 out,
             )
-            if start < rows.shape[0]:
-                self._grow(rows.shape[1])
-        return out
+            if start == rows.shape[0]:
+                return out
+            self._renumber(rows.shape[1])
 
     def frequencies(self) -> np.ndarray:
-        return self._info[: self._state[1], 2].copy()
+        reads = self._state[:, self._kernels.READS]
+        return reads[reads > 0]
 
-    def _grow(self, width: int) -> None:
-        """Double the hash table until a token's reads fit it; renumber the read times when the
-        tree is full."""
-        now, count = int(self._state[0]), int(self._state[1])
-        size = self._table.shape[0]
-        while count + width > size // 2:
-            size *= 2
-        if size > self._table.shape[0]:
+    def _marks(self, words: int, marked: int) -> None:
+        """Bits and counts for ``words`` words of read times, the first ``marked`` marked."""
+        words = -(-words // self._kernels.GROUP_WORDS) * self._kernels.GROUP_WORDS
+        self._bits, self._starts = np.empty(words, dtype=np.uint64), self._kernels.layout(words)
+        self._counts = np.empty(int(self._starts[-1]), dtype=np.int32)
+        self._kernels.fill(marked, self._bits, self._counts, self._starts)
+
+    def _renumber(self, width: int) -> None:
+        """Renumber the read times 0, 1, ... (each row's last read only) into room for
+        :data:`TIME_ROOM` times the rows marked."""
+        marked = self._kernels.renumber(self._state, self._bits)
+        self._marks(-(-TIME_ROOM * (marked + width) // 64), marked)
+        self._clock[0] = marked
+
+    def _identify(self, rows: np.ndarray) -> np.ndarray:
+        """The dense ids of ``rows``, the hash table and the state grown to hold them."""
+        ids = np.empty(rows.shape, dtype=np.int64)
+        start = 0
+        while (
+            start := self._kernels.identify(rows, start, self._table, self._shift, self._known, ids)
+        ) < rows.shape[0]:
+            size = self._table.shape[0] * 2
+            while int(self._known[0]) + rows.shape[1] > size // 2:
+                size *= 2
             table = np.full((size, 2), self._kernels.EMPTY, dtype=np.int64)
-            shift = 64 - size.bit_length() + 1
-            self._kernels.rehash(self._table, table, shift)
-            info = np.zeros((size // 2, 3), dtype=np.int64)
-            info[:count] = self._info[:count]
-            self._table, self._info, self._state[2] = table, info, shift
-        if now + width > self._bits.shape[0] * 64:
-            words = max(-(-2 * (count + width) // 64), 1 << 4)
-            bits, tree = np.empty(words, dtype=np.uint64), np.empty(words + 1, dtype=np.int32)
-            self._kernels.compact(self._info, self._who, now, bits, tree)
-            who = np.zeros(words * 64, dtype=np.int64)
-            who[:count] = self._who[:count]
-            self._bits, self._tree, self._who, self._state[0] = bits, tree, who, count
+            self._shift = 64 - size.bit_length() + 1
+            self._kernels.rehash(self._table, table, self._shift)
+            self._table = table
+        if int(self._known[0]) > self._state.shape[0]:
+            state = np.zeros((self._table.shape[0] // 2, self._state.shape[1]), dtype=np.int64)
+            state[: self._state.shape[0]] = self._state
+            self._state = state
+        return ids
 
 
 class NumpyStack:
@@ -274,7 +303,7 @@ class NumpyStack:
         self._docs = np.zeros(0, dtype=np.int64)  # the document of each one's last read
         self._freq = np.zeros(0, dtype=np.int64)
 
-    def distances(self, rows: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    def distances(self, rows: np.ndarray, docs: np.ndarray, tally: Tally | None = None) -> np.ndarray:
         flat = rows.reshape(-1)
         out = np.full(flat.shape[0], NOT_READ, dtype=np.int64)
         where = np.flatnonzero(flat >= 0)
@@ -301,6 +330,8 @@ class NumpyStack:
             distance[(prev >= 0) & (prev_doc != doc)] = FIRST
         out[where] = distance
         self._advance(read, doc, order, ordered)
+        if tally is not None:
+            tally.add(out.reshape(rows.shape))
         return out.reshape(rows.shape)
 
     def frequencies(self) -> np.ndarray:
@@ -343,40 +374,35 @@ def _earlier_greater(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def stack(cold: bool, compiled: bool | None) -> StackDistances:
-    """The compiled stack (numba installed and ``compiled`` not False) or the numpy one."""
+def stack(cold: bool, compiled: bool | None, rows: int | None = None) -> StackDistances:
+    """The compiled stack (numba installed and ``compiled`` not False) or the numpy one; ``rows``:
+    every row read is below it (None: unknown)."""
     if compiled is False:
         return NumpyStack(cold)
     if importlib.util.find_spec("numba") is None:
         if compiled:
             raise UsageError("the compiled row-cache pass needs numba: pip install 'ngramtool[numba]'")
         return NumpyStack(cold)
-    return CompiledStack(cold)
+    return CompiledStack(cold, rows)
 
 
 # ------------------------------------------------------------------------------ tallying
 class Tally:
-    """The distance histogram and per-token misses of one cache at sorted budgets (rows)."""
+    """Per-token misses at sorted budgets (rows; the last beyond any distance) of one cache.
+
+    ``token_misses[b, m]``: the tokens with ``m`` misses in a cache of ``budgets[b]`` rows;
+    ``counters``: [tokens, reads, the longest finite distance (-1: none)]. The compiled pass
+    counts into them itself; :meth:`add` counts the distances of the numpy pass.
+    """
 
     def __init__(self, budgets: np.ndarray, width: int) -> None:
         self.budgets = budgets
-        self.histogram = np.zeros(1, dtype=np.int64)  # reads by finite distance
-        self.first = 0  # reads with no finite distance
-        self.tokens = 0
         self.token_misses = np.zeros((budgets.shape[0], width + 1), dtype=np.int64)
+        self.counters = np.array([0, 0, -1], dtype=np.int64)
 
     def add(self, distances: np.ndarray) -> None:
         """Count the distances [T, A] of a block of tokens."""
-        finite = distances[distances >= 0]
-        counts = np.bincount(finite)
-        if counts.shape[0] > self.histogram.shape[0]:
-            counts[: self.histogram.shape[0]] += self.histogram
-            self.histogram = counts
-        else:
-            self.histogram[: counts.shape[0]] += counts
-        self.first += int(np.count_nonzero(distances == FIRST))
         tokens, width = distances.shape
-        self.tokens += tokens
         sweep = self.budgets.shape[0]
         far = np.where(distances == FIRST, np.iinfo(np.int64).max, distances)
         missed_in = np.searchsorted(self.budgets, far, side="right")  # how many budgets the read misses
@@ -386,25 +412,45 @@ class Tally:
         misses = per_token[:, ::-1].cumsum(axis=1)[:, ::-1]  # column b+1: misses at budget b
         for b in range(sweep):
             self.token_misses[b] += np.bincount(misses[:, b + 1], minlength=width + 1)
+        self.counters[0] += tokens
+        self.counters[1] += int(np.count_nonzero(distances != NOT_READ))
+        self.counters[2] = max(int(self.counters[2]), int(distances.max(initial=-1)))
+
+    @property
+    def tokens(self) -> int:
+        """Tokens counted."""
+        return int(self.counters[0])
 
     @property
     def accesses(self) -> int:
         """Reads counted."""
-        return int(self.histogram.sum()) + self.first
+        return int(self.counters[1])
+
+    @property
+    def first(self) -> int:
+        """Reads with no finite distance: the misses of a cache beyond every distance."""
+        return self._misses(self.budgets.shape[0] - 1)
 
     def lru_hits(self, rows: int) -> int:
         """Hits of a cache of ``rows``: the reads at a distance below it."""
-        return int(self.histogram[:rows].sum())
+        return self.accesses - self._misses(self._budget(rows))
 
     def misses_per_token(self, rows: int) -> np.ndarray:
-        """Tokens by their misses in a cache of ``rows``: one of the budgets, or any size beyond
-        every distance (the misses of first reads only)."""
+        """Tokens by their misses in a cache of ``rows``."""
+        return self.token_misses[self._budget(rows)]
+
+    def _misses(self, budget: int) -> int:
+        return int(self.token_misses[budget] @ np.arange(self.token_misses.shape[1]))
+
+    def _budget(self, rows: int) -> int:
+        """The budget counted for a cache of ``rows``: one of the budgets, or the last for any size
+        beyond every distance (only first reads miss)."""
         at = int(np.searchsorted(self.budgets, rows))
         if at < self.budgets.shape[0] and self.budgets[at] == rows:
-            return self.token_misses[at]
-        if rows >= self.histogram.shape[0]:
-            return self.token_misses[-1]
-        raise ValueError(f"no per-token misses were counted for {rows} rows")
+            return at
+        if rows > self.counters[2]:
+            return self.budgets.shape[0] - 1
+        raise ValueError(f"no misses were counted for a cache of {rows} rows")
 
 
 def figures(
@@ -557,6 +603,7 @@ def measure_row_cache(
     if any(value < 0 for value in (*(budgets or ()), *(budget_rows or ()))):
         raise UsageError("a budget must be 0 or more")
     size, encoding_name = bytes_per_row(row_bytes, encoding, dim)
+    _check_reading(reading)
     table_sizes = reading.pop("table_sizes", None)
     if isinstance(inputs, str | Path):
         inputs = [inputs]
@@ -578,7 +625,10 @@ def measure_row_cache(
     sweep = [rows for _, rows in given] if given is not None else _default_grid(spec, size)
     grid = np.unique(np.array([*sweep, np.iinfo(np.int64).max], dtype=np.int64))
     caches: list[int | None] = [None, *(range(spec.num_layers) if per_layer else ())]
-    stacks = [stack(cold_per_document, compiled) for _ in caches]
+    space = [int(spec.rows_per_layer.sum()), *(int(rows) for rows in spec.rows_per_layer)]
+    stacks = [
+        stack(cold_per_document, compiled, space[0 if layer is None else layer + 1]) for layer in caches
+    ]
     width = spec.num_layers * spec.num_columns
     tallies = [Tally(grid, width if layer is None else spec.num_columns) for layer in caches]
     offsets = np.concatenate([[0], np.cumsum(spec.rows_per_layer)[:-1]])[None, :, None]
@@ -593,7 +643,7 @@ def measure_row_cache(
                 block = np.where(rows >= 0, rows + offsets, -1).reshape(rows.shape[0], width)
             else:
                 block = np.ascontiguousarray(rows[:, layer, :])
-            tally.add(simulator.distances(block, docs))
+            simulator.distances(block, docs, tally)
         if chunk is not None:
             documents += int(chunk.doc_starts.shape[0])
             progress.advanced(chunk.nbytes, chunk.tokens.shape[0])
@@ -620,6 +670,20 @@ def measure_row_cache(
         engine="numpy" if isinstance(stacks[0], NumpyStack) else "numba",
         seconds=time.perf_counter() - started,
     )
+
+
+def _check_reading(reading: dict[str, Any]) -> None:
+    """A usage error naming the first parameter of ``reading`` that the input does not take (and
+    the nearest one it does)."""
+    known = {
+        name
+        for name, parameter in inspect.signature(open_source).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    } - {"mapping", "max_tokens", "progress"} | {"table_sizes"}
+    for name in sorted(set(reading) - known):
+        near = difflib.get_close_matches(name, sorted(known), n=1)
+        hint = f"did you mean `{near[0]}`?" if near else f"known: {', '.join(sorted(known))}"
+        raise UsageError(f"measure_row_cache takes no parameter `{name}`: {hint}")
 
 
 def _default_grid(spec: HashSpec, row_bytes: int) -> list[int]:

@@ -1,27 +1,214 @@
-"""Compiled kernels of the row-cache measure (numba): LRU stack distances in one pass.
+"""Compiled kernels of the row-cache measure (numba): LRU stack distances and their tally in one pass.
 
 :class:`ngramtool.analysis.row_cache.CompiledStack` uses them when numba is installed; otherwise
 :class:`ngramtool.analysis.row_cache.NumpyStack` computes the same distances with numpy.
 
 - :func:`stack_distances`: each read's LRU stack distance (the distinct rows read since the
-  previous read of its row), with a hash table from rows to dense ids (open addressing), the
-  time of each row's last read and a Fenwick tree over read times that marks each row's last
-  read;
-- :func:`rehash`: the hash table moved into a larger one;
-- :func:`compact`: the read times renumbered when the tree is full (only each row's last read
-  matters), so that memory stays O(distinct rows).
+  previous read of its row) and, per token, its misses at every budget. Each row (its dense id)
+  has a line of ``state``: the time of its last read, its reads, the document of its last read.
+  The last read of each row is marked in a bitmap over read times, and counts of marks over
+  three or four levels of groups (a cache line each: 8 words of marks, then 16 counts) give the
+  marks up to a time in one line per level. The state of the rows a token reads is prefetched
+  :data:`AHEAD` tokens before, and the marks of their last reads one token before, so that the
+  memory accesses of neighbouring reads overlap.
+- :func:`renumber`, :func:`fill`: when the read times run out, only each row's last read
+  matters: the times are renumbered 0, 1, ... in order and the marks rebuilt, so that memory
+  stays O(distinct rows).
+- :func:`identify`, :func:`rehash`: rows to dense ids by a hash table (open addressing), for
+  row spaces too large to index directly.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from ..backends.jit import compiled
 
 EMPTY = -1  # a free slot of the hash table
 NOT_READ = -2  # a masked position (rows -1): no read
 FIRST = -1  # a first read (of the stream, or of the document with cold starts): no finite distance
+LAST, READS, DOC = 0, 1, 2  # the columns of a row's state: last read time + 1 (0: none), reads, document
+GROUP_WORDS = 8  # words of marks under one first-level count (one cache line)
+FAN_OUT = 16  # counts under one count of the next level (one cache line of int32)
+AHEAD = 2  # tokens between prefetching a row's state and reading it
+_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the high bits of row * 2^64 / phi
+
+
+@intrinsic
+def _prefetch(typingctx, array, index):
+    """Ask the CPU to load the cache line of ``array[index]`` (its first item of a 2-d array)."""
+
+    def codegen(context, builder, signature, args):
+        kind = signature.args[0]
+        view = context.make_array(kind)(context, builder, args[0])
+        index = context.cast(builder, args[1], signature.args[1], types.intp)
+        zero = context.get_constant(types.intp, 0)
+        item = cgutils.get_item_pointer(context, builder, kind, view, [index] + [zero] * (kind.ndim - 1))
+        byte = builder.bitcast(item, ir.IntType(8).as_pointer())
+        i32 = ir.IntType(32)
+        hint = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [byte.type, i32, i32, i32]), "llvm.prefetch.p0"
+        )
+        builder.call(hint, [byte, i32(0), i32(3), i32(1)])  # read, keep in every cache level, data
+        return context.get_dummy_value()
+
+    return types.void(array, index), codegen
+
+
+def layout(words: int) -> np.ndarray:
+    """Where each level of counts starts in one array (and its end) over ``words`` words of marks,
+    each level padded to whole groups so that a group is read whole."""
+    sizes, entries = [], -(-words // GROUP_WORDS)
+    while True:
+        sizes.append(-(-entries // FAN_OUT) * FAN_OUT)
+        if entries <= FAN_OUT:
+            return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        entries = -(-entries // FAN_OUT)
+
+
+def _popcount(word):
+    """The set bits of a uint64 (SWAR)."""
+    word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    word = (word & np.uint64(0x3333333333333333)) + ((word >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    word = (word + (word >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+def _marks_through(time, bits, counts, starts):
+    """How many times 0..``time`` are marked: the bits of its word and of the words before it in
+    its group, then at each level the counts before its own in its group (whole groups, masked:
+    no branch on the position)."""
+    word = time >> 6
+    marks = _popcount(bits[word] & (_ONES >> np.uint64(63 - (time & 63))))
+    first = word & ~(GROUP_WORDS - 1)
+    for k in range(GROUP_WORDS):
+        marks += _popcount(bits[first + k]) if first + k < word else 0
+    entry = word // GROUP_WORDS
+    for level in range(starts.shape[0] - 1):
+        base, before = starts[level] + (entry & ~(FAN_OUT - 1)), entry & (FAN_OUT - 1)
+        for k in range(FAN_OUT):
+            marks += counts[base + k] if k < before else 0
+        entry //= FAN_OUT
+    return marks
+
+
+def _mark(time, bits, counts, starts, step):
+    """Set (``step`` 1) or clear (-1) the mark of ``time``."""
+    word = time >> 6
+    if step > 0:
+        bits[word] |= np.uint64(1) << np.uint64(time & 63)
+    else:
+        bits[word] &= ~(np.uint64(1) << np.uint64(time & 63))
+    entry = word // GROUP_WORDS
+    for level in range(starts.shape[0] - 1):
+        counts[starts[level] + entry] += step
+        entry //= FAN_OUT
+
+
+def _stack_distances(ids, start, docs, cold, state, clock, bits, counts, starts, budgets, tally, misses, out):
+    """Distances of the reads of ``ids[start:]`` ([T, A] dense ids, -1: not a read) into ``out``,
+    and their tally.
+
+    ``clock`` holds [the next read time, the rows marked]; ``state`` a line per id (columns
+    :data:`LAST`, :data:`READS`, :data:`DOC` with ``cold``). The distance of a read whose row was
+    last read at ``p`` is the number of rows whose last read is after ``p``: the rows marked minus
+    the marks up to ``p``. With ``cold``, a row last read in another document (``docs``, one per
+    token) is a first read. The tally: ``budgets`` (sorted, the last beyond any distance),
+    ``misses[b, m]`` the tokens with ``m`` misses in a cache of ``budgets[b]`` rows, ``tally``
+    [tokens, reads, the longest distance]. Stops before a token whose reads could overrun the
+    read times and returns its index (T when done): renumber them and call again.
+    """
+    now, marked = clock[0], clock[1]
+    width, sweep = ids.shape[1], budgets.shape[0]
+    capacity = bits.shape[0] * 64
+    beyond = np.zeros(sweep + 1, dtype=np.int64)  # this token's reads by how many budgets they miss
+    tokens = ids.shape[0]
+    for t in range(start, tokens):
+        if now + width > capacity:
+            clock[0], clock[1] = now, marked
+            return t
+        if t + AHEAD < tokens:
+            for a in range(width):
+                if ids[t + AHEAD, a] >= 0:
+                    _prefetch(state, ids[t + AHEAD, a])
+        if t + 1 < tokens:
+            for a in range(width):
+                if ids[t + 1, a] >= 0 and state[ids[t + 1, a], LAST] > 0:
+                    last = state[ids[t + 1, a], LAST] - 1
+                    _prefetch(bits, last >> 6)
+                    _prefetch(counts, last >> 9)
+        beyond[:] = 0
+        doc = docs[t]
+        for a in range(width):
+            index = ids[t, a]
+            if index < 0:
+                out[t, a] = NOT_READ
+                continue
+            seen = state[index, LAST] - 1
+            if seen < 0:
+                distance = FIRST
+                marked += 1
+            else:
+                if cold and state[index, DOC] != doc:
+                    distance = FIRST
+                else:
+                    distance = marked - _marks_through(seen, bits, counts, starts)
+                _mark(seen, bits, counts, starts, -1)
+            _mark(now, bits, counts, starts, 1)
+            state[index, LAST] = now + 1
+            state[index, READS] += 1
+            if cold:
+                state[index, DOC] = doc
+            now += 1
+            out[t, a] = distance
+            missed = sweep
+            if distance != FIRST:
+                missed = 0
+                while budgets[missed] <= distance:
+                    missed += 1
+                tally[2] = max(tally[2], distance)
+            beyond[missed] += 1
+            tally[1] += 1
+        tokens_missing = 0
+        for b in range(sweep - 1, -1, -1):
+            tokens_missing += beyond[b + 1]
+            misses[b, tokens_missing] += 1
+        tally[0] += 1
+    clock[0], clock[1] = now, marked
+    return tokens
+
+
+def _renumber(state, bits):
+    """Each row's last read time renumbered to its rank among the marked times (in place);
+    returns how many are marked."""
+    before = np.empty(bits.shape[0], dtype=np.int64)  # the marks before each word
+    marks = 0
+    for word in range(bits.shape[0]):
+        before[word] = marks
+        marks += _popcount(bits[word])
+    for index in range(state.shape[0]):
+        last = state[index, LAST] - 1
+        if last >= 0:
+            word = last >> 6
+            state[index, LAST] = before[word] + _popcount(bits[word] & (_ONES >> np.uint64(63 - (last & 63))))
+    return marks
+
+
+def _fill(marked, bits, counts, starts):
+    """Mark the times 0 .. ``marked`` - 1 and no other in ``bits`` and the counts over them."""
+    for word in range(bits.shape[0]):
+        ones = min(max(marked - 64 * word, 0), 64)
+        bits[word] = _ONES if ones == 64 else (np.uint64(1) << np.uint64(ones)) - np.uint64(1)
+    span = 64 * GROUP_WORDS  # the times under one count of this level
+    for level in range(starts.shape[0] - 1):
+        for entry in range(starts[level + 1] - starts[level]):
+            counts[starts[level] + entry] = min(max(marked - entry * span, 0), span)
+        span *= FAN_OUT
 
 
 def _slot(row, table, shift):
@@ -33,87 +220,28 @@ def _slot(row, table, shift):
     return slot
 
 
-def _popcount(word):
-    """The set bits of a uint64 (SWAR)."""
-    word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    word = (word & np.uint64(0x3333333333333333)) + ((word >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    word = (word + (word >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
-def _marks_through(time, bits, tree):
-    """How many times 0..``time`` are marked: whole words by the Fenwick tree, then the bits."""
-    word, j = time >> 6, time >> 6
-    marks = 0
-    while j > 0:
-        marks += tree[j]
-        j -= j & -j
-    return marks + _popcount(bits[word] & (np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(63 - (time & 63))))
-
-
-def _mark(time, bits, tree, step):
-    """Set (``step`` 1) or clear (-1) the mark of ``time``."""
-    bit = np.uint64(1) << np.uint64(time & 63)
-    word = time >> 6
-    if step > 0:
-        bits[word] |= bit
-    else:
-        bits[word] &= ~bit
-    j = word + 1
-    while j < tree.shape[0]:
-        tree[j] += step
-        j += j & -j
-
-
-def _stack_distances(rows, start, docs, cold, table, info, bits, tree, who, state, out):
-    """Distances of the reads of ``rows[start:]`` ([T, A], -1: not a read) into ``out`` ([T, A]).
-
-    ``state`` holds [the next read time, the distinct rows seen, the hash shift]. ``table``
-    [S, 2] maps rows (column 0, :data:`EMPTY` where free) to dense ids (column 1); a dense id's
-    ``info`` row holds its last read's time, that read's document and its reads. The last read
-    of each row is marked: one bit per read time in ``bits`` (uint64 words) and a Fenwick tree
-    (1-based) of the marks per word in ``tree``, small enough to stay in cache; ``who`` holds the
-    dense id read at each time. The distance of a read whose row was last read at ``p`` is the
-    number of rows whose last read is after ``p``: rows seen minus the marks up to ``p``. With
-    ``cold``, a row last read in another document (``docs``, one per token) is a first read.
-    Stops before a token whose reads could overfill the hash table or the times and returns its
-    index (T when done): grow them and call again.
-    """
-    now, count, shift = state[0], state[1], state[2]
-    width = rows.shape[1]
-    half, cap = table.shape[0] // 2, bits.shape[0] * 64
+def _identify(rows, start, table, shift, known, ids):
+    """The dense ids of the reads of ``rows[start:]`` ([T, A], -1: not a read) into ``ids``; a new
+    row takes the next id (``known[0]``: the ids given). ``table`` [S, 2] maps rows (column 0,
+    :data:`EMPTY` where free) to ids (column 1). Stops before a token whose reads could fill more
+    than half the table and returns its index (T when done): grow it and call again."""
+    given = known[0]
+    width, half = rows.shape[1], table.shape[0] // 2
     for t in range(start, rows.shape[0]):
-        if count + width > half or now + width > cap:
-            state[0], state[1] = now, count
+        if given + width > half:
+            known[0] = given
             return t
-        doc = docs[t]
         for a in range(width):
             row = rows[t, a]
             if row < 0:
-                out[t, a] = NOT_READ
+                ids[t, a] = -1
                 continue
             slot = _slot(row, table, shift)
             if table[slot, 0] == EMPTY:
-                table[slot, 0] = row
-                table[slot, 1] = count
-                index = count
-                count += 1
-                out[t, a] = FIRST
-            else:
-                index = table[slot, 1]
-                seen = info[index, 0]
-                if cold and info[index, 1] != doc:
-                    out[t, a] = FIRST
-                else:
-                    out[t, a] = count - _marks_through(seen, bits, tree)
-                _mark(seen, bits, tree, -1)
-            _mark(now, bits, tree, 1)
-            info[index, 0] = now
-            info[index, 1] = doc
-            info[index, 2] += 1
-            who[now] = index
-            now += 1
-    state[0], state[1] = now, count
+                table[slot, 0], table[slot, 1] = row, given
+                given += 1
+            ids[t, a] = table[slot, 1]
+    known[0] = given
     return rows.shape[0]
 
 
@@ -126,33 +254,12 @@ def _rehash(old, table, shift):
             table[slot, 1] = old[i, 1]
 
 
-def _compact(info, who, now, bits, tree):
-    """Renumber the last reads of the rows 0, 1, ... in time order (``info``'s times and ``who`` in
-    place; the reads before them never count again) and mark them in ``bits`` and ``tree``;
-    returns how many."""
-    count = 0
-    for t in range(now):
-        index = who[t]
-        if info[index, 0] == t:
-            info[index, 0] = count
-            who[count] = index
-            count += 1
-    for word in range(bits.shape[0]):
-        ones = min(max(count - 64 * word, 0), 64)
-        bits[word] = (
-            np.uint64(0xFFFFFFFFFFFFFFFF) if ones == 64 else (np.uint64(1) << np.uint64(ones)) - np.uint64(1)
-        )
-    for j in range(1, tree.shape[0]):
-        covered = min(64 * j, count) - 64 * (j - (j & -j))  # node j covers words (j - lowbit(j), j]
-        tree[j] = covered if covered > 0 else 0
-    tree[0] = 0
-    return count
-
-
 _popcount = compiled(_popcount)
 _marks_through = compiled(_marks_through)
 _mark = compiled(_mark)
 _slot = compiled(_slot)
-compact = compiled(_compact)
 stack_distances = compiled(_stack_distances)
+renumber = compiled(_renumber)
+fill = compiled(_fill)
+identify = compiled(_identify)
 rehash = compiled(_rehash)

@@ -26,6 +26,16 @@ from ngramtool.errors import NgramToolError, UsageError
 
 numba = pytest.importorskip("numba")
 
+SPREAD = 7919  # row_streams' rows are multiples of it, up to 40 * SPREAD
+
+
+def direct(cold: bool) -> CompiledStack:
+    """The compiled stack indexing its per-row state by the row (every row below the bound)."""
+    return CompiledStack(cold, rows=40 * SPREAD + 1)
+
+
+STACKS = (CompiledStack, direct, NumpyStack)  # hash table, direct index, numpy
+
 
 def simulate(reads: list[list[int]], docs: list[int], budget: int, cold: bool) -> tuple[int, list[int]]:
     """(hits, misses of each token) of an LRU cache of ``budget`` rows, one OrderedDict."""
@@ -82,7 +92,7 @@ def measured(
     """The figures of :class:`Tally` over the stack distances of ``kind``, fed in ``blocks`` pieces."""
     stack, tally = kind(cold), Tally(np.unique([*budgets, np.iinfo(np.int64).max]), rows.shape[1])
     for part, part_docs in zip(np.array_split(rows, blocks), np.array_split(docs, blocks), strict=True):
-        tally.add(stack.distances(np.ascontiguousarray(part), part_docs))
+        stack.distances(np.ascontiguousarray(part), part_docs, tally)
     data = figures(tally, stack.frequencies(), [(None, b) for b in budgets], 1, None).to_dict()
     return {key: data[key] for key in ("accesses", "unique_rows", "hit_ceiling", "budgets")}
 
@@ -102,7 +112,7 @@ def row_streams(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray]:
     rows = draw(st.lists(st.integers(-1, distinct), min_size=tokens * width, max_size=tokens * width))
     breaks = draw(st.lists(st.booleans(), min_size=tokens, max_size=tokens))
     docs = np.cumsum(breaks).astype(np.int64)
-    return np.array(rows, dtype=np.int64).reshape(tokens, width) * 7919, docs  # spread-out row ids
+    return np.array(rows, dtype=np.int64).reshape(tokens, width) * SPREAD, docs  # spread-out row ids
 
 
 @settings(max_examples=120, deadline=None)
@@ -113,7 +123,7 @@ def test_figures_equal_an_ordered_dict_lru_and_a_sorted_frequency_list(stream, c
     unique = len({r for token in reads for r in token})
     budgets = sorted({0, 1, unique, unique + 3, *extra})
     want = reference(reads, docs.tolist(), budgets, cold)
-    for kind in (CompiledStack, NumpyStack):
+    for kind in STACKS:
         assert_same(measured(rows, docs, budgets, cold, kind, blocks), want)
 
 
@@ -121,19 +131,23 @@ def test_figures_equal_an_ordered_dict_lru_and_a_sorted_frequency_list(stream, c
 @given(row_streams(), st.booleans())
 def test_compiled_and_numpy_distances_are_identical(stream, cold):
     rows, docs = stream
-    compiled, numpy = CompiledStack(cold), NumpyStack(cold)
+    hashed, indexed, numpy = CompiledStack(cold), direct(cold), NumpyStack(cold)
     for part, part_docs in zip(np.array_split(rows, 3), np.array_split(docs, 3), strict=True):
         part = np.ascontiguousarray(part)
-        assert np.array_equal(compiled.distances(part, part_docs), numpy.distances(part, part_docs))
-    assert sorted(compiled.frequencies()) == sorted(numpy.frequencies())
+        want = numpy.distances(part, part_docs)
+        assert np.array_equal(hashed.distances(part, part_docs), want)
+        assert np.array_equal(indexed.distances(part, part_docs), want)
+    assert sorted(hashed.frequencies()) == sorted(indexed.frequencies()) == sorted(numpy.frequencies())
 
 
-def test_the_compiled_stack_grows_and_compacts_over_a_long_stream():
+@pytest.mark.parametrize("cold", [False, True])
+def test_the_compiled_stack_grows_and_renumbers_over_a_long_stream(cold):
     rng = np.random.default_rng(7)
     rows = (rng.zipf(1.3, size=(6000, 3)) % 5000).astype(np.int64)
-    docs = np.zeros(6000, dtype=np.int64)
-    compiled, numpy = CompiledStack(False), NumpyStack(False)
-    assert np.array_equal(compiled.distances(rows, docs), numpy.distances(rows, docs))
+    docs = np.arange(6000, dtype=np.int64) // 1000
+    want = NumpyStack(cold).distances(rows, docs)
+    for compiled in (CompiledStack(cold), CompiledStack(cold, rows=5000)):
+        assert np.array_equal(compiled.distances(rows, docs), want)
 
 
 def mapping(negative_ids: str = "mask") -> NgramHashMapping:
@@ -226,6 +240,8 @@ def test_bad_requests_are_usage_errors(tmp_path):
         measure_row_cache(path, vocab_size=50, budget_rows=[-1])
     with pytest.raises(UsageError, match="no order of reads"):
         measure_row_cache("part.ngtypes.npz")
+    with pytest.raises(UsageError, match="no parameter `layer_id`: did you mean `layer_ids`"):
+        measure_row_cache(path, vocab_size=50, layer_id=[1])
     np.save(path, np.zeros(0, dtype=np.uint16))
     with pytest.raises(NgramToolError, match="no tokens"):
         measure_row_cache(path, vocab_size=50)
