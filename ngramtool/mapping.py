@@ -30,12 +30,12 @@ import numpy as np
 
 from .backends import NegativeIds, check_negative_ids
 from .errors import NgramToolError, UsageError
+from .families.stored import StoredConstants
 from .hashing import SequenceHasher
 from .lookup import canonical_ids
-from .model_configs import check_declared, config_fields
+from .model_configs import check_declared, config_fields, spec_fields
 from .presets import PRESETS, resolve_spec
 from .spec import HashSpec
-from .families.stored import StoredConstants
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, encode_document, load_tokenizer
 from .vocab import CompressedVocab, build_vocab, identity_vocab, with_dead_tokens
 
@@ -51,6 +51,7 @@ class SpecFields(TypedDict, total=False):
     pad_id: int | None
     family: str | None
     stored: StoredConstants | None
+    eos_fill: bool | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,8 +159,9 @@ class NgramHashMapping:
         tokenizer: str | Path | None,
         *,
         special: str | None = None,
-        compress: bool = True,
+        compress: bool | None = None,
         vocab_size: int | None = None,
+        constants: str | Path | StoredConstants | None = None,
     ) -> NgramHashMapping:
         """The mapping of a released model's ``config.json`` (:mod:`ngramtool.model_configs`) and
         its tokenizer, held to what the config declares (each layer's rows, V'); the config's
@@ -169,26 +171,34 @@ class NgramHashMapping:
 
         Args:
             config: the model's ``config.json`` (DeepSeek-V4.1's ``engram_*`` keys, nested or
-                flat; the Engram demo's or Qwen3.8's fields).
-            tokenizer: the model's own tokenizer (its compressed vocabulary gives V' and maps the
-                config's raw pad id); None with ``vocab_size`` for the multipliers alone (the
-                config's pad id is then taken as canonical).
+                flat; LongCat's; Qwen3.8's; the Engram demo's fields).
+            tokenizer: the model's own tokenizer (its vocabulary gives V' and maps the config's
+                raw pad id); None with ``vocab_size`` for the multipliers alone (the config's pad
+                id is then taken as canonical; LongCat's ``vocab_size`` is the config's).
             special: as for :meth:`build`.
-            compress: as for :meth:`build`.
+            compress: as for :meth:`build`; default: as the model hashes (raw ids for LongCat
+                and Qwen3.8, compressed for Engram).
             vocab_size: as for :meth:`build`.
+            constants: the checkpoint file that stores the constants (Qwen3.8's
+                ``ple_embedding.*`` tensors; :func:`~ngramtool.families.stored.read_stored_constants`),
+                or the constants themselves; required for a family ``stored`` config, refused
+                for others.
 
         Raises:
             NgramToolError: a config without the fields, a V4.1 config without a key that changes
                 rows, derived rows or V' other than the config declares.
         """
         found = config_fields(config)
+        fields = spec_fields(found, constants, config)
+        if tokenizer is None and vocab_size is None and fields.get("family") == "longcat":
+            vocab_size = found.declared.get("vocab_size")
         mapping = cls.build(
             tokenizer,
             special=special,
-            compress=compress,
+            compress=found.compress if compress is None else compress,
             vocab_size=vocab_size,
             negative_ids=found.negative_ids,  # type: ignore[arg-type]
-            **found.fields,
+            **fields,
         )
         check_declared(found, mapping.spec, config)
         if tokenizer is None or not found.mask_tokens:

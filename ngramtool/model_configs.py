@@ -8,9 +8,17 @@ Two layouts are read (docs/deepseek-v4.1.md, docs/commands.md#spec-from-config):
   naming it, never a default); the config also declares each layer's rows
   (``engram_num_embeddings``) and V' (``engram_compressed_vocab_size``), which
   :func:`check_declared` holds the derived spec to.
+* ``longcat``: LongCat-Flash's n-gram embedding (family ``longcat``): ``emb_neighbor_num`` (or
+  ``oe_neighbor_num``) is N, ``emb_split_num`` (``oe_split_num``) K, and the tables are
+  ``int(ngram_vocab_size_ratio * vocab_size)``; raw ids (no compression), pad 0, ignored tokens as
+  barriers. ``vocab_size`` is declared: the weights are powers of it, so the vocabulary must have it.
+* ``qwen3.8``: Qwen3.8-Flash-Next's ``ple`` table (family ``stored``): ``ngram_size``,
+  ``heads_per_ngram``, ``ple_layer_ids``; the constants are in the checkpoint (``constants``), rows
+  padded to ``make_ngram_vocab_size_divisible_by``, raw ids, and lookbacks before a segment start
+  hold ``eos_token_id`` (``eos_fill``). ``ngram_vocab_size_base`` is declared: no stored table may
+  be smaller.
 * ``engram``: the Engram demo's ``max_ngram_size``, ``n_head_per_ngram``, ``engram_vocab_size``,
-  ``layer_ids``, ``pad_id``, ``seed``, and Qwen3.8's ``ngram_size``, ``heads_per_ngram``,
-  ``ngram_vocab_size_base``; fields it lacks keep their defaults (listed by the caller).
+  ``layer_ids``, ``pad_id``, ``seed``; fields it lacks keep their defaults (listed by the caller).
 
 The object holding the fields is found depth first; the first layout it matches is taken.
 """
@@ -23,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import NgramToolError, UsageError
+from .families.stored import StoredConstants, read_stored_constants
 from .spec import HashSpec
 
 
@@ -40,6 +49,7 @@ class ConfigLayout:
         declared: what the config declares about the result, by name (``rows``,
             ``compressed_vocab_size``, ``dim``), and the keys that give it.
         negative_ids: how the layout's reference hashes masked (DEAD) tokens.
+        compress: whether the model hashes compressed ids (Engram) or raw ones (LongCat, Qwen3.8).
     """
 
     name: str
@@ -49,6 +59,7 @@ class ConfigLayout:
     fixed: dict[str, Any] = field(default_factory=dict)
     declared: dict[str, tuple[str, ...]] = field(default_factory=dict)
     negative_ids: str = "mask"
+    compress: bool = True
 
 
 MASK_TOKEN_KEYS = ("image_token_id", "image_token_index", "video_token_id", "video_token_index")
@@ -83,27 +94,48 @@ DEEPSEEK_V41 = ConfigLayout(
     },
     negative_ids="barrier",
 )
+LONGCAT = ConfigLayout(
+    "longcat",
+    fields={"max_ngram": ("emb_neighbor_num", "oe_neighbor_num"), "heads": ("emb_split_num", "oe_split_num")},
+    marks=("emb_neighbor_num", "oe_neighbor_num", "emb_split_num", "oe_split_num", "ngram_vocab_size_ratio"),
+    required=("max_ngram", "heads"),
+    fixed={"family": "longcat", "layer_ids": (0,)},
+    declared={"vocab_size": ("vocab_size",), "table_ratio": ("ngram_vocab_size_ratio",)},
+    negative_ids="barrier",
+    compress=False,
+)
+QWEN38 = ConfigLayout(
+    "qwen3.8",
+    fields={
+        "max_ngram": ("ngram_size",),
+        "heads": ("heads_per_ngram",),
+        "layer_ids": ("ple_layer_ids", "layer_ids"),
+        "pad_id": ("eos_token_id",),
+    },
+    marks=("ngram_size", "heads_per_ngram", "ngram_vocab_size_base", "make_ngram_vocab_size_divisible_by"),
+    required=("max_ngram", "heads", "layer_ids", "pad_id"),
+    fixed={"family": "stored"},
+    declared={
+        "table_base": ("ngram_vocab_size_base",),
+        "row_multiple": ("make_ngram_vocab_size_divisible_by",),
+        "dim": ("ple_embed_dim",),
+    },
+    compress=False,
+)
 ENGRAM = ConfigLayout(
     "engram",
     fields={
-        "max_ngram": ("max_ngram_size", "ngram_size"),
-        "heads": ("n_head_per_ngram", "heads_per_ngram"),
-        "table_sizes": ("engram_vocab_size", "ngram_vocab_size_base"),
-        "layer_ids": ("layer_ids", "engram_layer_ids", "ngram_layer_ids", "ple_layer_ids"),
+        "max_ngram": ("max_ngram_size",),
+        "heads": ("n_head_per_ngram",),
+        "table_sizes": ("engram_vocab_size",),
+        "layer_ids": ("layer_ids", "engram_layer_ids", "ngram_layer_ids"),
         "seed": ("seed",),
         "pad_id": ("pad_id",),
     },
-    marks=(
-        "max_ngram_size",
-        "ngram_size",
-        "n_head_per_ngram",
-        "heads_per_ngram",
-        "engram_vocab_size",
-        "ngram_vocab_size_base",
-    ),
+    marks=("max_ngram_size", "n_head_per_ngram", "engram_vocab_size"),
 )
-LAYOUTS = (DEEPSEEK_V41, ENGRAM)
-"""The layouts in the order an object is matched against them (V4.1's keys are the more specific)."""
+LAYOUTS = (DEEPSEEK_V41, LONGCAT, QWEN38, ENGRAM)
+"""The layouts in the order an object is matched against them (the more specific keys first)."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +154,7 @@ class ConfigFields:
         mask_tokens: raw ids of the config's image and video placeholders (DEAD tokens), by the
             key they came from.
         negative_ids: how the layout's reference hashes DEAD tokens (``barrier`` for V4.1).
+        compress: whether the model hashes compressed ids (False: raw ids, LongCat and Qwen3.8).
     """
 
     layout: str
@@ -132,6 +165,7 @@ class ConfigFields:
     tokenizer: str | None
     mask_tokens: dict[str, int] = field(default_factory=dict)
     negative_ids: str = "mask"
+    compress: bool = True
 
 
 def config_fields(path: str | Path) -> ConfigFields:
@@ -168,10 +202,11 @@ def config_fields(path: str | Path) -> ConfigFields:
     fields: dict[str, Any] = {}
     read: dict[str, str] = {}
     for parameter, names in layout.fields.items():
-        name = next((name for name in names if name in holder), None)
-        if name is not None:
-            fields[parameter] = _config_value(parameter, holder[name], f"{path}: {where}{name}")
-            read[parameter] = f"{where}{name}"
+        found_key = _key_in(names, holder, where, config)
+        if found_key is not None:
+            key, value = found_key
+            fields[parameter] = _config_value(parameter, value, f"{path}: {key}")
+            read[parameter] = key
     missing = [layout.fields[parameter] for parameter in layout.required if parameter not in fields]
     if missing:
         keys = " or ".join(f"{where}{name}" for name in missing[0])
@@ -182,7 +217,9 @@ def config_fields(path: str | Path) -> ConfigFields:
     for parameter, value in layout.fixed.items():
         fields[parameter] = value
         read[parameter] = f"(fixed by the {layout.name} layout)"
-    declared, declared_read = _declared(layout, holder, where, path)
+    declared, declared_read = _declared(layout, holder, where, path, config)
+    if layout is LONGCAT:
+        _longcat_tables(fields, read, declared, declared_read, path)
     tokenizer = holder.get("tokenizer_name_or_path", config.get("tokenizer_name_or_path"))
     return ConfigFields(
         layout.name,
@@ -193,7 +230,66 @@ def config_fields(path: str | Path) -> ConfigFields:
         tokenizer if isinstance(tokenizer, str) else None,
         _mask_tokens(config, holder, where),
         layout.negative_ids,
+        layout.compress,
     )
+
+
+def spec_fields(
+    found: ConfigFields, constants: str | Path | StoredConstants | None, source: str | Path
+) -> dict[str, Any]:
+    """:func:`ngramtool.resolve_spec` parameters of a config: its fields, plus, for a family
+    ``stored`` config, the constants read from ``constants`` (the checkpoint; rows padded to the
+    declared multiple) and its EOS segments. ``constants`` is required for such a config and
+    refused for any other."""
+    fields = dict(found.fields)
+    stored = fields.get("family") == "stored"
+    if stored != (constants is not None):
+        raise UsageError(
+            f"{source}: a {found.layout} config keeps its multipliers and table sizes in the "
+            "checkpoint: give the .safetensors file with ple_embedding.* (--constants)"
+            if stored
+            else f"{source}: a {found.layout} config derives its constants: drop --constants"
+        )
+    if stored:
+        row_multiple = int(found.declared.get("row_multiple", 1))
+        fields["stored"] = (
+            constants
+            if isinstance(constants, StoredConstants)
+            else read_stored_constants(constants, row_multiple=row_multiple)
+        )
+        fields["eos_fill"] = True
+    return fields
+
+
+def _key_in(
+    names: tuple[str, ...], holder: dict[str, Any], where: str, config: dict[str, Any]
+) -> tuple[str, Any] | None:
+    """(the key as messages name it, its value) of the first of ``names`` in the object holding the
+    n-gram fields, else at the config's top level; None when neither has one."""
+    for source, prefix in ((holder, where), (config, "")):
+        for name in names:
+            if name in source:
+                return f"{prefix}{name}", source[name]
+    return None
+
+
+def _longcat_tables(
+    fields: dict[str, Any],
+    read: dict[str, str],
+    declared: dict[str, Any],
+    declared_read: dict[str, str],
+    path: str | Path,
+) -> None:
+    """LongCat's table size m = int(ngram_vocab_size_ratio x vocab_size), for every order."""
+    missing = [name for name in ("table_ratio", "vocab_size") if name not in declared]
+    if missing:
+        keys = {"table_ratio": "ngram_vocab_size_ratio", "vocab_size": "vocab_size"}
+        raise NgramToolError(
+            f"{path}: a longcat config without {keys[missing[0]]}, which sizes every table; "
+            "add it to the config (from the model's released config.json)"
+        )
+    fields["table_sizes"] = int(declared["table_ratio"] * declared["vocab_size"])
+    read["table_sizes"] = f"int({declared_read['table_ratio']} x {declared_read['vocab_size']})"
 
 
 def _mask_tokens(config: dict[str, Any], holder: dict[str, Any], where: str) -> dict[str, int]:
@@ -213,6 +309,7 @@ def check_declared(found: ConfigFields, spec: HashSpec, source: str | Path) -> N
     Raises NgramToolError naming the layer, the derived and the declared value (or both V'), so
     a spec that would index other rows than the checkpoint's is never written.
     """
+    _check_family_declared(found, spec, source)
     rows = found.declared.get("rows")
     if rows is not None:
         key = found.declared_read["rows"]
@@ -237,6 +334,23 @@ def check_declared(found: ConfigFields, spec: HashSpec, source: str | Path) -> N
         )
 
 
+def _check_family_declared(found: ConfigFields, spec: HashSpec, source: str | Path) -> None:
+    """LongCat's V (its weights are powers of it) and Qwen3.8's table base (no stored table is
+    smaller), as the config declares them."""
+    vocab = found.declared.get("vocab_size")
+    if vocab is not None and spec.family == "longcat" and vocab != spec.vocab_size:
+        raise NgramToolError(
+            f"{source}: the vocabulary has V={spec.vocab_size:,} but {found.declared_read['vocab_size']} "
+            f"declares {vocab:,}, and LongCat's weights are powers of V: use the model's own tokenizer"
+        )
+    base = found.declared.get("table_base")
+    if base is not None and spec.family == "stored" and int(spec.primes.min()) < base:
+        raise NgramToolError(
+            f"{source}: a stored table has {int(spec.primes.min()):,} rows, fewer than "
+            f"{found.declared_read['table_base']} = {base:,}: the constants are another model's"
+        )
+
+
 def _ngram_object(value: Any, where: str) -> tuple[ConfigLayout, str, dict[str, Any]] | None:
     """(layout, key prefix, object) of the first object, depth first, that a layout marks."""
     if not isinstance(value, dict):
@@ -252,27 +366,28 @@ def _ngram_object(value: Any, where: str) -> tuple[ConfigLayout, str, dict[str, 
 
 
 def _declared(
-    layout: ConfigLayout, holder: dict[str, Any], where: str, path: str | Path
+    layout: ConfigLayout, holder: dict[str, Any], where: str, path: str | Path, config: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """What the object declares (rows per layer, V', the row width), and the keys read."""
+    """What the object (or the config's top level) declares (rows per layer, V', the row width, a
+    ratio), and the keys read."""
     declared: dict[str, Any] = {}
     read: dict[str, str] = {}
     for name, keys in layout.declared.items():
-        key = next((key for key in keys if key in holder), None)
-        if key is None:
+        found = _key_in(keys, holder, where, config)
+        if found is None:
             continue
-        value = holder[key]
+        key, value = found
         wanted_list = name == "rows"
         ok = (
             isinstance(value, list) and bool(value) and all(_is_int(x) and x > 0 for x in value)
             if wanted_list
-            else _is_int(value) and value > 0
+            else (_is_int(value) or (name == "table_ratio" and isinstance(value, float))) and value > 0
         )
         if not ok:
-            wanted = "a list of positive integers" if wanted_list else "a positive integer"
-            raise NgramToolError(f"{path}: {where}{key} must be {wanted} (got {json.dumps(value)})")
+            wanted = "a list of positive integers" if wanted_list else "a positive number"
+            raise NgramToolError(f"{path}: {key} must be {wanted} (got {json.dumps(value)})")
         declared[name] = tuple(value) if wanted_list else value
-        read[name] = f"{where}{key}"
+        read[name] = key
     return declared, read
 
 

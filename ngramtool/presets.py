@@ -167,7 +167,7 @@ def save_spec_file(spec: HashSpec, path: str | Path, *, force: bool = False) -> 
 
 
 # The fields a caller may give, in the order messages list them.
-_FIELDS = ("max_ngram", "heads", "layer_ids", "table_sizes", "seed", "pad_id", "family", "stored")
+_FIELDS = ("max_ngram", "heads", "layer_ids", "table_sizes", "seed", "pad_id", "family", "stored", "eos_fill")
 # What each family reads from elsewhere than the options: giving it is refused, with the reason.
 _FIXED_BY_FAMILY = {
     "stored": {
@@ -209,6 +209,7 @@ def resolve_spec(
     pad_id: int | None = None,
     family: str | None = None,
     stored: StoredConstants | None = None,
+    eos_fill: bool | None = None,
 ) -> HashSpec:
     """The HashSpec of the given parameters (None means not given).
 
@@ -236,6 +237,7 @@ def resolve_spec(
         family: the hash family (docs/families.md); default the base's, else ``engram``.
         stored: the constants of family ``stored`` (read with
             :func:`ngramtool.families.stored.read_stored_constants`).
+        eos_fill: segments start after each EOS, which is the pad (Qwen3.8); default the base's.
 
     Examples:
         >>> from ngramtool import resolve_spec
@@ -248,7 +250,7 @@ def resolve_spec(
     named = PRESETS.get(preset) if isinstance(preset, str) and spec_file is None else None
     if pad_id is None and named is not None:
         pad_id = named.raw_pad_id  # a released model's pad, whatever the tokenizer calls its pad
-    values = (max_ngram, heads, layer_ids, table_sizes, seed, pad_id, family, stored)
+    values = (max_ngram, heads, layer_ids, table_sizes, seed, pad_id, family, stored, eos_fill)
     given = {name: value for name, value in zip(_FIELDS, values, strict=True) if value is not None}
     if vocab_size is not None and tokenizer is not None:
         raise UsageError("`vocab_size` replaces the tokenizer's V': give one of `vocab_size` and `tokenizer`")
@@ -283,6 +285,7 @@ def resolve_spec(
         vocab_size=_vocab_size(vocab, vocab_size, base),
         family=chosen_family,
         stored=given.get("stored", defaults.stored if same_family else None),
+        eos_fill=given.get("eos_fill", defaults.eos_fill),
     )
 
 

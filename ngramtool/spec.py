@@ -81,6 +81,9 @@ class HashSpec:
             generator, ``table_sizes`` are the tables, not prime), ``longcat`` (polynomial ids;
             pad 0, no seed) or ``stored`` (the constants given in ``stored``).
         stored: the constants of family ``stored`` (:class:`~ngramtool.families.stored.StoredConstants`).
+        eos_fill: Qwen3.8's segments: a segment starts after each EOS, which is ``pad_id``, and the
+            lookbacks before a segment start hold the EOS id (with ``boundary="reset"``, so do
+            those before a document start). The EOS itself hashes as any token.
     """
 
     max_ngram: int = 3
@@ -92,6 +95,7 @@ class HashSpec:
     vocab_size: int = 98627
     family: Family = "engram"
     stored: StoredConstants | None = None
+    eos_fill: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "layer_ids", tuple(int(x) for x in self.layer_ids))
@@ -321,6 +325,8 @@ class HashSpec:
         # An Engram spec reads as it did before families: its fingerprint is unchanged.
         if self.family == "engram":
             del d["family"]
+        if not self.eos_fill:
+            del d["eos_fill"]
         if self.stored is None:
             del d["stored"]
         else:
@@ -335,14 +341,17 @@ class HashSpec:
     def from_dict(cls, data: dict[str, Any]) -> HashSpec:
         """Inverse of :meth:`to_dict`; unknown keys are an error."""
         known = {"max_ngram", "heads", "layer_ids", "table_sizes", "seed", "pad_id", "vocab_size"}
-        unknown = set(data) - known - {"family", "stored"}
+        optional = {"family", "stored", "eos_fill"}
+        unknown = set(data) - known - optional
         if unknown:
             raise UsageError(
-                f"unknown HashSpec field(s): {sorted(unknown)}; known: {sorted(known | {'family', 'stored'})}"
+                f"unknown HashSpec field(s): {sorted(unknown)}; known: {sorted(known | optional)}"
             )
-        extra = {name: data[name] for name in ("family", "stored") if name in data}
+        extra = {name: data[name] for name in optional if name in data}
         if not isinstance(extra.get("family", ""), str):
             raise UsageError(f"HashSpec field 'family' must be a string, got {extra['family']!r}")
+        if not isinstance(extra.get("eos_fill", False), bool):
+            raise UsageError(f"HashSpec field 'eos_fill' must be true or false, got {extra['eos_fill']!r}")
         data = {name: value for name, value in data.items() if name in known}
         for name, value in data.items():
             items = value if name in ("layer_ids", "table_sizes") else [value]

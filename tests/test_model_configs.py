@@ -4,14 +4,15 @@ held to the rows and V' they declare; the Engram demo's and Qwen3.8's fields as 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import assert_one_line_error, run, run_json
+from conftest import assert_one_line_error, load_json, run, run_json
 
-from ngramtool import HashSpec, NgramHashMapping
-from ngramtool.errors import NgramToolError
+from ngramtool import HashSpec, NgramHashMapping, hash_ngrams
+from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.model_configs import check_declared, config_fields
 
 V3_COMPRESSED = 98627  # DeepSeek-V3's tokenizer (tests/data/compress_deepseek_v3.json)
@@ -124,7 +125,7 @@ def test_a_v41_config_without_a_key_that_changes_rows_names_it(tmp_path, missing
         config_fields(path)
 
 
-def test_the_demo_and_qwen_layouts_keep_their_reading(tmp_path):
+def test_the_demo_layout_keeps_its_reading(tmp_path):
     demo = {
         "engram_config": {
             "max_ngram_size": 3,
@@ -143,8 +144,6 @@ def test_the_demo_and_qwen_layouts_keep_their_reading(tmp_path):
         "layer_ids": (1, 15),
         "pad_id": 2,
     }
-    qwen = {"ngram_size": 3, "heads_per_ngram": 8, "ngram_vocab_size_base": 20000000}
-    assert config_fields(write_config(tmp_path, "qwen.json", qwen)).fields["table_sizes"] == 20000000
 
 
 def test_the_configs_image_token_is_dead_and_hashed_as_a_barrier(tmp_path, deepseek_tokenizer_path):
@@ -163,12 +162,96 @@ def test_an_image_token_the_tokenizer_lacks_is_named_by_its_key(tmp_path, deepse
         NgramHashMapping.from_config(path, deepseek_tokenizer_path)
 
 
-def test_qwen_layers_and_the_released_pad(tmp_path):
-    qwen = {"ngram_size": 3, "heads_per_ngram": 8, "ngram_vocab_size_base": 20000000, "ple_layer_ids": [2]}
-    assert config_fields(write_config(tmp_path, "q.json", qwen)).fields["layer_ids"] == (2,)
+def test_the_released_pad_of_the_v41_preset():
     # The V4.1 preset's pad is raw id 2 whatever the tokenizer calls its pad (cl100k_base: 100257).
     mapping = NgramHashMapping.build("cl100k_base", spec="deepseek-v4.1-flash")
     assert mapping.spec.pad_id == int(mapping.vocab.lut[2])
+
+
+# ------------------------------------------------------------------------- LongCat, Qwen3.8
+LONGCAT_KEYS = {
+    "vocab_size": 1000,
+    "emb_neighbor_num": 3,
+    "emb_split_num": 2,
+    "ngram_vocab_size_ratio": 5.003,
+}
+
+
+def test_a_longcat_config_gives_its_polynomial_spec(tmp_path):
+    """FAMILIES.md §3 / families.json's first LongCat case: m = int(ratio x V), raw ids, pad 0."""
+    golden = load_json("families.json")["families"]["longcat"]["cases"][0]
+    path = write_config(tmp_path, "longcat.json", LONGCAT_KEYS)
+    found = config_fields(path)
+    assert found.layout == "longcat" and found.negative_ids == "barrier" and not found.compress
+    assert found.fields["table_sizes"] == golden["m"] == 5003
+    mapping = NgramHashMapping.from_config(path, None)
+    assert mapping.spec.family == "longcat" and mapping.spec.vocab_size == 1000
+    assert mapping.spec.primes.reshape(-1).tolist() == golden["mods"]
+    rows = mapping.rows(np.asarray(golden["tokens"]))
+    assert np.asarray(rows)[:, 0, :].tolist() == golden["ids"]
+    aliases = {"vocab_size": 1000, "oe_neighbor_num": 3, "oe_split_num": 2, "ngram_vocab_size_ratio": 5.003}
+    assert config_fields(write_config(tmp_path, "oe.json", aliases)).fields == found.fields
+
+
+def test_a_longcat_config_holds_the_vocabulary_to_its_v(tmp_path):
+    path = write_config(tmp_path, "longcat.json", {**LONGCAT_KEYS, "vocab_size": 50257})
+    assert NgramHashMapping.from_config(path, "gpt2").spec.vocab_size == 50257
+    with pytest.raises(NgramToolError, match="LongCat's weights are powers of V"):
+        NgramHashMapping.from_config(path, "cl100k_base")
+    without = write_config(
+        tmp_path, "no_ratio.json", {"emb_neighbor_num": 3, "emb_split_num": 2, "vocab_size": 9}
+    )
+    with pytest.raises(NgramToolError, match="without ngram_vocab_size_ratio"):
+        config_fields(without)
+
+
+QWEN_KEYS = {
+    "ngram_size": 3,
+    "heads_per_ngram": 2,
+    "ngram_vocab_size_base": 1000,
+    "make_ngram_vocab_size_divisible_by": 128,
+    "ple_layer_ids": [2],
+    "eos_token_id": 50256,
+}
+
+
+def qwen_constants(tmp_path, sizes=(1009, 1013, 1019, 1021)):
+    """A checkpoint shard holding Qwen3.8's three I64 tensors (here: Engram-like constants)."""
+    from safetensors.numpy import save_file
+
+    multipliers = np.array([[3, 1000003, 2000001]], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])[None].astype(np.int64)
+    path = tmp_path / "model-00001.safetensors"
+    save_file(
+        {
+            "ple_embedding.layer_multipliers": multipliers,
+            "ple_embedding.ngram_heads_vocab_sizes": np.array([sizes], dtype=np.int64),
+            "ple_embedding.ngram_heads_offsets": offsets,
+        },
+        str(path),
+    )
+    return path
+
+
+def test_a_qwen_config_reads_its_stored_constants_and_fills_with_eos(tmp_path):
+    path = write_config(tmp_path, "qwen.json", QWEN_KEYS)
+    assert config_fields(path).layout == "qwen3.8"
+    with pytest.raises(UsageError, match="give the .safetensors file with ple_embedding"):
+        NgramHashMapping.from_config(path, "gpt2")
+    mapping = NgramHashMapping.from_config(path, "gpt2", constants=qwen_constants(tmp_path))
+    spec = mapping.spec
+    assert (spec.family, spec.eos_fill, spec.pad_id, spec.layer_ids) == ("stored", True, 50256, (2,))
+    assert spec.rows_per_layer.tolist() == [4096]  # 4,062 rows padded to a multiple of 128
+    assert spec.multipliers.tolist() == [[3, 1000003, 2000001]]
+    ids = np.array([5, 6, 7, 50256, 8, 9, 10])
+    rows = mapping.rows(ids)
+    # After the EOS a segment starts: its lookbacks hold the EOS id, as at the sequence start.
+    fresh = mapping.rows(np.array([50256, 50256, 8, 9, 10]))[2:]
+    assert np.array_equal(rows[4:], fresh)
+    assert not np.array_equal(rows[4], hash_ngrams(ids, replace(spec, eos_fill=False))[4])
+    small = write_config(tmp_path, "big_base.json", {**QWEN_KEYS, "ngram_vocab_size_base": 2000})
+    with pytest.raises(NgramToolError, match="the constants are another model's"):
+        NgramHashMapping.from_config(small, "gpt2", constants=qwen_constants(tmp_path))
 
 
 # ---------------------------------------------------------------------------- the command

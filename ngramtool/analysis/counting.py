@@ -325,6 +325,9 @@ class NgramTypeCounter:
         if starts.size and (starts[0] < 0 or starts[-1] > ids.size or np.any(np.diff(starts) < 0)):
             raise UsageError(f"doc_starts must be non-decreasing positions in [0, {ids.size}]")
         reset_starts = starts if self.boundary == "reset" else starts[:0]
+        if self.spec.eos_fill:  # Qwen3.8's segments: one starts after each EOS (the pad id)
+            after_eos = np.flatnonzero(np.asarray(ids) == self.spec.pad_id) + 1
+            reset_starts = np.union1d(reset_starts, after_eos).astype(np.int64)
         if self._kernels is None:
             clean = self._validated(ids, copy=True)
             self._count_with_windows(clean, reset_starts)

@@ -41,6 +41,9 @@ class HashConstants:
         primes: int64 [L, N-1, K] table sizes.
         offsets: int64 [L, (N-1)K] first row of each column in the layer's table.
         row_dtype: the dtype the rows are stored in.
+        family: the hash family (docs/families.md). The tutorial's and LongCat's table sizes are
+            not prime by their definition, and their heads have multipliers (or weights) of their
+            own: the prime, duplicate-size and multiplier checks are Engram's and stored constants'.
     """
 
     vocab_size: int
@@ -49,17 +52,25 @@ class HashConstants:
     primes: np.ndarray
     offsets: np.ndarray
     row_dtype: np.dtype
+    family: str = "engram"
+
+    @property
+    def prime_sized(self) -> bool:
+        """Whether the family sizes tables by primes searched for, one multiplier set per layer."""
+        return self.family in ("engram", "stored")
 
     @classmethod
     def from_spec(cls, spec: HashSpec) -> HashConstants:
         """The constants ngramtool derives from ``spec``."""
+        per_layer = spec.multipliers.tolist() if spec.layer_mix else []
         return cls(
             spec.vocab_size,
             spec.layer_ids,
-            tuple(tuple(int(m) for m in row) for row in spec.multipliers.tolist()),
+            tuple(tuple(int(m) for m in row) for row in per_layer),
             spec.primes,
             spec.offsets,
             spec.row_dtype,
+            spec.family,
         )
 
     @classmethod
@@ -74,7 +85,9 @@ class HashConstants:
             layers, heads = len(record["layer_ids"]), int(record["heads"])
             primes = np.asarray(derived["primes"], dtype=np.int64).reshape(layers, -1, heads)
             offsets = np.asarray(derived["offsets"], dtype=np.int64).reshape(layers, -1)
-            multipliers = tuple(tuple(int(m) for m in row) for row in derived["multipliers"])
+            family = str(record.get("family", "engram"))
+            per_layer = derived["multipliers"] if family in ("engram", "stored") else []
+            multipliers = tuple(tuple(int(m) for m in row) for row in per_layer)
             vocab_size = int(record["vocab_size"])
         except (KeyError, TypeError, ValueError) as exc:
             raise NgramToolError(
@@ -84,7 +97,8 @@ class HashConstants:
         last = primes.reshape(layers, -1)[:, -1]
         needs64 = int((offsets[:, -1] + last).max()) >= INT32_LIMIT
         dtype = row_dtype or record.get("row_dtype") or ("<i8" if needs64 else "<i4")
-        return cls(vocab_size, tuple(record["layer_ids"]), multipliers, primes, offsets, np.dtype(dtype))
+        layer_ids = tuple(record["layer_ids"])
+        return cls(vocab_size, layer_ids, multipliers, primes, offsets, np.dtype(dtype), family)
 
 
 @dataclass(frozen=True)
@@ -147,10 +161,11 @@ def lint_constants(
         hidden_size: the width the memory is meant to fit; ``dim`` should divide it.
         types: expected distinct n-grams per order, for the heads check (default: the table size).
     """
+    by_primes = constants.prime_sized
     findings = [
         *_near_vocab_multiples(constants),
-        *_bad_primes(constants),
-        *_duplicate_sizes(constants),
+        *(_bad_primes(constants) if by_primes else []),
+        *(_duplicate_sizes(constants) if by_primes else []),
         *_multipliers(constants),
         *_row_overflow(constants),
         *_too_many_heads(constants, types),

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
 from ..backends.numpy_backend import column_mixes
+from ..errors import UsageError
 from ..hashing import ngram_mixes
 from ..spec import HashSpec
 from .counting import MIX_BLOCK, NgramTypes, _merge, _runs

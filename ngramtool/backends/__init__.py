@@ -133,17 +133,23 @@ class Backend:
 
     def kernel(self, spec: HashSpec, *, offsets: bool, negative_ids: str, device: str) -> RowsKernel:
         """The evaluator of ``spec`` on ``device`` (constants moved there once); ``barrier`` is the
-        backend's masking kernel wrapped (:class:`ngramtool.backends.barrier.BarrierRows`)."""
+        backend's masking kernel wrapped (:class:`ngramtool.backends.barrier.BarrierRows`), as is
+        every kernel of a spec with ``eos_fill`` (Qwen3.8's segments)."""
         if negative_ids == "hash" and spec.family != "engram":
             raise UsageError(
                 f"negative ids hashed as they are is the Engram demo's rule, not family {spec.family!r}'s: "
                 "mark ignored tokens with negative_ids='barrier' (LongCat's rule) or 'mask'"
             )
-        if negative_ids != "barrier":
-            return self._impl().make_kernel(spec, offsets=offsets, negative_ids=negative_ids, device=device)
+        inner_ids = "mask" if negative_ids == "barrier" else negative_ids
+        kernel = self._impl().make_kernel(spec, offsets=offsets, negative_ids=inner_ids, device=device)
+        if negative_ids != "barrier" and not spec.eos_fill:
+            return kernel
         barrier = importlib.import_module(f"{__name__}.barrier")
-        inner = self._impl().make_kernel(spec, offsets=offsets, negative_ids="mask", device=device)
-        return barrier.BarrierRows(inner, spec, offsets=offsets)
+        if negative_ids == "barrier":
+            kernel = barrier.BarrierRows(kernel, spec, offsets=offsets)
+        if spec.eos_fill:
+            kernel = barrier.BarrierRows(kernel, spec, offsets=offsets, eos=True)
+        return kernel
 
 
 BACKENDS: dict[str, Backend] = {

@@ -25,13 +25,14 @@ from ..spec import HashSpec
 from .arrays import is_tensor, to_numpy
 
 
-def barrier_context(context: np.ndarray, pad_id: int) -> np.ndarray:
-    """The carried context with the pad at and before its last DEAD (negative) id.
+def barrier_context(context: np.ndarray, pad_id: int, *, eos: bool = False) -> np.ndarray:
+    """The carried context with the pad at and before its last DEAD (negative) id (``eos``: its
+    last EOS, the pad id itself).
 
     >>> barrier_context(np.array([5, -1, 7]), 2).tolist()
     [2, 2, 7]
     """
-    dead = np.flatnonzero(context < 0)
+    dead = np.flatnonzero(context == pad_id if eos else context < 0)
     if not dead.size:
         return context
     cut = context.copy()
@@ -51,12 +52,15 @@ class BarrierRows:
     """A backend's masking kernel with DEAD tokens as barriers (see the module docstring).
 
     It is a :class:`ngramtool.backends.RowsKernel` of the same kind (numpy or tensors, its device,
-    ``out=`` when the inner kernel fills one).
+    ``out=`` when the inner kernel fills one). With ``eos=True`` it is Qwen3.8's segment rule
+    instead (:attr:`ngramtool.HashSpec.eos_fill`): a segment starts after each EOS (the spec's pad
+    id), whose lookbacks before it hold the EOS id; the EOS itself hashes as any token.
     """
 
-    def __init__(self, inner: Any, spec: HashSpec, *, offsets: bool) -> None:
+    def __init__(self, inner: Any, spec: HashSpec, *, offsets: bool, eos: bool = False) -> None:
         self.inner = inner
         self.spec = spec
+        self.eos = eos
         self.tensors = inner.tensors
         self.device = inner.device
         self.fills = getattr(inner, "fills", False)
@@ -64,18 +68,18 @@ class BarrierRows:
         self._pad_row_tensor: Any = None
 
     def rows(self, ids: Any, context: np.ndarray, resets: np.ndarray, out: np.ndarray | None = None) -> Any:
-        """Rows ``[T, L, C]`` of the chunk ``ids`` after ``context``, DEAD ids as barriers."""
-        dead = ids < 0
+        """Rows ``[T, L, C]`` of the chunk ``ids`` after ``context``, DEAD ids (or EOS) as barriers."""
+        dead = ids == self.spec.pad_id if self.eos else ids < 0
         positions = to_numpy(dead.nonzero(as_tuple=True)[0]) if is_tensor(ids) else np.flatnonzero(dead)
         if positions.size:
             after = positions[positions + 1 < ids.shape[0]] + 1
             resets = np.union1d(resets, after).astype(np.int64)
-        context = barrier_context(context, self.spec.pad_id)
+        context = barrier_context(context, self.spec.pad_id, eos=self.eos)
         if out is None:
             rows = self.inner.rows(ids, context, resets)
         else:
             rows = self.inner.rows(ids, context, resets, out=out)
-        if positions.size:
+        if positions.size and not self.eos:
             rows[dead] = self._pad_rows_like(rows)
         return rows
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,7 +13,7 @@ from ..backends import MASKED_CONVENTIONS
 from ..errors import UsageError
 from ..families import constants_in_words, family_note
 from ..formats.index import spec_record
-from ..model_configs import ConfigFields, check_declared, config_fields
+from ..model_configs import ConfigFields, check_declared, config_fields, spec_fields
 from ..presets import preset, save_spec_file
 from ..spec import HashSpec
 from ..wording import plural
@@ -210,18 +211,39 @@ def from_config_command(
     config: Annotated[Path, typer.Argument(help="The model's config.json.")],
     output: Annotated[Path, typer.Argument(help="The spec file to write (read back with --spec).")],
     vocab: VocabularyOptions = VOCABULARY_OPTIONS,
+    constants: Annotated[
+        Path | None,
+        typer.Option(
+            "--constants",
+            help="The checkpoint file that stores the constants (Qwen3.8: the .safetensors shard with "
+            "ple_embedding.*; also .npz or .json): required for such a config, refused for others.",
+        ),
+    ] = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Write the spec of a model config's n-gram fields as JSON for --spec."""
     found = config_fields(config)
-    spec = build_spec(ctx, vocab, SpecChoice(fields=found.fields))
+    fields = spec_fields(found, constants, config)
+    if not found.compress and "no_compress" not in given_options(ctx):
+        vocab = replace(vocab, no_compress=True)  # the model hashes raw ids
+    declared_vocab = found.declared.get("vocab_size")
+    if declared_vocab is not None and vocab.vocab_size is None and "tokenizer" not in given_options(ctx):
+        vocab = replace(vocab, vocab_size=declared_vocab)  # LongCat's V, without a tokenizer
+    spec = build_spec(ctx, vocab, SpecChoice(fields=fields))
     check_declared(found, spec, config)
     save_spec_file(spec, output, force=force)
-    defaulted = [
-        name for name in ("max_ngram", "heads", "table_sizes", "layer_ids", "seed") if name not in found.read
-    ]
+    # What the family takes from the options (a stored spec's tables and seed are the checkpoint's).
+    derivable = ("max_ngram", "heads", "table_sizes", "layer_ids", "seed")
+    if spec.family != "engram":
+        derivable = (
+            "max_ngram",
+            "heads",
+            "layer_ids",
+            *(() if spec.family == "stored" else ("table_sizes",)),
+        )
+    defaulted = [name for name in derivable if name not in found.read]
     if as_json:
         print_json(
             {
@@ -242,6 +264,14 @@ def from_config_command(
         return
     for parameter, field in found.read.items():
         stderr.print(f"{field} -> {option_for(parameter)} {_shown(found.fields[parameter])}", markup=False)
+    if spec.stored is not None:
+        rows = ", ".join(f"{r:,}" for r in spec.stored.rows)
+        stderr.print(
+            f"{constants}: the stored multipliers, table sizes and offsets "
+            f"({plural(spec.num_columns, 'table')} per layer, rows {rows}); segments filled with EOS id "
+            f"{spec.pad_id}",
+            markup=False,
+        )
     if defaulted:
         stderr.print(
             f"not in the config, so the defaults: {', '.join(option_for(name) for name in defaulted)}",
@@ -265,12 +295,21 @@ def from_config_command(
     _report_written(output, spec)
 
 
+_DECLARED_CHECKS = {
+    "rows": "the derived rows per layer match",
+    "vocab_size": "V, whose powers weight the ids, matches the vocabulary",
+    "table_ratio": "the table size's ratio to V",
+    "table_base": "no stored table is smaller",
+    "row_multiple": "the table's rows are padded to a multiple of it",
+}
+
+
 def _report_declared(found: ConfigFields) -> None:
     """The lines saying which declared values the spec was checked against."""
     for name, value in found.declared.items():
         if name == "dim":
             continue  # the row width: not a spec field (size and lint take it as --dim)
-        what = "the derived rows per layer match" if name == "rows" else "the vocabulary's V' matches"
+        what = _DECLARED_CHECKS.get(name, "the vocabulary's V' matches")
         shown = " ".join(f"{x:,}" for x in value) if isinstance(value, tuple) else f"{value:,}"
         stderr.print(f"{found.declared_read[name]} = {shown}: {what}", markup=False)
 

@@ -18,10 +18,10 @@ V41_DECLARED = (384_006_168, 384_016_682)
 V41_COLUMNS = 3 * 8  # orders 2..4 x 8 heads: the sub-tables (columns) of one layer's table
 
 
-def test_tutorial_preset_has_the_published_size_before_prime_rounding():
+def test_tutorial_preset_has_the_chapters_size():
+    """The chapter's own hash: one table of 262,144 rows per head, no prime rounding."""
     report = size_memory(PRESETS["tutorial"].spec, PRESETS["tutorial"].dim)
-    assert report.nominal_params == 33_554_432 == 8 * 262_144 * 16  # published figure
-    assert report.params == chain_params(262_144, 8, 16)
+    assert report.params == report.nominal_params == 33_554_432 == 8 * 262_144 * 16  # published figure
     assert report.tables_in_words == "2 orders x 4 heads = 8 tables (1 layer)"
 
 

@@ -24,10 +24,13 @@ def test_size_figures():
     fitted = size_engram("engram-27b", budget=5.7e9).to_dict()
     base = fitted["budget"]["table"]
     assert chain_params(base, 32, 80) == fitted["params"] <= 5.7e9 < chain_params(base + 1, 32, 80)
+    # The tutorial's own hash: one table of 262,144 rows per head (not prime), 16 dims.
     override = run_json("size", "--preset", "tutorial", "--heads", "2", "--dim", "8")
-    assert override["params"] == chain_params(262_144, 4, 8) and override["tables"] == 4
+    assert override["params"] == 4 * 262_144 * 8 and override["tables"] == 4
+    assert run_json("size", "--preset", "tutorial")["params"] == 33_554_432 == 8 * 262_144 * 16
     text = run("size", "--preset", "tutorial").stdout.decode()
     assert "2 orders x 4 heads = 8 tables (1 layer)" in text and "33,554,432" in text
+    assert "one size per order, not prime" in text
 
 
 def test_size_of_the_v41_tables_as_they_ship():
