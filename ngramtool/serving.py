@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .backends import BACKENDS, MASKED_ROW, NegativeIds, check_negative_ids, choose_backend
+from .backends import MASKED_ROW, NegativeIds, check_negative_ids, choose_backend
 from .backends.arrays import as_array, is_integer, is_tensor, to_numpy, to_tensor
 from .backends.numpy_backend import rows_from_windows
 from .errors import NgramToolError, UsageError
@@ -193,9 +193,10 @@ class BatchHashState:
             self._rows = self._numpy_rows
         else:
             choice = choose_backend("torch", device)  # torch missing or no such device: one clear error
-            self._kernel = BACKENDS["torch"].kernel(
-                spec, offsets=True, negative_ids="mask", device=choice.device
-            )
+            from .backends.torch_backend import TorchRows  # torch is there: choose_backend said so
+
+            # The block arithmetic alone: this class forms the windows (pads, DEAD ids, EOS segments).
+            self._kernel = TorchRows(spec, offsets=True, negative_ids="mask", device=choice.device)
             self._history, self._lags = to_tensor(history, device), to_tensor(lags, device)
             self._rows = self._torch_rows
 
@@ -237,12 +238,17 @@ class BatchHashState:
         positions = length[:, None] - self._lags[None, :]  # lag k of each token: position t - k
         windows = self._history[slot[:, None], positions % self._width]
         windows = xp.where(positions < 0, self.spec.pad_id, windows)  # before the sequence start
+        eos = windows == self.spec.pad_id  # a real EOS (a masked id that looks like the pad is none)
         if self.negative_ids != "hash":  # the conventions as backends/barrier.py defines them
             dead = windows < 0
             if self.negative_ids == "barrier":  # a DEAD id (the current token too) and every older lag
                 for lag in range(1, self.spec.max_ngram):
                     dead[:, lag] |= dead[:, lag - 1]
             windows = xp.where(dead, self.spec.pad_id, windows)
+        if self.spec.eos_fill:  # lags past an EOS (the pad id) reach before the segment: the EOS id
+            for lag in range(2, self.spec.max_ngram):
+                eos[:, lag] |= eos[:, lag - 1]
+            windows = xp.where(eos, self.spec.pad_id, windows)
         rows = self._rows(windows)
         if self.negative_ids == "mask":
             rows[dead[:, 0]] = MASKED_ROW

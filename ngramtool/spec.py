@@ -240,6 +240,12 @@ class HashSpec:
             rows.append(r * 2 + 1)
         return _frozen(np.array(rows, dtype=np.int64))
 
+    @property
+    def family_multipliers(self) -> np.ndarray:
+        """The multipliers as the family has them: :attr:`multipliers` [L, N] where a layer's
+        columns share them (engram, stored), else :attr:`column_multipliers` [L, C, N]."""
+        return self.multipliers if self.layer_mix else self.column_multipliers
+
     @cached_property
     def column_multipliers(self) -> np.ndarray:
         """int64 [L, C, N]: column c's multiplier (``sum``: weight) for the id at lag k (k=0 the

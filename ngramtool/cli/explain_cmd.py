@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import UsageError
+from ..presets import default_compress, default_tokenizer
 from ..spec import HashSpec
 from ..tools.explain import explain
 from ..wording import plural
@@ -22,6 +23,7 @@ from .options import (
     SpecOptions,
     TokenizerOptions,
     VerboseOpt,
+    given_options,
     option_groups,
 )
 from .render import first_only, print_json, print_table, report_table, say_backend, stderr, stdout
@@ -43,6 +45,7 @@ Per token: raw id -> canonical id -> window (oldest first) -> XOR mix -> mix mod
 
 @option_groups
 def explain_command(
+    ctx: typer.Context,
     text: Annotated[str, typer.Argument(help="The text to explain (keep it short).")],
     vocab: TokenizerOptions = TOKENIZER_OPTIONS,
     special: SpecialOpt = None,
@@ -64,7 +67,12 @@ def explain_command(
             "pass UTF-8 text, e.g. convert it with iconv -t UTF-8"
         ) from None
     chosen = spec_options.choose(preset)
-    mapping = chosen.mapping(vocab.tokenizer, special=special, compress=not vocab.no_compress)
+    named = "tokenizer" in given_options(ctx)
+    mapping = chosen.mapping(
+        vocab.tokenizer if named else default_tokenizer(preset),
+        special=special,
+        compress=not vocab.no_compress and default_compress(preset),
+    )
     explained = explain(
         text,
         mapping,
@@ -122,10 +130,13 @@ def _render(spec: HashSpec, total: int, records: list[dict[str, Any]]) -> None:
             grid.add_column(name, justify="left" if name == "window" else "right")
         for gram in record["ngrams"]:
             window = " ".join(map(str, gram["window"]))
-            shown = str(gram["layer"]), str(gram["order"]), window, str(gram["mix"])
+            shown = str(gram["layer"]), str(gram["order"]), window
             for head in gram["heads"]:
+                first = head["head"] == 0
+                mix = str(head["mix"]) if gram["mix"] is None or first else ""  # a mix per head
                 grid.add_row(
-                    *first_only(head["head"] == 0, *shown),
+                    *first_only(first, *shown),
+                    mix,
                     *(str(head[key]) for key in ("head", "prime", "hash", "offset", "row")),
                 )
         print_table(grid)

@@ -127,11 +127,6 @@ def timestamp() -> str:
     return moment.isoformat(timespec="seconds")
 
 
-def _derived_multipliers(spec: HashSpec) -> np.ndarray:
-    """The multipliers as the family has them: per layer and lag, or per column where heads have their own."""
-    return spec.multipliers if spec.layer_mix else spec.column_multipliers
-
-
 def spec_record(spec: HashSpec) -> dict[str, Any]:
     """The manifest record of a spec: its fields, fingerprint and derived constants."""
     return {
@@ -140,7 +135,7 @@ def spec_record(spec: HashSpec) -> dict[str, Any]:
         "derived": {
             # Strings: 64-bit values that JSON readers may round. Per lag ([L, N]) where a layer's
             # columns share them, else per column ([L, C, N]).
-            "multipliers": _derived_multipliers(spec).astype(str).tolist(),
+            "multipliers": spec.family_multipliers.astype(str).tolist(),
             "primes": spec.primes.tolist(),
             "offsets": spec.offsets.tolist(),
             "rows_per_layer": spec.rows_per_layer.tolist(),

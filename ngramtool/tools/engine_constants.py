@@ -86,7 +86,13 @@ class EngineConstants:
 
     @classmethod
     def from_spec(cls, spec: HashSpec, *, key_length: int | None = None) -> EngineConstants:
-        """The constants a spec derives, without a token map (ids are canonical already)."""
+        """The constants a spec derives, without a token map (ids are canonical already); a spec
+        whose heads have multipliers of their own (the tutorial, LongCat) has no such constants."""
+        if not spec.layer_mix:
+            raise UsageError(
+                f"engine constants are the multiply-XOR layout's (multipliers per layer and lag); family "
+                f"{spec.family!r} has multipliers per head: give engines its spec file (spec save) instead"
+            )
         return cls(
             layer_ids=np.array(spec.layer_ids, dtype=np.int64),
             max_ngram=spec.max_ngram,

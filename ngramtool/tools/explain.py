@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 
 from ..backends import BackendChoice, choose_backend
+from ..backends.numpy_backend import column_mixes
 from ..errors import UsageError
-from ..hashing import hash_ngrams, lag_windows, ngram_mixes
+from ..hashing import hash_ngrams, lag_windows
 from ..mapping import NgramHashMapping
 from ..spec import HashSpec
 
@@ -88,8 +89,9 @@ def explain_text(
 
     Each record: position, raw_id, text, canonical_id, key, and ``ngrams``: per layer and order,
     the window of canonical ids in reading order (oldest first, the current token last; pads
-    before the stream start), the int64 mix, and per head the prime, the hash (mix mod prime),
-    the column offset and the row.
+    before the stream start), the int64 mix (None where each head has its own: the tutorial,
+    LongCat), and per head its mix, the table size (``prime``), the hash (mix mod size), the
+    column offset and the row.
     """
     tokenizer, vocab, spec = mapping.tokenizer, mapping.vocab, mapping.spec
     if tokenizer is None:
@@ -99,22 +101,25 @@ def explain_text(
     n = spec.max_ngram
     ext = np.concatenate([np.full(n - 1, spec.pad_id, dtype=np.int64), canonical])
     windows = lag_windows(ext, n)
-    mixes = ngram_mixes(windows, spec)
+    mixes = column_mixes(
+        windows, spec
+    )  # [T, L, C]: a layer's heads share it unless the family mixes per head
     rows = hash_ngrams(canonical, spec, backend=backend, device=device)
     records = []
     for t, (raw_id, canon) in enumerate(zip(raw.tolist(), canonical.tolist(), strict=True)):
         ngrams = []
         for li, layer_id in enumerate(spec.layer_ids):
             for order in range(2, n + 1):
-                mix = int(mixes[t, li, order - 2])
                 heads = []
                 for h in range(spec.heads):
                     col = spec.column(order, h)
                     prime = int(spec.primes[li, order - 2, h])
+                    mix = int(mixes[t, li, col])
                     heads.append(
                         {
                             "head": h,
                             "prime": prime,
+                            "mix": mix,
                             "hash": mix % prime,
                             "offset": int(spec.offsets[li, col]),
                             "row": int(rows[t, li, col]),
@@ -125,7 +130,7 @@ def explain_text(
                         "layer": layer_id,
                         "order": order,
                         "window": windows[t, :order][::-1].tolist(),
-                        "mix": mix,
+                        "mix": heads[0]["mix"] if spec.layer_mix else None,
                         "heads": heads,
                     }
                 )

@@ -89,7 +89,7 @@ class NgramRows(nn.Module):
         self.hasher = SequenceHasher(spec, backend=backend, negative_ids=negative_ids, check_ids=False)
         constants = {
             "lut": check_table(_table(vocab), spec.vocab_size),
-            "multipliers": spec.multipliers,
+            "multipliers": spec.family_multipliers,
             "primes": spec.primes,
             "offsets": spec.offsets.astype(spec.row_dtype),
         }

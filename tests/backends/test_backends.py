@@ -19,6 +19,7 @@ import importlib.util  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+from dataclasses import replace  # noqa: E402
 from itertools import pairwise  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -143,6 +144,7 @@ def family_specs(draw: st.DrawFn, families: tuple[str, ...] = FAMILIES) -> HashS
     if family == "longcat":
         return HashSpec(family="longcat", pad_id=0, **fields)
     pad = draw(st.integers(0, vocab - 1))
+    fields["eos_fill"] = draw(st.booleans())  # Qwen3.8's segments after each EOS (the pad id)
     if family == "tutorial":
         return HashSpec(family="tutorial", seed=draw(st.integers(0, 2**32 - 1)), pad_id=pad, **fields)
     if family == "stored":
@@ -329,11 +331,44 @@ def barrier_rows_by_definition(spec: HashSpec, ids: list[int], starts: list[int]
     return rows_from_windows(windows, spec)
 
 
+def eos_rows_by_definition(spec: HashSpec, ids: list[int], starts: list[int]) -> np.ndarray:
+    """FAMILIES.md §4 read literally: a segment starts after each EOS (the pad id) and at each document
+    start; lookbacks before the segment hold the EOS id. Masked (negative) ids look like the pad."""
+    windows = np.full((len(ids), spec.max_ngram), spec.pad_id, dtype=np.int64)
+    for t in range(len(ids)):
+        segment = max(
+            [0, *(s for s in starts if s <= t), *(p + 1 for p in range(t) if ids[p] == spec.pad_id)]
+        )
+        for lag in range(spec.max_ngram):
+            if t - lag >= segment and ids[t - lag] >= 0:
+                windows[t, lag] = ids[t - lag]
+    rows = rows_from_windows(windows, spec)
+    rows[np.asarray(ids) < 0] = MASKED_ROW
+    return rows
+
+
+@each_backend
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    spec=family_specs(("engram", "tutorial", "stored")),
+    data=st.data(),
+    boundary=st.sampled_from(["none", "reset"]),
+)
+def test_eos_segments_are_filled_as_defined(variant, spec, data, boundary):
+    spec = replace(spec, eos_fill=True)
+    ids = data.draw(st.lists(st.integers(-1, spec.vocab_size - 1), max_size=200))
+    starts = sorted(data.draw(st.lists(st.integers(0, len(ids)), max_size=6)))
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(ids)), max_size=4)))
+    expected = eos_rows_by_definition(spec, ids, starts if boundary == "reset" else [])
+    assert np.array_equal(_stream_rows(variant, spec, ids, starts, cuts, boundary=boundary), expected)
+
+
 @each_backend
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=streams(), boundary=st.sampled_from(["none", "reset"]))
 def test_dead_tokens_are_barriers_as_defined(variant, case, boundary):
     spec, ids, starts, cuts = case
+    spec = replace(spec, eos_fill=False)  # EOS segments: test_eos_segments_are_filled_as_defined
     expected = barrier_rows_by_definition(spec, ids, starts if boundary == "reset" else [])
     rows = _stream_rows(variant, spec, ids, starts, cuts, boundary=boundary, negative_ids="barrier")
     assert np.array_equal(rows, expected)
@@ -346,6 +381,7 @@ def test_dead_tokens_in_the_context_before_and_in_batches(variant, case, split, 
     """A sequence after ``before`` (with DEAD ids in it) continues the stream; a batch's rows are
     each their own stream; ids as tensors give the same rows."""
     spec, ids, _, _ = case
+    spec = replace(spec, eos_fill=False)
     backend, device = variant
     hasher = SequenceHasher(spec, negative_ids="barrier", backend=backend, device=device)
     whole = barrier_rows_by_definition(spec, ids, [])
