@@ -47,7 +47,7 @@ from ..tokenizers import tokenizer_record
 from ..tokenizers.encoding import iter_text_chunks, iter_token_chunks, tokenization_record
 from ..tokenizers.engine_choice import engine_record
 from ..vocab import vocab_record
-from .pipeline import hash_chunks
+from .pipeline import hash_chunks, warm_kernel
 from .profiling import StageClock, timed
 from .request import OutputOptions
 from .space import OutputSize, index_size, token_file_size
@@ -255,18 +255,32 @@ def run_hash_job(
     ``documents`` (strings, each one document) replace the job's input files; ``progress`` is
     called after each chunk with the input bytes and tokens it accounts for.
     """
-    mapping, spec, saved = job.mapping, job.spec, job.outputs
+    mapping = job.mapping
     log.info("hashing %s -> %s", ", ".join(job.source.paths) or "strings", job.dest)
     clock = StageClock()  # the streaming part of the run, after tokenizer and vocabulary loading
-    chunks = _job_chunks(job, clock, documents)  # chooses the tokenizer engine the manifest names
-    meta = job_meta(job)
     hasher = NgramHasher(
-        spec,
+        job.spec,
         boundary=job.boundary,  # type: ignore[arg-type]
         negative_ids=mapping.negative_ids,
         backend=job.backend,
         device=job.device,
     )
+    hashes = job.outputs.rows != "lazy"
+    with warm_kernel(hasher, mapping.vocab.lut.dtype) if hashes else contextlib.nullcontext():
+        return _run_hash_job(job, hasher, clock, progress, documents)
+
+
+def _run_hash_job(
+    job: HashJob,
+    hasher: NgramHasher,
+    clock: StageClock,
+    progress: Progress | None,
+    documents: Iterable[str] | None,
+) -> JobSummary:
+    """:func:`run_hash_job` with its hasher and clock made (the kernel loading meanwhile)."""
+    mapping, spec, saved = job.mapping, job.spec, job.outputs
+    chunks = _job_chunks(job, clock, documents)  # chooses the tokenizer engine the manifest names
+    meta = job_meta(job)
     sizes = output_sizes(job)
     total_bytes = input_bytes(job.source) if documents is None else None
     hard_cuts = nbytes = skipped = ntokens = 0

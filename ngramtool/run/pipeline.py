@@ -7,6 +7,8 @@ The stage between reading (:mod:`ngramtool.tokenizers.encoding`, token files, in
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -21,6 +23,7 @@ from ..vocab import CompressedVocab
 from .profiling import StageClock, timed
 
 HASH_BYTES = 16 << 20  # rows hashed at a time (see hash_chunks)
+WARM_TOKENS = 4096  # tokens hashed to load a kernel: the numba backend's specialized one from here on
 
 
 class RowsDestination(Protocol):
@@ -44,6 +47,31 @@ def _pieces(chunks: Iterable[TokenChunk], step: int) -> Iterator[TokenChunk]:
         for piece in split_chunk(whole, step, first=step - position % step):
             position += piece.tokens.shape[0]
             yield piece
+
+
+@contextlib.contextmanager
+def warm_kernel(hasher: NgramHasher, id_dtype: np.dtype) -> Iterator[None]:
+    """Load the compiled kernel of ``hasher``'s spec for canonical ids of ``id_dtype`` on a
+    thread while the block runs (joined when it ends; nothing to load for backends other than
+    numba).
+
+    Importing numba and loading the kernels from their disk cache takes about a second, which
+    this overlaps with what a run does before it hashes (a fast tokenizer engine builds its
+    tables without holding the GIL). A hasher of its own hashes a few pad ids: ``hasher``'s
+    stream is not touched.
+    """
+    if choose_backend(hasher.backend, hasher.device).name != "numba":
+        yield
+        return
+    twin = NgramHasher(hasher.spec, offsets=hasher.offsets, negative_ids=hasher.negative_ids,
+                       backend=hasher.backend, device=hasher.device)  # fmt: skip
+    pads = np.full(WARM_TOKENS, hasher.spec.pad_id, dtype=id_dtype)
+    thread = threading.Thread(target=twin, args=(pads,), name="ngramtool-warm", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join()
 
 
 def hash_chunks(

@@ -27,8 +27,9 @@ import numpy as np
 
 from ..errors import UsageError
 from .engines import ENGINE_CHOICES, Encoder, EngineUnavailable, engine_for
-from .guard import CHECK_EVERY, RunCheck, startup_problem
+from .guard import CHECK_EVERY, PrefixCut, RunCheck, startup_problem
 from .protocol import Tokenizer
+from .textcuts import safe_cut, whole_strings
 
 ENGINE_VARIABLE, CHECK_VARIABLE = "NGRAMTOOL_TOKENIZER_ENGINE", "NGRAMTOOL_ENGINE_CHECK"
 AUTO_MIN_BYTES = {"tiktoken": 32 << 20, "hf": 4 << 20}
@@ -76,7 +77,7 @@ class EngineTokenizer:
     def __init__(self, reference: Tokenizer, choice: str, check_every: int = CHECK_EVERY) -> None:
         self.reference = reference
         self.choice = choice
-        self.check = RunCheck(check_every) if check_every else None
+        self.check = RunCheck(check_every, _prefix_cut(reference)) if check_every else None
         self.engine: Encoder | None = None
         self.decided = False
         self.declined: str | None = None  # why auto uses the reference
@@ -183,6 +184,14 @@ def _version(package: str) -> str | None:
         return version(package)
     except PackageNotFoundError:
         return None
+
+
+def _prefix_cut(reference: Tokenizer) -> PrefixCut | None:
+    """Where the run-time check may cut the first pieces of ``reference``'s text (None: nowhere)."""
+    if not reference.cut_safe:
+        return None
+    whole = whole_strings(tuple(reference.special_tokens))
+    return lambda text, chars: safe_cut(text, 0, chars, whole)
 
 
 def _startup_problem(encoder: Encoder, reference: Tokenizer) -> str | None:

@@ -5,9 +5,11 @@
   tokenizer with its fragments, are encoded by both, alone and joined; and a 300,000-character run
   of one character must encode in under a second (engines that are quadratic on long runs).
   Any difference and the engine is not used.
-* At run time (:class:`RunCheck`): the first pieces of text and about one in ``every`` after them
-  are encoded by the reference too; a difference raises :class:`EngineMismatch`, which stops the
-  run before anything is published.
+* At run time (:class:`RunCheck`): the first pieces of text (their first
+  :data:`FIRST_CHECKED_CHARS` characters or so, up to a cut that keeps the ids) and about one
+  piece in ``every`` after them (whole) are encoded by the reference too, and the ids compared
+  with the engine's ids of those pieces; a difference raises :class:`EngineMismatch`, which stops
+  the run before anything is published.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ CANARIES = (
 references, and the kinds of text behind them."""
 FIRST_CHECKED = 4
 """The first pieces of a run are always checked."""
+FIRST_CHECKED_CHARS = 1 << 16
+"""Of each of the first pieces, about this many characters are checked: the text up to the last
+cut before it where cutting keeps the ids (:func:`~ngramtool.tokenizers.textcuts.safe_cut`), whose
+ids begin the piece's; a piece without such a cut is checked whole."""
 CHECK_EVERY = 256
 """About one piece in this many is checked after the first ones."""
 RUN_CHARS, RUN_SECONDS = 300_000, 1.0
@@ -50,6 +56,9 @@ RUN_CHARS, RUN_SECONDS = 300_000, 1.0
 
 Encode = Callable[[str], np.ndarray]
 Joined = Callable[[list[str]], tuple[np.ndarray, np.ndarray]]
+PrefixCut = Callable[[str, int], int]
+"""(text, characters) -> the last position before that many characters where cutting ``text``
+keeps its ids, or -1 (no such cut, or a tokenizer whose ids change when cut)."""
 
 
 class EngineMismatch(NgramToolError):
@@ -95,18 +104,34 @@ def startup_problem(
 
 
 class RunCheck:
-    """Which pieces a run re-encodes with the reference, and the comparison (thread-safe)."""
+    """Which pieces a run re-encodes with the reference, and the comparison (thread-safe).
 
-    def __init__(self, every: int = CHECK_EVERY) -> None:
+    ``prefix_cut`` finds where the first pieces may be cut (:data:`PrefixCut`); without it they
+    are checked whole."""
+
+    def __init__(self, every: int = CHECK_EVERY, prefix_cut: PrefixCut | None = None) -> None:
         self.every = every
+        self._prefix_cut = prefix_cut
         self._numbers = count()
         self._lock = threading.Lock()
 
-    def chosen(self, texts: int) -> list[int]:
-        """The positions among the next ``texts`` pieces to check."""
+    def chosen(self, texts: int) -> list[tuple[int, bool]]:
+        """(position, whether only its beginning is checked) of the pieces to check among the
+        next ``texts``: the first pieces of the run by their beginning, the sample whole."""
         with self._lock:
             numbers = [next(self._numbers) for _ in range(texts)]
-        return [i for i, n in enumerate(numbers) if n < FIRST_CHECKED or n % self.every == self.every - 1]
+        return [
+            (i, n < FIRST_CHECKED)
+            for i, n in enumerate(numbers)
+            if n < FIRST_CHECKED or n % self.every == self.every - 1
+        ]
+
+    def _checked_text(self, text: str, beginning: bool) -> str:
+        """The text whose ids are compared: ``text``, or its beginning up to a cut that keeps the ids."""
+        if not beginning or self._prefix_cut is None or len(text) <= FIRST_CHECKED_CHARS:
+            return text
+        cut = self._prefix_cut(text, FIRST_CHECKED_CHARS)
+        return text[:cut] if cut > 0 else text
 
     def compare(
         self, texts: list[str], ids: np.ndarray, counts: np.ndarray, reference: Encode, engine: str
@@ -117,11 +142,14 @@ class RunCheck:
         if not chosen:
             return
         ends = np.cumsum(counts)
-        for index in chosen:
+        for index, beginning in chosen:
+            text = self._checked_text(texts[index], beginning)
+            expected = reference(text)
             got = ids[ends[index] - counts[index] : ends[index]]
-            expected = reference(texts[index])
+            if len(text) < len(texts[index]):  # the ids of a cut text begin the piece's
+                got = got[: expected.shape[0]]
             if not np.array_equal(got, expected):
-                raise EngineMismatch(mismatch_message(engine, texts[index], got, expected), index)
+                raise EngineMismatch(mismatch_message(engine, text, got, expected), index)
 
 
 def mismatch_message(engine: str, text: str, got: np.ndarray, expected: np.ndarray) -> str:

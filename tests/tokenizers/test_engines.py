@@ -190,6 +190,30 @@ def test_the_sample_reaches_pieces_after_the_first_ones(tmp_path):
     assert ids.shape[0] > 0  # past the first pieces and off the sample: not caught (the cost of sampling)
 
 
+def test_the_first_pieces_are_checked_by_their_beginning_up_to_a_cut(monkeypatch):
+    """Of a long first piece the reference encodes only the text up to a cut that keeps the ids
+    (about FIRST_CHECKED_CHARS characters) and compares it with the start of the engine's ids of
+    the whole piece: a wrong id there stops the run, one past it is left to the sample."""
+    monkeypatch.setattr(guard, "FIRST_CHECKED_CHARS", 400)
+    reference = load_tokenizer("cl100k_base", engine="reference")
+    line = "plain words on a line\n"
+    early, late = "NEEDLE " + line * 100, line * 100 + "NEEDLE"
+    encoded: list[str] = []
+
+    def compare(text: str) -> None:
+        """An engine whose id of the needle is wrong, checked as the first piece of a run."""
+        ids = reference.encode(text).copy()
+        ids[reference.encode(text[: text.index("NEEDLE")]).shape[0]] += 1
+        check = guard.RunCheck(10**9, engine_choice._prefix_cut(reference))
+        counts = np.array([ids.shape[0]])
+        check.compare([text], ids, counts, lambda t: encoded.append(t) or reference.encode(t), "wrong 0")
+
+    with pytest.raises(EngineMismatch, match="NEEDLE"):
+        compare(early)
+    compare(late)  # wrong, and not caught: past the cut
+    assert late.startswith(encoded[-1]) and safe_cut(late, 0, 400) == len(encoded[-1]) > 0
+
+
 def test_auto_keeps_the_reference_for_small_or_unknown_input_and_falls_back(monkeypatch):
     """auto: the engine for large input of known size; the reference for small or unknown, and
     when the engine is not installed (a named engine is then a usage error with the pip hint)."""
