@@ -119,7 +119,11 @@ def _render(name: str, report: SizeReport, data: dict[str, Any]) -> None:
         ("dim per head", f"{report.dim}", "values per row"),
         ("memory width e_t", f"{report.memory_width:,}", "per layer: (N-1) x K x dim"),
         ("parameters", f"{report.params:,}", _in_words(report.params)),
-        ("  before prime rounding", f"{report.nominal_params:,}", "bases x K x L x dim"),
+        *(
+            [("  before prime rounding", f"{report.nominal_params:,}", "bases x K x L x dim")]
+            if spec.family == "engram"
+            else []
+        ),
         ("AdamW moments", _si(report.adamw_bytes, "B"), "two fp32 moments"),
         ("rows read per token", f"{report.rows_per_token}", "one per table"),
         ("values read per token", f"{report.values_per_token:,}", ""),

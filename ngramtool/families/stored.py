@@ -42,8 +42,9 @@ def _matrix(value: Any, name: str) -> Matrix:
 
 @dataclass(frozen=True)
 class StoredConstants:
-    """A checkpoint's hash constants, per layer: ``multipliers`` [L][N] by lag, ``table_sizes``
-    and ``offsets`` [L][C] by column ((n-2)*K + h), ``rows`` [L] the height of each layer's table."""
+    """A checkpoint's hash constants, per layer: ``multipliers`` (``[L, N]``) by lag, ``table_sizes``
+    and ``offsets`` (``[L, C]``) by column ((n-2)*K + h), ``rows`` (``[L]``) the height of each
+    layer's table."""
 
     multipliers: Matrix
     table_sizes: Matrix
