@@ -214,3 +214,23 @@ def test_the_torch_modules_serve_every_family():
         rows = module(ids)
         expected = np.stack([hash_ngrams(row, spec, negative_ids=negative) for row in ids.numpy()])
         assert np.array_equal(rows.numpy(), expected)
+
+
+def test_rows_on_the_fly_follow_the_family(tmp_path, files):
+    """A tokens-only index (rows computed when read) of a tutorial spec and of Qwen3.8's stored
+    constants with EOS segments gives the rows the stored index holds."""
+    from ngramtool import OutputOptions, hash_files, open_index
+
+    qwen = write_config(tmp_path, "qwen.json", {**QWEN_KEYS, "eos_token_id": 13})  # "\n" in bytes: segments
+    mappings = {
+        "tutorial": NgramHashMapping.build("gpt2", spec="tutorial", compress=False),
+        "qwen": NgramHashMapping.from_config(qwen, "bytes", constants=qwen_constants(tmp_path)),
+    }
+    for name, mapping in mappings.items():
+        stored, lazy = tmp_path / f"{name}.ngidx", tmp_path / f"{name}-lazy.ngidx"
+        hash_files([files["a"]], stored, mapping=mapping)
+        hash_files([files["a"]], lazy, mapping=mapping, outputs=OutputOptions(rows="lazy"))
+        assert not (lazy / "rows.npy").exists()
+        expected = np.asarray(open_index(stored).rows[:])
+        assert np.array_equal(np.asarray(open_index(lazy).rows[:]), expected), name
+        assert np.array_equal(expected, hash_ngrams(np.asarray(open_index(stored).tokens[:]), mapping.spec))
