@@ -1,11 +1,11 @@
 """The numba backend: the rows of a chunk in one loop compiled by LLVM (through numba), on the CPU.
 
 Per token, the kernel builds the window (the carried context, the pad for lags before a document
-start, the pad for masked ids), forms the L*N products ``id * multiplier`` once, and then computes
-every column of the token's row in one pass: a column's mix is the XOR of the products of its
-order's lags (the lags beyond the order are masked off, so no column branches), reduced modulo
-the column's prime, plus its offset. The row is contiguous in the token-major output, so LLVM
-vectorizes across the columns and stores whole vectors: no transposition.
+start, the pad for masked ids), forms the L*N products ``id * multiplier`` once, and then for each
+layer and order the mix, the XOR of the products of the order's lags, shared by the order's K
+heads: each head's column is that mix reduced modulo the column's prime, plus its offset. The
+row is contiguous in the token-major output, so LLVM vectorizes across the columns and stores
+whole vectors: no transposition.
 
 Compiled for the spec's shape. ``layers``, ``lags`` and ``heads`` reach the kernel either as
 plain ints (one compilation serves every spec) or as tuples of that length, whose lengths numba
@@ -22,9 +22,18 @@ Modulo without division. With masked ids replaced by the pad every mix ``x`` is 
 the product) err by at most 4 * 2^-53 = 2^-51 relative, less than the bias, so ``q <= x/p``; and
 ``x/p - q < 1 + 1.5 * 2^-50 * 2^63 / p``, so ``q`` is ``floor(x/p)`` or one less while
 ``p > 1.5 * 2^13 = 12,288``. Then ``r = x - q*p`` lies in [0, 2p), and ``min(r, r - p)`` in
-unsigned arithmetic is ``x mod p``, all exact in uint64. Specs with a prime below
-:data:`FAST_MIN_PRIME` and ``negative_ids="hash"`` (mixes of negative ids may be negative) use
-the exact signed floor modulo ``%`` instead (a hardware division).
+unsigned arithmetic is ``x mod p``, all exact in uint64 (the kernel does the same in int64,
+:func:`signed_reciprocal_mod`: no step overflows).
+
+Primes below 2^31 (:data:`MODULO_SPLIT`, int32 row spaces, most specs) take a path in doubles
+that LLVM vectorizes with AVX2 too: ``x = a 2^42 + b 2^21 + d`` with 21-bit parts, once per mix,
+and per column ``y = a (2^42 mod p) + b (2^21 mod p) + d``, congruent to ``x`` and below
+``2^22 p < 2^53``, so every double in it is an exact integer; ``q = floor(y * inv)`` errs by less
+than ``2^22 * 2^-49`` from ``y/p``, so it is ``floor(y/p)`` or one off either way, ``y - q p`` is
+exact and lies in [-p, 2p), and adding or subtracting ``p`` once gives ``x mod p``. Other specs
+with masked negative ids take the reciprocal when no prime is below :data:`FAST_MIN_PRIME`;
+the rest, and ``negative_ids="hash"`` (mixes of negative ids may be negative), use the exact
+signed floor modulo ``%`` (a hardware division).
 
 Compiled code is cached on disk (:func:`ngramtool.backends.jit.compiled`). The kernel releases the GIL and
 keeps no state between calls, so threads may hash chunks at the same time.
@@ -42,6 +51,10 @@ from .jit import compiled, static
 SPECIALIZE_TOKENS = 4096
 FAST_MIN_PRIME = 1 << 14  # 16,384 > 12,288, the smallest prime the reciprocal path is exact for
 INVERSE_BIAS = 1.0 - 2.0**-50
+SPLIT_BASE = 1 << 21  # MODULO_SPLIT: a mix in 21-bit parts
+SPLIT_MAX_PRIME = 1 << 31  # MODULO_SPLIT's sums stay below 2^53 for primes below this
+MODULO_EXACT, MODULO_RECIPROCAL, MODULO_SPLIT = 0, 1, 2
+"""How the Engram kernel reduces a mix modulo a prime (see the module docstring)."""
 NATIVE_ID_DTYPES = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint32), np.dtype(np.uint16))
 
 
@@ -90,34 +103,49 @@ def inverse_of(primes: np.ndarray) -> np.ndarray:
     return (1.0 / np.asarray(primes, dtype=np.float64)) * INVERSE_BIAS
 
 
+def _split_mix(x):
+    """The mix ``x`` in [0, 2^63) as three 21-bit parts, doubles: ``x = a 2^42 + b 2^21 + d``."""
+    low = np.uint64(SPLIT_BASE - 1)
+    a = np.float64(np.int32(x >> np.uint64(42)))
+    b = np.float64(np.int32((x >> np.uint64(21)) & low))
+    return a, b, np.float64(np.int32(x & low))
+
+
+split_mix = numba.njit(inline="always", error_model="numpy")(_split_mix)
+
+
 def _engram_rows(
     ids,
     context,
     resets,
     pad,
     mult,
-    lag_masks,
+    splits,
     primes,
     inverses,
     offsets,
     layers,
     lags,
     heads,
-    fast,
+    modulo,
     mask,
     out,
 ):
     """Rows ``out`` [T, L*C] of the chunk ``ids`` after ``context`` (see the module docstring).
 
-    ``lag_masks[k, j]`` is all ones when column j's order reaches lag k, else 0; ``layers``,
-    ``lags``, ``heads``, ``fast`` (reciprocal modulo) and ``mask`` (negative ids are masked) are
-    ints or tuples of that length (see :func:`ngramtool.backends.jit.static`).
+    Column j = layer * C + (n - 2) * K + head; the mix of order n is the XOR of the products of
+    lags 0..n-1, shared by the order's K heads. ``modulo``: :data:`MODULO_EXACT`,
+    :data:`MODULO_RECIPROCAL` or :data:`MODULO_SPLIT` (``splits`` [3, L*C]: 2^42 mod p, 2^21 mod
+    p and p, as doubles). ``layers``, ``lags``, ``heads``, ``modulo`` and ``mask`` (negative ids
+    are masked) are ints or tuples of that length (see :func:`ngramtool.backends.jit.static`).
     """
     n_layers, n, k_heads = static(layers), static(lags), static(heads)
-    is_fast, is_masking = static(fast), static(mask)
+    how, is_masking = static(modulo), static(mask)
     n1 = n - 1
     cols = n1 * k_heads
+    width = n_layers * cols
     products = np.empty((n_layers, n), np.uint64)
+    remainders = np.empty(width, np.float64)  # MODULO_SPLIT: x mod p, or that +-p
     doc = -n1  # where the current document starts; the context already holds pads before it
     next_reset = 0
     for t in range(ids.shape[0]):
@@ -125,7 +153,7 @@ def _engram_rows(
             doc = t
             next_reset += 1
         if is_masking and ids[t] < 0:
-            for j in range(n_layers * cols):
+            for j in range(width):
                 out[t, j] = MASKED_ROW
             continue
         for lag in range(n):
@@ -141,16 +169,29 @@ def _engram_rows(
             for layer in range(n_layers):
                 products[layer, lag] = np.uint64(w) * mult[layer, lag]
         for layer in range(n_layers):
-            for c in range(cols):
-                j = layer * cols + c
-                x = products[layer, 0]
-                for lag in range(1, n):
-                    x ^= products[layer, lag] & lag_masks[lag, j]
-                p = primes[j]
-                if is_fast:
-                    out[t, j] = signed_reciprocal_mod(np.int64(x), p, inverses[j]) + offsets[j]
+            x = products[layer, 0]
+            for order in range(n1):
+                x ^= products[layer, order + 1]
+                first = layer * cols + order * k_heads
+                if how == MODULO_SPLIT:
+                    a, b, d = split_mix(x)
+                    for j in range(first, first + k_heads):
+                        y = a * splits[0, j] + b * splits[1, j] + d  # = x mod p, exact: below 2^53
+                        remainders[j] = y - np.floor(y * inverses[j]) * splits[2, j]
                 else:
-                    out[t, j] = np.int64(x) % p + offsets[j]
+                    for j in range(first, first + k_heads):
+                        if how == MODULO_RECIPROCAL:
+                            out[t, j] = (
+                                signed_reciprocal_mod(np.int64(x), primes[j], inverses[j]) + offsets[j]
+                            )
+                        else:
+                            out[t, j] = np.int64(x) % primes[j] + offsets[j]
+        if how == MODULO_SPLIT:
+            for j in range(width):  # the quotient was floor(y / p) or one off: in [0, p) now
+                p, r = splits[2, j], remainders[j]
+                r = r + p if r < 0 else r
+                r = r - p if r >= p else r
+                out[t, j] = np.int64(np.int32(r)) + offsets[j]
 
 
 engram_rows = compiled(_engram_rows)
@@ -209,16 +250,16 @@ class NumbaRows:
         n, k, layers = spec.max_ngram, spec.heads, spec.num_layers
         self.mask = negative_ids == "mask"
         self.fast = self.mask and int(spec.primes.min()) >= FAST_MIN_PRIME
+        modulo = MODULO_RECIPROCAL if self.fast else MODULO_EXACT
+        modulo = MODULO_SPLIT if self.mask and int(spec.primes.max()) < SPLIT_MAX_PRIME else modulo
         # int64 wrap-around = uint64 arithmetic; families with per-column multipliers use column_rows
         self.multipliers = spec.multipliers.view(np.uint64) if spec.layer_mix else None
-        order = np.tile(np.repeat(np.arange(2, n + 1), k), layers)  # each column's n
-        reaches = np.arange(n)[:, None] < order[None, :]
-        self.lag_masks = np.where(reaches, np.uint64(np.iinfo(np.uint64).max), np.uint64(0))
         self.primes = spec.primes.reshape(-1).astype(np.int64)
         self.inverses = inverse_of(self.primes)
+        self.splits = np.stack([(1 << 42) % self.primes, (1 << 21) % self.primes, self.primes]).astype(float)
         self.offsets = spec.offsets.reshape(-1).astype(np.int64) if offsets else np.zeros_like(self.primes)
         self.column_multipliers = spec.column_multipliers.reshape(layers * spec.num_columns, n)
-        self.generic = (layers, n, k, int(self.fast), int(self.mask))
+        self.generic = (layers, n, k, modulo, int(self.mask))
         self.specialized = tuple((0,) * size for size in self.generic)
         self.hashed = 0  # tokens hashed so far (approximate under threads: it only picks a kernel)
 
@@ -250,7 +291,7 @@ class NumbaRows:
         engram_rows(
             *chunk,
             self.multipliers,
-            self.lag_masks,
+            self.splits,
             self.primes,
             self.inverses,
             self.offsets,

@@ -59,6 +59,9 @@ UINT16_IDS = 1 << 16
 # Tokenizer threads one hash thread keeps up with: a numba thread hashes 20-40M tokens/s, a numpy
 # thread 6-14M, a tiktoken thread encodes 1-2.5M (docs/performance.md).
 WORKERS_PER_HASH_THREAD = {"numba": 8, "numpy": 4}
+# A fast tokenizer engine encodes 5-30M tokens/s a thread, as fast as a numba thread hashes:
+# each tokenizer thread gets a hash thread.
+WORKERS_PER_HASH_THREAD_FAST = 1
 MAX_HASH_THREADS = 4
 Progress = Callable[[int, int], None]  # (bytes consumed, tokens written) since the last call
 
@@ -180,12 +183,15 @@ def saved_format(job: HashJob) -> str:
     return saved.save_format or save_format(saved.save_tokens, None, job.mapping.raw_size)
 
 
-def hash_threads(workers: int, backend: str, device: str | None = None) -> int:
+def hash_threads(workers: int, backend: str, device: str | None = None, fast_engine: bool = False) -> int:
     """Threads that hash for ``workers`` tokenizer threads: as few as keep up with them (every
-    other core tokenizes), at most MAX_HASH_THREADS. ``backend`` (``auto`` or a name) is resolved
-    as the hasher resolves it. Backends other than numba and numpy parallelize inside their
-    kernels (:func:`ngramtool.run.pipeline.hash_chunks` gives them one)."""
+    other core tokenizes), at most MAX_HASH_THREADS; one per tokenizer thread with a fast
+    tokenizer engine (``fast_engine``). ``backend`` (``auto`` or a name) is resolved as the
+    hasher resolves it. Backends other than numba and numpy parallelize inside their kernels
+    (:func:`ngramtool.run.pipeline.hash_chunks` gives them one)."""
     per_thread = WORKERS_PER_HASH_THREAD.get(choose_backend(backend, device).name, 1)
+    if fast_engine:
+        per_thread = min(per_thread, WORKERS_PER_HASH_THREAD_FAST)
     return max(1, min(MAX_HASH_THREADS, -(-workers // per_thread)))
 
 
@@ -257,7 +263,7 @@ def run_hash_job(
     """
     mapping = job.mapping
     log.info("hashing %s -> %s", ", ".join(job.source.paths) or "strings", job.dest)
-    clock = StageClock()  # the streaming part of the run, after tokenizer and vocabulary loading
+    clock = StageClock()  # the streaming part of the run, after tokenizer, engine and vocabulary loading
     hasher = NgramHasher(
         job.spec,
         boundary=job.boundary,  # type: ignore[arg-type]
@@ -280,6 +286,7 @@ def _run_hash_job(
     """:func:`run_hash_job` with its hasher and clock made (the kernel loading meanwhile)."""
     mapping, spec, saved = job.mapping, job.spec, job.outputs
     chunks = _job_chunks(job, clock, documents)  # chooses the tokenizer engine the manifest names
+    clock.restart()  # loading a tokenizer engine is loading, not streaming
     meta = job_meta(job)
     sizes = output_sizes(job)
     total_bytes = input_bytes(job.source) if documents is None else None
@@ -324,7 +331,8 @@ def _run_hash_job(
         if saved.rows == "lazy":  # a tokens-only index: every id is checked, nothing is hashed
             hashed = ((chunk, ids, None) for _, chunk, ids in canonical_chunks(chunks, mapping.vocab))
         else:
-            threads = hash_threads(job.workers, job.backend, job.device)
+            fast_engine = meta.tokenizer.get("engine", {}).get("name", "reference") != "reference"
+            threads = hash_threads(job.workers, job.backend, job.device, fast_engine)
             hashed = hash_chunks(chunks, mapping.vocab, hasher, threads, clock, destination)
         for chunk, _, rows in hashed:
             behind.submit(write, chunk.tokens, rows, chunk.doc_starts)

@@ -37,6 +37,11 @@ class StageClock:
         self._wall_start = time.perf_counter()
         self._cpu_start = process_cpu_seconds()
 
+    def restart(self) -> None:
+        """Measure wall and process CPU time from now on (what came before was loading)."""
+        self._wall_start = time.perf_counter()
+        self._cpu_start = process_cpu_seconds()
+
     def add(self, stage: str, seconds: float) -> None:
         """Count ``seconds`` of CPU time for ``stage`` (thread-safe)."""
         with self._lock:
