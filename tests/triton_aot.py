@@ -24,7 +24,7 @@ import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
-from ngramtool.backends.triton_backend import BLOCK_TOKENS, NUM_WARPS, engram_rows_kernel
+from ngramtool.backends.triton_backend import BLOCK_TOKENS, NUM_WARPS, column_rows_kernel, engram_rows_kernel
 
 POINTERS = {
     "ext_ptr": "*i64",
@@ -33,17 +33,24 @@ POINTERS = {
     "prime_ptr": "*i64",
     "magic_ptr": "*i64",
 }
-# (K heads, RESET, MASK, OFFSETS, NARROW int32 rows): the demo's layout and its edge cases.
+# (K heads, RESET, MASK, OFFSETS, NARROW int32 rows, SUM): the demo's layout and its edge cases,
+# then the kernel of families whose heads have multipliers of their own (SUM: LongCat's sum; it
+# always reduces with Barrett, whatever MASK).
 VARIANTS = [
-    (8, True, True, True, True),
-    (8, False, True, False, False),
-    (3, True, True, True, False),
-    (8, True, False, True, True),
+    (8, True, True, True, True, None),
+    (8, False, True, False, False, None),
+    (3, True, True, True, False, None),
+    (8, True, False, True, True, None),
+    (4, True, True, True, True, False),
+    (2, False, False, True, False, True),
 ]
 
 
-def compile_variant(arch: int, heads: int, reset: bool, mask: bool, offsets: bool, narrow: bool) -> dict:
-    """Compile one variant for ``sm_<arch>``; returns its checks and resource usage."""
+def compile_variant(
+    arch: int, heads: int, reset: bool, mask: bool, offsets: bool, narrow: bool, summed: bool | None
+) -> dict:
+    """Compile one variant for ``sm_<arch>`` (``summed`` None: the Engram kernel); returns its checks
+    and resource usage."""
     row = "*i32" if narrow else "*i64"
     signature = {**POINTERS, "offset_ptr": row, "out_ptr": row, "num_tokens": "i32", "pad_id": "i32"}
     constants = {
@@ -54,13 +61,14 @@ def compile_variant(arch: int, heads: int, reset: bool, mask: bool, offsets: boo
         "RESET": reset,
         "MASK": mask,
         "OFFSETS": offsets,
-        "NARROW": narrow,
+        **({"NARROW": narrow} if summed is None else {"SUM": summed}),
         "BLOCK": BLOCK_TOKENS,
     }
     signature.update(dict.fromkeys(constants, "constexpr"))
-    names = engram_rows_kernel.arg_names
+    function = engram_rows_kernel if summed is None else column_rows_kernel
+    names = function.arg_names
     source = ASTSource(
-        fn=engram_rows_kernel,
+        fn=function,
         signature=signature,
         constexprs={(names.index(name),): value for name, value in constants.items()},
     )
@@ -68,6 +76,7 @@ def compile_variant(arch: int, heads: int, reset: bool, mask: bool, offsets: boo
     ptx = kernel.asm["ptx"]
     return {
         "arch": f"sm_{arch}",
+        "kernel": "engram" if summed is None else ("column sum" if summed else "column xor"),
         "heads": heads,
         "reset": reset,
         "mask": mask,
@@ -107,7 +116,8 @@ def main(arches: list[int]) -> int:
         for variant in VARIANTS:
             result = compile_variant(arch, *variant)
             print(json.dumps(result))
-            barrett_ok = not result["mask"] or (result["mul_hi_u64"] and not result["divisions"])
+            barrett = result["mask"] or result["kernel"] != "engram"
+            barrett_ok = not barrett or (result["mul_hi_u64"] and not result["divisions"])
             if not result["cubin_bytes"] or not barrett_ok:
                 print(f"check failed for {result}", file=sys.stderr)
                 return 1

@@ -66,6 +66,33 @@ def make_kernel(spec: HashSpec, *, offsets: bool, negative_ids: str, device: str
 
 
 @triton.jit
+def _lag_window(
+    ext_ptr,
+    starts_ptr,
+    t,
+    live,
+    cut,
+    pad_id,
+    lag: tl.constexpr,
+    N: tl.constexpr,
+    RESET: tl.constexpr,
+    MASK: tl.constexpr,
+):
+    """The ids at lag ``lag`` of tokens ``t``: the pad for masked ids and, from the first lag that
+    reaches before a document start on (``cut``, returned updated), the pad."""
+    window = tl.load(ext_ptr + t + (N - 1 - lag), mask=live, other=0)
+    if MASK:
+        window = tl.where(window < 0, pad_id, window)
+    if RESET and lag > 0:
+        # Lag k reaches before a document that starts at one of t-k+1 .. t.
+        back = t - (lag - 1)
+        here = tl.load(starts_ptr + back, mask=live & (back >= 0), other=0)
+        cut = cut | (here != 0)
+        window = tl.where(cut, pad_id, window)
+    return window, cut
+
+
+@triton.jit
 def engram_rows_kernel(
     ext_ptr,  # int64 [N-1+T]: the carried context ids, then the chunk's ids
     starts_ptr,  # int8 [T]: 1 where a document starts (read only when RESET)
@@ -99,15 +126,7 @@ def engram_rows_kernel(
         acc = tl.zeros([BLOCK], dtype=tl.int64)
         cut = t < 0
         for lag in tl.static_range(N):
-            window = tl.load(ext_ptr + t + (N - 1 - lag), mask=live, other=0)
-            if MASK:
-                window = tl.where(window < 0, pad_id, window)
-            if RESET and lag > 0:
-                # Lag k reaches before a document that starts at one of t-k+1 .. t.
-                back = t - (lag - 1)
-                here = tl.load(starts_ptr + back, mask=live & (back >= 0), other=0)
-                cut = cut | (here != 0)
-                window = tl.where(cut, pad_id, window)
+            window, cut = _lag_window(ext_ptr, starts_ptr, t, live, cut, pad_id, lag, N, RESET, MASK)
             acc = acc ^ (window * tl.load(mult_ptr + layer * N + lag))
             if lag > 0:
                 param = (layer * (N - 1) + lag - 1) * K + heads
@@ -172,14 +191,7 @@ def column_rows_kernel(
             acc = tl.zeros([BLOCK, K_POW2], dtype=tl.int64)
             cut = t < 0
             for lag in tl.static_range(order):
-                window = tl.load(ext_ptr + t + (N - 1 - lag), mask=live, other=0)
-                if MASK:
-                    window = tl.where(window < 0, pad_id, window)
-                if RESET and lag > 0:
-                    back = t - (lag - 1)
-                    here = tl.load(starts_ptr + back, mask=live & (back >= 0), other=0)
-                    cut = cut | (here != 0)
-                    window = tl.where(cut, pad_id, window)
+                window, cut = _lag_window(ext_ptr, starts_ptr, t, live, cut, pad_id, lag, N, RESET, MASK)
                 mult = tl.load(mult_ptr + col * N + lag, mask=head_ok, other=0)
                 term = window[:, None] * mult[None, :]
                 if SUM:  # noqa: SIM108 (a constexpr branch: Triton compiles only one side)
