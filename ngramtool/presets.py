@@ -17,7 +17,7 @@ from .atomic import staged_file
 from .errors import NgramToolError, UsageError
 from .families import check_family
 from .families.stored import StoredConstants
-from .spec import HashSpec
+from .spec import FAMILY_SEEDS, HashSpec
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, load_tokenizer
 from .vocab import CompressedVocab, build_vocab
 
@@ -176,8 +176,6 @@ _FIXED_BY_FAMILY = {
     },
     "longcat": {"seed": "LongCat's weights are powers of V, with no seed"},
 }
-_FAMILY_SEED = {"tutorial": 2026}
-"""A family's seed when neither the caller nor a base of the same family gives one (the chapter's)."""
 
 
 def default_tokenizer(name: str | None) -> str:
@@ -280,7 +278,7 @@ def resolve_spec(
         heads=given.get("heads", defaults.heads),
         layer_ids=tuple(given.get("layer_ids", defaults.layer_ids)),
         table_sizes=tuple(tables),
-        seed=given.get("seed", defaults.seed if same_family else _FAMILY_SEED.get(chosen_family, 0)),
+        seed=given.get("seed", defaults.seed if same_family else FAMILY_SEEDS.get(chosen_family, 0)),
         pad_id=0 if chosen_family == "longcat" and pad_id is None else _pad(pad_id, vocab, tok, base),
         vocab_size=_vocab_size(vocab, vocab_size, base),
         family=chosen_family,

@@ -32,6 +32,9 @@ def check_boundary_policy(boundary: str) -> Boundary:
     return boundary  # type: ignore[return-value]
 
 
+FAMILY_SEEDS = {"tutorial": 2026}
+"""A family's seed when none is given (the tutorial chapter seeds torch's generator with 2026)."""
+
 # Bump when the meaning of a spec changes (the fingerprint covers it).
 HASH_VERSION = 1
 INT32_LIMIT = 2**31
@@ -73,8 +76,9 @@ class HashSpec:
         table_sizes: the base table size per order 2..N (Engram's ``engram_vocab_size``);
             each head's real size is the next unused prime above it (tutorial: the size itself;
             LongCat: ``m``; stored: each order's smallest stored size, whatever is given).
-        seed: the global seed of the multiplier generator.
-        pad_id: the canonical id used for window positions before a stream or document start.
+        seed: the global seed of the multiplier generator (default 0; the tutorial's: 2026).
+        pad_id: the canonical id used for window positions before a stream or document start
+            (default 2, the Engram demo's; 0 for the other families).
         vocab_size: V', the number of canonical ids; every input id must be below it.
         family: how constants are derived and windows mixed (:mod:`ngramtool.families`,
             docs/families.md): ``engram`` (the default), ``tutorial`` (``seed`` seeds torch's
@@ -90,14 +94,19 @@ class HashSpec:
     heads: int = 8
     layer_ids: tuple[int, ...] = (1, 15)
     table_sizes: tuple[int, ...] = (646400, 646400)
-    seed: int = 0
-    pad_id: int = 2
+    seed: int = None  # type: ignore[assignment]  # None: the family's (see __post_init__)
+    pad_id: int = None  # type: ignore[assignment]
     vocab_size: int = 98627
     family: Family = "engram"
     stored: StoredConstants | None = None
     eos_fill: bool = False
 
     def __post_init__(self) -> None:
+        # Not given: the family's own (Engram's pad 2, the tutorial chapter's seed 2026, else 0).
+        if self.seed is None:
+            object.__setattr__(self, "seed", FAMILY_SEEDS.get(self.family, 0))
+        if self.pad_id is None:
+            object.__setattr__(self, "pad_id", 2 if self.family == "engram" else 0)
         object.__setattr__(self, "layer_ids", tuple(int(x) for x in self.layer_ids))
         object.__setattr__(self, "table_sizes", tuple(int(x) for x in self.table_sizes))
         if isinstance(self.stored, dict):

@@ -337,7 +337,9 @@ class SpecOptions(LayoutOptions):
 
     seed: Annotated[
         int | None,
-        typer.Option("--seed", help="Global seed of the multipliers.", show_default=str(HashSpec.seed)),
+        typer.Option(
+            "--seed", help="Global seed of the multipliers.", show_default="0; the tutorial family: 2026"
+        ),
     ] = None
     pad_id: Annotated[
         int | None,

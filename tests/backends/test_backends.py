@@ -207,9 +207,10 @@ def test_golden_longcat_ids(variant):
     for case in load_json("families.json")["families"]["longcat"]["cases"]:
         n, k = case["neighbor_num"], case["split_num"]
         spec = HashSpec(
-            family="longcat", max_ngram=n, heads=k, layer_ids=(0,), table_sizes=(case["m"],) * (n - 1),
-            pad_id=0, vocab_size=case["vocab_size"],
-        )  # fmt: skip
+            family="longcat", max_ngram=n, heads=k, table_sizes=(case["m"],) * (n - 1),
+            vocab_size=case["vocab_size"], layer_ids=(0,),
+        )  # fmt: skip  (the issue's own call: LongCat's pad 0 is the family's default)
+        assert spec.pad_id == 0 and spec.seed == 0
         assert spec.primes.reshape(-1).tolist() == case["mods"]
         assert spec.offsets[0].tolist() == case["offsets"]
         rows = _rows(variant, np.asarray(case["tokens"]), spec, negative_ids="barrier")
