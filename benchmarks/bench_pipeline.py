@@ -3,13 +3,14 @@
     python benchmarks/bench_pipeline.py --mb 2                   # seconds: checks that it works
     python benchmarks/bench_pipeline.py --mb 195                 # the table in docs/performance.md
     python benchmarks/bench_pipeline.py --text FILE              # your own text
+    python benchmarks/bench_pipeline.py --engines reference fastokens   # with the fast engine too
 
 In one run, each in a child process, it measures:
 - tiktoken alone: the text cut at newlines into 256 KB pieces, ``encode_ordinary_batch`` on
   every core (``--tokenizer-threads``): the rate ``hash`` is compared with;
 - the whole ``ngramtool hash`` pipeline (read, cut, tokenize on threads, canonicalize, hash, write
   tokens/rows/lut with their checksums and fsync) into a temporary index, with 1 and 2 workers
-  (``--workers``),
+  (``--workers``), with each tokenizer engine of ``--engines`` (default: ``auto``),
 and prints each hash run's rate as a multiple of tiktoken's, its peak RSS, and where its CPU time
 went (``ngramtool hash -v``): tokenize, canonicalize, hash, checksum, write and other, with the CPU
 beyond tokenizing as a share of the tokenizing CPU.
@@ -167,6 +168,9 @@ def main() -> None:
     parser.add_argument("--text", type=Path, help="measure this text file instead of building one")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="ngramtool hash runs")
     parser.add_argument(
+        "--engines", nargs="+", default=["auto"], help="--tokenizer-engine of the hash runs (each with each)"
+    )
+    parser.add_argument(
         "--tokenizer-threads", type=int, default=os.cpu_count() or 1, help="tiktoken alone (default: all)"
     )
     parser.add_argument("--out", type=Path, default=None, help="where the index is written (default: TMPDIR)")
@@ -182,12 +186,13 @@ def main() -> None:
         subprocess.run(
             [sys.executable, "-m", "ngramtool", "vocab", "--json"], capture_output=True, check=True
         )
-        run(text, args.tokenizer_threads, args.workers, args.out or Path(tmp), args.hash_args.split())
+        runs = [(engine, workers) for engine in args.engines for workers in args.workers]
+        run(text, args.tokenizer_threads, runs, args.out or Path(tmp), args.hash_args.split())
 
 
-def run(text: Path, threads: int, worker_counts: list[int], out_dir: Path, extra: list[str]) -> None:
-    """Measure tiktoken alone on ``threads`` threads, then ``ngramtool hash`` with each worker
-    count, and print both tables."""
+def run(text: Path, threads: int, runs: list[tuple[str, int]], out_dir: Path, extra: list[str]) -> None:
+    """Measure tiktoken alone on ``threads`` threads, then ``ngramtool hash`` with each (tokenizer
+    engine, worker count) of ``runs``, and print both tables."""
     print(
         f"{text.stat().st_size / 1e6:.1f} MB of text, cl100k_base, demo spec (128 row bytes per token); "
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the start"
@@ -199,16 +204,18 @@ def run(text: Path, threads: int, worker_counts: list[int], out_dir: Path, extra
         f"pieces, encode_ordinary_batch on {threads} threads: {alone['seconds']:.2f} s, "
         f"{rate / 1e6:.2f}M tokens/s, {alone['cpu_seconds']:.2f} CPU s"
     )
-    header = f"{'workers':>7} {'tokens':>11} {'hash s':>7} {'hash Mtok/s':>12} {'x tiktoken':>11}"
+    header = (
+        f"{'engine':>10} {'workers':>7} {'tokens':>11} {'hash s':>7} {'hash Mtok/s':>12} {'x tiktoken':>11}"
+    )
     print(f"\n{header} {'peak RSS MB':>12}")
     rows = []
-    for workers in worker_counts:
-        summary, seconds, cpu, peak = pipeline(text, workers, out_dir, extra)
+    for engine, workers in runs:
+        summary, seconds, cpu, peak = pipeline(text, workers, out_dir, [*extra, "--tokenizer-engine", engine])
         hash_rate = summary["num_tokens"] / seconds
-        rows.append((workers, summary["profile"], cpu))
+        rows.append((f"{engine} {workers}", summary["profile"], cpu))
         print(
-            f"{workers:>7} {summary['num_tokens']:>11,} {seconds:>7.2f} {hash_rate / 1e6:>12.2f} "
-            f"{hash_rate / rate:>11.2f} {peak:>12.0f}"
+            f"{engine:>10} {workers:>7} {summary['num_tokens']:>11,} {seconds:>7.2f} "
+            f"{hash_rate / 1e6:>12.2f} {hash_rate / rate:>11.2f} {peak:>12.0f}"
         )
     print("hash seconds include interpreter start-up, vocabulary loading and fsync of the outputs")
     print_profiles(rows)
@@ -225,21 +232,21 @@ def stage_seconds(profile: dict) -> dict[str, float]:
     return seconds
 
 
-def print_profiles(rows: list[tuple[int, dict, float]]) -> None:
+def print_profiles(rows: list[tuple[str, dict, float]]) -> None:
     """Where each hash run's CPU time went while streaming (its profile: thread CPU seconds per
     stage; ``other`` = the main thread's reading, cutting and chunking, loading the kernel), the
     CPU beyond tokenizing against the tokenizing CPU, and the process's whole CPU time (start-up
     included)."""
     print("\nngramtool hash, CPU seconds while streaming, by stage")
     names = " ".join(f"{stage:>12}" for stage in STAGES)
-    print(f"{'workers':>7} {'wall s':>7} {'busy':>5} {names} {'beyond':>7} {'beyond/tok':>10} | process")
-    for workers, profile, cpu in rows:
+    print(f"{'run':>12} {'wall s':>7} {'busy':>5} {names} {'beyond':>7} {'beyond/tok':>10} | process")
+    for name, profile, cpu in rows:
         seconds = stage_seconds(profile)
         beyond = sum(seconds.values()) - seconds["tokenize"]
         share = beyond / seconds["tokenize"] if seconds["tokenize"] else 0.0
         cells = " ".join(f"{seconds[stage]:>12.2f}" for stage in STAGES)
         print(
-            f"{workers:>7} {profile['wall_seconds']:>7.2f} {profile['cores_busy']:>5.2f} {cells} "
+            f"{name:>12} {profile['wall_seconds']:>7.2f} {profile['cores_busy']:>5.2f} {cells} "
             f"{beyond:>7.2f} {share:>10.1%} | {cpu:>7.2f}"
         )
     print("beyond = CPU beyond tokenizing (every stage but tokenize); beyond/tok = beyond / tokenize")

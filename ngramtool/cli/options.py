@@ -469,7 +469,8 @@ class ReadingOptions(OptionGroup):
         bool,
         typer.Option(
             "--no-engine-check",
-            help="Do not re-encode a sample of the text (1 piece in 256) with the reference tokenizer.",
+            help="Do not re-encode a sample of the text (the first pieces' beginnings, 1 piece in 256) "
+            "with the reference tokenizer.",
         ),
     ] = False
 

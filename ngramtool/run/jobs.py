@@ -59,9 +59,9 @@ UINT16_IDS = 1 << 16
 # Tokenizer threads one hash thread keeps up with: a numba thread hashes 20-40M tokens/s, a numpy
 # thread 6-14M, a tiktoken thread encodes 1-2.5M (docs/performance.md).
 WORKERS_PER_HASH_THREAD = {"numba": 8, "numpy": 4}
-# A fast tokenizer engine encodes 5-30M tokens/s a thread, as fast as a numba thread hashes:
-# each tokenizer thread gets a hash thread.
-WORKERS_PER_HASH_THREAD_FAST = 1
+# With a fast tokenizer engine a token costs about 140 CPU ns to encode and 80 to hash
+# (docs/performance.md): a hash thread for every two tokenizer threads.
+WORKERS_PER_HASH_THREAD_FAST = 2
 MAX_HASH_THREADS = 4
 Progress = Callable[[int, int], None]  # (bytes consumed, tokens written) since the last call
 

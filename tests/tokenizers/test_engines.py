@@ -257,3 +257,11 @@ def test_an_index_made_with_the_engine_is_the_reference_index(tmp_path, corpus_f
     assert made["fastokens"]["tokenizer"]["engine"] == recorded
     assert made["reference"]["tokenizer"]["engine"]["name"] == "reference"
     assert settings_difference(made["fastokens"], made["reference"]) is None
+
+
+def test_a_fast_engine_gets_more_hash_threads():
+    """A hash thread for every two tokenizer threads with an engine (eight with tiktoken)."""
+    from ngramtool.run.jobs import MAX_HASH_THREADS, hash_threads
+
+    assert [hash_threads(w, "numba", fast_engine=True) for w in (1, 2, 4, 16)] == [1, 1, 2, MAX_HASH_THREADS]
+    assert [hash_threads(w, "numba") for w in (2, 4)] == [1, 1]
