@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from conftest import run
+import pytest
+from conftest import CORPUS, assert_one_line_error, run
 
 from ngramtool import build_vocab, load_tokenizer
 
@@ -52,3 +53,27 @@ def test_tokenize_json_says_when_it_is_truncated():
     assert report["truncated"] is True and len(report["tokens"]) == 3
     report = json.loads(run("tokenize", "-", "--json", "--limit", "50", stdin=b"one two").stdout)
     assert report["truncated"] is False and len(report["tokens"]) == 2
+
+
+def test_tokenizer_engine_options_through_the_command_line(tmp_path):
+    """hash --tokenizer-engine fastokens writes the reference's index bytes and the manifest names
+    the engine (--no-engine-check: no sample recorded); auto keeps the reference for small input;
+    an unknown engine, or one for a tokenizer no engine serves, is a one-line usage error."""
+    pytest.importorskip("fastokens")
+    text = CORPUS.read_text(encoding="utf-8")[:30000]
+    (tmp_path / "a.txt").write_text(text, encoding="utf-8")
+    made = {}
+    for name, options in (("auto", []), ("fast", ["--tokenizer-engine", "fastokens", "--no-engine-check"])):
+        index = tmp_path / f"{name}.ngidx"
+        result = run("hash", tmp_path / "a.txt", "-o", index, *options)
+        assert result.returncode == 0, result.stderr.decode()
+        made[name] = json.loads((index / "manifest.json").read_text())["tokenizer"]["engine"]
+        for array in ("tokens", "rows", "doc_offsets"):
+            assert (index / f"{array}.npy").read_bytes() == (
+                tmp_path / "auto.ngidx" / f"{array}.npy"
+            ).read_bytes()
+    assert made["auto"]["name"] == "reference"
+    assert made["fast"] == {"name": "fastokens", "version": "0.3.5", "checked_every": None}
+    assert_one_line_error(run("tokenize", "-", "--tokenizer-engine", "quick", stdin=b"x"), 2, "use one of")
+    refused = run("tokenize", "-", "-t", "bytes", "--tokenizer-engine", "fastokens", stdin=b"x")
+    assert_one_line_error(refused, 2, "no engine serves bytes")
