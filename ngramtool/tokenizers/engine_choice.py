@@ -156,7 +156,8 @@ class EngineTokenizer:
         except UnicodeEncodeError:
             return self.reference.encode_joined(texts)
         if self.check is not None:
-            self.check.compare(texts, ids, counts, self.reference.encode, f"{engine.name} {engine.version}")
+            name = f"{engine.name} {engine.version}"
+            self.check.compare(texts, ids, counts, self.reference.encode, engine.encode, name)
         return ids, counts
 
     def engine_record(self) -> dict[str, Any]:

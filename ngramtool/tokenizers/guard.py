@@ -5,11 +5,10 @@
   tokenizer with its fragments, are encoded by both, alone and joined; and a 300,000-character run
   of one character must encode in under a CPU second (engines that are quadratic on long runs).
   Any difference and the engine is not used.
-* At run time (:class:`RunCheck`): the first pieces of text (their first
-  :data:`FIRST_CHECKED_CHARS` characters or so, up to a cut that keeps the ids) and about one
-  piece in ``every`` after them (whole) are encoded by the reference too, and the ids compared
-  with the engine's ids of those pieces; a difference raises :class:`EngineMismatch`, which stops
-  the run before anything is published.
+* At run time (:class:`RunCheck`): the beginnings of the first pieces of text and of pieces
+  spread over the rest, about one character in ``every``, are encoded by the reference too and
+  compared with the engine's ids of those pieces; a difference raises :class:`EngineMismatch`,
+  which stops the run before anything is published.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from itertools import count
 
 import numpy as np
 
@@ -46,11 +44,11 @@ references, and the kinds of text behind them."""
 FIRST_CHECKED = 4
 """The first pieces of a run are always checked."""
 FIRST_CHECKED_CHARS = 1 << 16
-"""Of each of the first pieces, about this many characters are checked: the text up to the last
-cut before it where cutting keeps the ids (:func:`~ngramtool.tokenizers.textcuts.safe_cut`), whose
-ids begin the piece's; a piece without such a cut is checked whole."""
+"""Of each of the first pieces, about this many characters are checked (:class:`RunCheck`)."""
 CHECK_EVERY = 256
-"""About one piece in this many is checked after the first ones."""
+"""About one character in this many is checked after the first pieces."""
+CHECK_SLICE_CHARS = 1 << 12
+"""After the first pieces, the checked beginnings of pieces are about this many characters."""
 RUN_CHARS, RUN_SECONDS = 300_000, 1.0
 """The time guard: a run of one character this long must encode in this many CPU seconds of
 the calling thread (one call encodes on it)."""
@@ -107,50 +105,72 @@ def startup_problem(
 class RunCheck:
     """Which pieces a run re-encodes with the reference, and the comparison (thread-safe).
 
-    ``prefix_cut`` finds where the first pieces may be cut (:data:`PrefixCut`); without it they
-    are checked whole."""
+    Checked are the beginning of each of the first :data:`FIRST_CHECKED` pieces (about
+    :data:`FIRST_CHECKED_CHARS` characters) and, after them, the beginning (about
+    :data:`CHECK_SLICE_CHARS` characters) of each piece that takes the run past a multiple of
+    ``every * CHECK_SLICE_CHARS`` characters: about one character in ``every``, spread evenly
+    over the text whatever the size of its pieces. A beginning ends at a cut where cutting keeps
+    the ids (``prefix_cut``, :data:`PrefixCut`), so its reference ids begin the engine's ids of
+    the piece; a piece too short for that is checked whole; a long piece without such a cut
+    (or a tokenizer whose ids change when text is cut) is checked by encoding its beginning with
+    both the engine and the reference.
+    """
 
     def __init__(self, every: int = CHECK_EVERY, prefix_cut: PrefixCut | None = None) -> None:
         self.every = every
         self._prefix_cut = prefix_cut
-        self._numbers = count()
+        self._pieces = 0
+        self._chars = 0
         self._lock = threading.Lock()
 
-    def chosen(self, texts: int) -> list[tuple[int, bool]]:
-        """(position, whether only its beginning is checked) of the pieces to check among the
-        next ``texts``: the first pieces of the run by their beginning, the sample whole."""
+    def chosen(self, texts: list[str]) -> list[tuple[int, int]]:
+        """(position, characters of its beginning to check) of the pieces to check among
+        ``texts``, the next pieces of the run."""
+        step = self.every * CHECK_SLICE_CHARS
+        found = []
         with self._lock:
-            numbers = [next(self._numbers) for _ in range(texts)]
-        return [
-            (i, n < FIRST_CHECKED)
-            for i, n in enumerate(numbers)
-            if n < FIRST_CHECKED or n % self.every == self.every - 1
-        ]
+            for index, text in enumerate(texts):
+                before, self._chars = self._chars, self._chars + len(text)
+                if self._pieces < FIRST_CHECKED:
+                    found.append((index, FIRST_CHECKED_CHARS))
+                elif self._chars // step > before // step:
+                    found.append((index, CHECK_SLICE_CHARS))
+                self._pieces += 1
+        return found
 
-    def _checked_text(self, text: str, beginning: bool) -> str:
-        """The text whose ids are compared: ``text``, or its beginning up to a cut that keeps the ids."""
-        if not beginning or self._prefix_cut is None or len(text) <= FIRST_CHECKED_CHARS:
-            return text
-        cut = self._prefix_cut(text, FIRST_CHECKED_CHARS)
-        return text[:cut] if cut > 0 else text
+    def _cut(self, text: str, chars: int) -> int:
+        """Where the checked beginning of ``text`` ends: its length, a cut that keeps the ids, or
+        -1 (no such cut)."""
+        if len(text) <= chars:
+            return len(text)
+        return self._prefix_cut(text, chars) if self._prefix_cut is not None else -1
 
     def compare(
-        self, texts: list[str], ids: np.ndarray, counts: np.ndarray, reference: Encode, engine: str
+        self,
+        texts: list[str],
+        ids: np.ndarray,
+        counts: np.ndarray,
+        reference: Encode,
+        engine: Encode,
+        name: str,
     ) -> None:
-        """Raise :class:`EngineMismatch` when a chosen text's ids in ``ids`` (``counts`` per text)
-        differ from the reference's."""
-        chosen = self.chosen(len(texts))
-        if not chosen:
-            return
+        """Raise :class:`EngineMismatch` when the ids of a chosen text in ``ids`` (``counts`` per
+        text) differ from the ``reference``'s (``engine``: the engine's encoding of one text,
+        ``name``: its name and version)."""
+        chosen = self.chosen(texts)
         ends = np.cumsum(counts)
-        for index, beginning in chosen:
-            text = self._checked_text(texts[index], beginning)
-            expected = reference(text)
-            got = ids[ends[index] - counts[index] : ends[index]]
-            if len(text) < len(texts[index]):  # the ids of a cut text begin the piece's
-                got = got[: expected.shape[0]]
+        for index, chars in chosen:
+            text = texts[index]
+            cut = self._cut(text, chars)
+            if cut > 0:  # the ids of the text up to the cut begin the piece's
+                text = text[:cut]
+                expected = reference(text)
+                got = ids[ends[index] - counts[index] : ends[index]][: expected.shape[0]]
+            else:
+                text = text[:chars]
+                expected, got = reference(text), engine(text)
             if not np.array_equal(got, expected):
-                raise EngineMismatch(mismatch_message(engine, text, got, expected), index)
+                raise EngineMismatch(mismatch_message(name, text, got, expected), index)
 
 
 def mismatch_message(engine: str, text: str, got: np.ndarray, expected: np.ndarray) -> str:

@@ -179,8 +179,9 @@ def test_a_wrong_engine_is_caught_at_run_time_and_nothing_is_published(tmp_path)
     assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith("out")]
 
 
-def test_the_sample_reaches_pieces_after_the_first_ones(tmp_path):
+def test_the_sample_reaches_pieces_after_the_first_ones(tmp_path, monkeypatch):
     """A wrong piece far into a run is caught when it is sampled (here every piece is)."""
+    monkeypatch.setattr(guard, "CHECK_SLICE_CHARS", 4)
     texts = [f"document {i}" for i in range(300)] + ["the NEEDLE"]
     with pytest.raises(EngineMismatch, match="the text given"):
         hash_texts(texts, tmp_path / "x.ngidx", mapping=_mapping(_wrong_engine("NEEDLE", 1)))
@@ -206,12 +207,47 @@ def test_the_first_pieces_are_checked_by_their_beginning_up_to_a_cut(monkeypatch
         ids[reference.encode(text[: text.index("NEEDLE")]).shape[0]] += 1
         check = guard.RunCheck(10**9, engine_choice._prefix_cut(reference))
         counts = np.array([ids.shape[0]])
-        check.compare([text], ids, counts, lambda t: encoded.append(t) or reference.encode(t), "wrong 0")
+        recorded = lambda t: encoded.append(t) or reference.encode(t)  # noqa: E731
+        check.compare([text], ids, counts, recorded, reference.encode, "wrong 0")
 
     with pytest.raises(EngineMismatch, match="NEEDLE"):
         compare(early)
     compare(late)  # wrong, and not caught: past the cut
     assert late.startswith(encoded[-1]) and safe_cut(late, 0, 400) == len(encoded[-1]) > 0
+
+
+def test_the_sample_is_about_one_character_in_every_spread_over_the_pieces(monkeypatch):
+    """After the first pieces, a piece is checked each time the run passes a multiple of
+    every * CHECK_SLICE_CHARS characters: small pieces now and then, each long one."""
+    monkeypatch.setattr(guard, "CHECK_SLICE_CHARS", 10)
+    check = guard.RunCheck(every=4)
+    chosen = check.chosen(["x" * 25] * 100)
+    assert chosen[: guard.FIRST_CHECKED] == [
+        (i, guard.FIRST_CHECKED_CHARS) for i in range(guard.FIRST_CHECKED)
+    ]
+    assert len(chosen) - guard.FIRST_CHECKED == 2500 // 40 - 100 // 40  # multiples of 40 passed
+    assert check.chosen(["y" * 1000] * 3) == [(0, 10), (1, 10), (2, 10)]
+
+
+def test_a_long_piece_without_a_cut_is_checked_by_its_beginning_encoded_twice():
+    """No cut that keeps the ids (one long word): the beginning is encoded by both the engine and
+    the reference, not the whole piece by the reference."""
+    reference = load_tokenizer("cl100k_base", engine="reference")
+    text = "x" * (guard.FIRST_CHECKED_CHARS * 4)
+    seen: list[int] = []
+    check = guard.RunCheck(prefix_cut=engine_choice._prefix_cut(reference))
+    ids = reference.encode(text)
+    wrong = lambda t: reference.encode(t) + 1  # noqa: E731
+    with pytest.raises(EngineMismatch):
+        check.compare(
+            [text],
+            ids,
+            np.array([ids.shape[0]]),
+            lambda t: seen.append(len(t)) or reference.encode(t),
+            wrong,
+            "w 0",
+        )
+    assert seen == [guard.FIRST_CHECKED_CHARS]
 
 
 def test_auto_keeps_the_reference_for_small_or_unknown_input_and_falls_back(monkeypatch):
