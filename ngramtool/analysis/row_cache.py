@@ -226,6 +226,8 @@ class CompiledStack:
 
     def distances(self, rows: np.ndarray, docs: np.ndarray, tally: Tally | None = None) -> np.ndarray:
         tally = tally or Tally(np.array([np.iinfo(np.int64).max]), rows.shape[1])
+        if self._direct and rows.size and int(rows.max()) >= self._state.shape[0]:
+            raise ValueError(f"a row of {int(rows.max())} is beyond the {self._state.shape[0]} rows given")
         ids = rows if self._direct else self._identify(rows)
         out = np.empty(rows.shape, dtype=np.int64)
         start = 0

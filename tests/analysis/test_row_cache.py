@@ -148,6 +148,8 @@ def test_the_compiled_stack_grows_and_renumbers_over_a_long_stream(cold):
     want = NumpyStack(cold).distances(rows, docs)
     for compiled in (CompiledStack(cold), CompiledStack(cold, rows=5000)):
         assert np.array_equal(compiled.distances(rows, docs), want)
+    with pytest.raises(ValueError, match=f"beyond the {rows.max()} rows given"):
+        CompiledStack(cold, rows=int(rows.max())).distances(rows, docs)
 
 
 def mapping(negative_ids: str = "mask") -> NgramHashMapping:
