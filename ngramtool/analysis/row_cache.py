@@ -14,10 +14,10 @@ table), so rows of different layers are different rows. Masked tokens read nothi
 - a Zipf fit of the row frequencies and the share of reads that the top rows take.
 
 The distances come from :mod:`ngramtool.analysis.row_cache_kernels` (numba: per-row state
-indexed by the row, or by a dense id from a hash table for very large row spaces, and counts of
-marks over read times, renumbered when full; the tally in the same pass) or, without numba, from
-:class:`NumpyStack` (the same numbers, chunk by chunk, by counting nested intervals, tallied with
-numpy).
+indexed by the row, or by a dense id from a hash table for very large row spaces, and a bitmap
+of marks over read times with a Fenwick tree per group of 8 words, renumbered when full; the
+tally in the same pass) or, without numba, from :class:`NumpyStack` (the same numbers, chunk by
+chunk, by counting nested intervals, tallied with numpy).
 """
 
 from __future__ import annotations
@@ -240,8 +240,7 @@ class CompiledStack:
                 self._state,
                 self._clock,
                 self._bits,
-                self._counts,
-                self._starts,
+                self._tree,
                 tally.budgets,
                 tally.counters,
                 tally.token_misses,
@@ -256,11 +255,11 @@ class CompiledStack:
         return reads[reads > 0]
 
     def _marks(self, words: int, marked: int) -> None:
-        """Bits and counts for ``words`` words of read times, the first ``marked`` marked."""
-        words = -(-words // self._kernels.GROUP_WORDS) * self._kernels.GROUP_WORDS
-        self._bits, self._starts = np.empty(words, dtype=np.uint64), self._kernels.layout(words)
-        self._counts = np.empty(int(self._starts[-1]), dtype=np.int32)
-        self._kernels.fill(marked, self._bits, self._counts, self._starts)
+        """Bits and their Fenwick tree for ``words`` words of read times, the first ``marked`` marked."""
+        groups = -(-words // self._kernels.GROUP_WORDS)
+        self._bits = np.empty(groups * self._kernels.GROUP_WORDS, dtype=np.uint64)
+        self._tree = np.empty(groups + 1, dtype=np.int32)
+        self._kernels.fill(marked, self._bits, self._tree)
 
     def _renumber(self, width: int) -> None:
         """Renumber the read times 0, 1, ... (each row's last read only) into room for

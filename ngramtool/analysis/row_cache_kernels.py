@@ -6,11 +6,11 @@
 - :func:`stack_distances`: each read's LRU stack distance (the distinct rows read since the
   previous read of its row) and, per token, its misses at every budget. Each row (its dense id)
   has a line of ``state``: the time of its last read, its reads, the document of its last read.
-  The last read of each row is marked in a bitmap over read times, and counts of marks over
-  three or four levels of groups (a cache line each: 8 words of marks, then 16 counts) give the
-  marks up to a time in one line per level. The state of the rows a token reads is prefetched
-  :data:`AHEAD` tokens before, and the marks of their last reads one token before, so that the
-  memory accesses of neighbouring reads overlap.
+  The last read of each row is marked in a bitmap over read times, with a Fenwick tree of the
+  marks per group of 8 words (512 times, one cache line of bits; the tree is small enough to
+  stay in cache): the marks up to a time are the bits of its group and a walk up the tree. The
+  state of the rows a token reads is prefetched :data:`AHEAD` tokens before, and the marks of
+  their last reads one token before, so that the memory accesses of neighbouring reads overlap.
 - :func:`renumber`, :func:`fill`: when the read times run out, only each row's last read
   matters: the times are renumbered 0, 1, ... in order and the marks rebuilt, so that memory
   stays O(distinct rows).
@@ -32,8 +32,7 @@ EMPTY = -1  # a free slot of the hash table
 NOT_READ = -2  # a masked position (rows -1): no read
 FIRST = -1  # a first read (of the stream, or of the document with cold starts): no finite distance
 LAST, READS, DOC = 0, 1, 2  # the columns of a row's state: last read time + 1 (0: none), reads, document
-GROUP_WORDS = 8  # words of marks under one first-level count (one cache line)
-FAN_OUT = 16  # counts under one count of the next level (one cache line of int32)
+GROUP_WORDS = 8  # words of marks per group of the Fenwick tree (one cache line, 512 read times)
 AHEAD = 2  # tokens between prefetching a row's state and reading it
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the high bits of row * 2^64 / phi
@@ -60,17 +59,6 @@ def _prefetch(typingctx, array, index):
     return types.void(array, index), codegen
 
 
-def layout(words: int) -> np.ndarray:
-    """Where each level of counts starts in one array (and its end) over ``words`` words of marks,
-    each level padded to whole groups so that a group is read whole."""
-    sizes, entries = [], -(-words // GROUP_WORDS)
-    while True:
-        sizes.append(-(-entries // FAN_OUT) * FAN_OUT)
-        if entries <= FAN_OUT:
-            return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        entries = -(-entries // FAN_OUT)
-
-
 def _popcount(word):
     """The set bits of a uint64 (SWAR)."""
     word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -79,42 +67,40 @@ def _popcount(word):
     return np.int64((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-def _marks_through(time, bits, counts, starts):
+def _marks_through(time, bits, tree):
     """How many times 0..``time`` are marked: the bits of its word and of the words before it in
-    its group, then at each level the counts before its own in its group (whole groups, masked:
-    no branch on the position)."""
+    its group (masked: no branch on the position), then the Fenwick tree over the groups before."""
     word = time >> 6
     marks = _popcount(bits[word] & (_ONES >> np.uint64(63 - (time & 63))))
     first = word & ~(GROUP_WORDS - 1)
     for k in range(GROUP_WORDS):
         marks += _popcount(bits[first + k]) if first + k < word else 0
-    entry = word // GROUP_WORDS
-    for level in range(starts.shape[0] - 1):
-        base, before = starts[level] + (entry & ~(FAN_OUT - 1)), entry & (FAN_OUT - 1)
-        for k in range(FAN_OUT):
-            marks += counts[base + k] if k < before else 0
-        entry //= FAN_OUT
+    node = word // GROUP_WORDS  # the groups before: nodes are 1-based
+    while node > 0:
+        marks += tree[node]
+        node &= node - 1
     return marks
 
 
-def _mark(time, bits, counts, starts, step):
+def _mark(time, bits, tree, step):
     """Set (``step`` 1) or clear (-1) the mark of ``time``."""
     word = time >> 6
     if step > 0:
         bits[word] |= np.uint64(1) << np.uint64(time & 63)
     else:
         bits[word] &= ~(np.uint64(1) << np.uint64(time & 63))
-    entry = word // GROUP_WORDS
-    for level in range(starts.shape[0] - 1):
-        counts[starts[level] + entry] += step
-        entry //= FAN_OUT
+    node = word // GROUP_WORDS + 1
+    while node < tree.shape[0]:
+        tree[node] += step
+        node += node & -node
 
 
-def _stack_distances(ids, start, docs, cold, state, clock, bits, counts, starts, budgets, tally, misses, out):
+def _stack_distances(ids, start, docs, cold, state, clock, bits, tree, budgets, tally, misses, out):
     """Distances of the reads of ``ids[start:]`` ([T, A] dense ids, -1: not a read) into ``out``,
     and their tally.
 
-    ``clock`` holds [the next read time, the rows marked]; ``state`` a line per id (columns
+    ``clock`` holds [the next read time, the rows marked]; ``tree`` the Fenwick tree (1-based)
+    of the marks per group of ``bits``; ``state`` a line per id (columns
     :data:`LAST`, :data:`READS`, :data:`DOC` with ``cold``). The distance of a read whose row was
     last read at ``p`` is the number of rows whose last read is after ``p``: the rows marked minus
     the marks up to ``p``. With ``cold``, a row last read in another document (``docs``, one per
@@ -141,7 +127,7 @@ def _stack_distances(ids, start, docs, cold, state, clock, bits, counts, starts,
                 if ids[t + 1, a] >= 0 and state[ids[t + 1, a], LAST] > 0:
                     last = state[ids[t + 1, a], LAST] - 1
                     _prefetch(bits, last >> 6)
-                    _prefetch(counts, last >> 9)
+                    _prefetch(tree, (last >> 6) // GROUP_WORDS + 1)
         beyond[:] = 0
         doc = docs[t]
         for a in range(width):
@@ -157,9 +143,9 @@ def _stack_distances(ids, start, docs, cold, state, clock, bits, counts, starts,
                 if cold and state[index, DOC] != doc:
                     distance = FIRST
                 else:
-                    distance = marked - _marks_through(seen, bits, counts, starts)
-                _mark(seen, bits, counts, starts, -1)
-            _mark(now, bits, counts, starts, 1)
+                    distance = marked - _marks_through(seen, bits, tree)
+                _mark(seen, bits, tree, -1)
+            _mark(now, bits, tree, 1)
             state[index, LAST] = now + 1
             state[index, READS] += 1
             if cold:
@@ -199,16 +185,16 @@ def _renumber(state, bits):
     return marks
 
 
-def _fill(marked, bits, counts, starts):
-    """Mark the times 0 .. ``marked`` - 1 and no other in ``bits`` and the counts over them."""
+def _fill(marked, bits, tree):
+    """Mark the times 0 .. ``marked`` - 1 and no other in ``bits`` and the Fenwick tree."""
     for word in range(bits.shape[0]):
         ones = min(max(marked - 64 * word, 0), 64)
         bits[word] = _ONES if ones == 64 else (np.uint64(1) << np.uint64(ones)) - np.uint64(1)
-    span = 64 * GROUP_WORDS  # the times under one count of this level
-    for level in range(starts.shape[0] - 1):
-        for entry in range(starts[level + 1] - starts[level]):
-            counts[starts[level] + entry] = min(max(marked - entry * span, 0), span)
-        span *= FAN_OUT
+    span = 64 * GROUP_WORDS  # the times of a group
+    tree[0] = 0
+    for node in range(1, tree.shape[0]):  # node j: the groups after j - lowbit(j), up to j
+        low = node & -node
+        tree[node] = min(max(marked - span * (node - low), 0), span * low)
 
 
 def _slot(row, table, shift):
