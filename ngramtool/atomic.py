@@ -67,6 +67,13 @@ _RETRIES = 5  # attempts at removing a leftover (a file system may refuse for a 
 _BUSY_TRIES = 3  # attempts at a lock that is held
 
 
+def cache_dir() -> Path:
+    """Where ngramtool caches what it builds (vocabularies, engines' tokenizer files):
+    ``NGRAMTOOL_CACHE_DIR``, else ``~/.cache/ngramtool``."""
+    root = os.environ.get("NGRAMTOOL_CACHE_DIR")
+    return Path(root) if root else Path.home() / ".cache" / "ngramtool"
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

@@ -176,14 +176,14 @@ def config_fields(path: str | Path) -> ConfigFields:
     Examples:
         >>> import json
         >>> from ngramtool.model_configs import config_fields
-        >>> config = {"model_type": "qwen3", "engram_config": {"ngram_size": 3, "heads_per_ngram": 4,
-        ...           "ngram_vocab_size_base": 262144, "layer_ids": [2, 15]}}
+        >>> config = {"model_type": "demo", "engram_config": {"max_ngram_size": 3, "n_head_per_ngram": 4,
+        ...           "engram_vocab_size": 262144, "layer_ids": [2, 15]}}
         >>> _ = open("config.json", "w").write(json.dumps(config))
         >>> found = config_fields("config.json")
         >>> found.layout, found.fields
         ('engram', {'max_ngram': 3, 'heads': 4, 'table_sizes': 262144, 'layer_ids': (2, 15)})
         >>> found.read["max_ngram"]
-        'engram_config.ngram_size'
+        'engram_config.max_ngram_size'
     """
     try:
         config = json.loads(Path(path).read_text(encoding="utf-8"))

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import zipfile
 import zlib
 from collections import Counter
@@ -23,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .atomic import staged_file
+from .atomic import cache_dir, staged_file
 from .errors import NgramToolError, UsageError
 from .lookup import DEAD, UNASSIGNED, canonical_ids
 from .normalize import NORMALIZATION_VERSION, token_key
@@ -136,12 +135,6 @@ def build_vocab(tokenizer: Tokenizer, *, compress: bool = True, cache: bool = Tr
     if path is not None:
         _store_cached(path, vocab)
     return vocab
-
-
-def cache_dir() -> Path:
-    """Where built vocabularies are cached."""
-    root = os.environ.get("NGRAMTOOL_CACHE_DIR")
-    return Path(root) if root else Path.home() / ".cache" / "ngramtool"
 
 
 def _cache_path(tokenizer: Tokenizer) -> Path:

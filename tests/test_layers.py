@@ -48,6 +48,7 @@ LAYERS = (
         "backends.jit",
     ),
     ("lookup",),
+    ("families",),
     ("spec",),
     ("normalize", "tokenizers", "vocab"),
     ("presets", "model_configs", "chunks"),
@@ -57,7 +58,7 @@ LAYERS = (
     ("artifacts", "run.request", "run.summary", "run.jobs", "run.space"),
     ("tools", "analysis"),
     ("run",),
-    ("api",),
+    ("api", "datatrove"),
     ("torch", "engram"),
     ("cli", "__main__"),
 )

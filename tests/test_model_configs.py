@@ -236,7 +236,7 @@ def qwen_constants(tmp_path, sizes=(1009, 1013, 1019, 1021)):
 def test_a_qwen_config_reads_its_stored_constants_and_fills_with_eos(tmp_path):
     path = write_config(tmp_path, "qwen.json", QWEN_KEYS)
     assert config_fields(path).layout == "qwen3.8"
-    with pytest.raises(UsageError, match="give the .safetensors file with ple_embedding"):
+    with pytest.raises(UsageError, match=r"give the \.safetensors file with ple_embedding"):
         NgramHashMapping.from_config(path, "gpt2")
     mapping = NgramHashMapping.from_config(path, "gpt2", constants=qwen_constants(tmp_path))
     spec = mapping.spec

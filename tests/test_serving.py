@@ -35,7 +35,7 @@ SPECS = {
         family="tutorial", heads=2, layer_ids=(0,), table_sizes=(97, 89), vocab_size=12, pad_id=5,
         seed=2026, eos_fill=True,
     ),
-    "longcat": HashSpec(family="longcat", heads=2, layer_ids=(0,), table_sizes=(101, 101), vocab_size=30, pad_id=0),
+    "longcat": HashSpec(family="longcat", heads=2, layer_ids=(0,), table_sizes=(101, 101), vocab_size=30),
 }  # fmt: skip
 
 

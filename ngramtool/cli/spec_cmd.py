@@ -11,7 +11,7 @@ import typer
 from ..analysis.lint import Finding, HashConstants, lint_constants, recorded_constants
 from ..backends import MASKED_CONVENTIONS
 from ..errors import UsageError
-from ..families import constants_in_words, family_note
+from ..families import family_note
 from ..formats.index import spec_record
 from ..model_configs import ConfigFields, check_declared, config_fields, spec_fields
 from ..presets import preset, save_spec_file
@@ -130,7 +130,7 @@ def show_command(
         f"base tables {list(spec.table_sizes)}, seed {spec.seed}, V'={spec.vocab_size:,}, "
         f"canonical pad {spec.pad_id}{family_note(spec.family)}"
     )
-    stdout.print(f"{constants_in_words(spec)}; rows stored as {spec.row_dtype}")
+    stdout.print(f"{_constants_in_words(spec)}; rows stored as {spec.row_dtype}")
     if chosen is not None and chosen.declared_rows is not None:
         _say_declared_rows(options.preset_name, chosen.rows_differing(spec), chosen.declared_rows)
     grid = report_table("derived constants per layer")
@@ -151,6 +151,23 @@ def show_command(
                 *first_only(first, f"{int(spec.rows_per_layer[li]):,}"),
             )
     print_table(grid)
+
+
+def _constants_in_words(spec: HashSpec) -> str:
+    """One line on how ``spec``'s family derives its constants (what ``spec show`` prints)."""
+    if spec.family == "tutorial":
+        return (
+            f"multipliers per (order, head) from torch's generator seeded {spec.seed} "
+            "(randint(1, 2^20) * 2 + 1), the oldest token first; one table per head of its order's size"
+        )
+    if spec.family == "longcat":
+        return (
+            f"id = sum of tok[t-j] x (V^j mod m_i) mod m_i, V={spec.vocab_size:,}, m_i = m + 2i + 1; "
+            "the walk stops at the sequence start and at ignored tokens"
+        )
+    if spec.family == "stored":
+        return "multipliers, table sizes and offsets as the checkpoint stores them"
+    return f"multipliers = 2r+1 with r < half_bound = {spec.half_bound:,} (floor(floor((2^63-1)/V')/2))"
 
 
 def _multipliers_shown(spec: HashSpec, li: int, oi: int) -> str:

@@ -18,12 +18,9 @@ family          mix              constants
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from ..errors import UsageError
-
-if TYPE_CHECKING:
-    from ..spec import HashSpec
 
 Family = Literal["engram", "tutorial", "longcat", "stored"]
 FAMILIES: tuple[Family, ...] = ("engram", "tutorial", "longcat", "stored")
@@ -55,20 +52,3 @@ def family_note(family: str) -> str:
     """``""`` for Engram (the default), else ``" (family NAME)"``: what reports add after a spec's
     shape so that no family is read as another."""
     return "" if family == "engram" else f" (family {family})"
-
-
-def constants_in_words(spec: HashSpec) -> str:
-    """One line on how ``spec``'s family derives its constants (what ``spec show`` prints)."""
-    if spec.family == "tutorial":
-        return (
-            f"multipliers per (order, head) from torch's generator seeded {spec.seed} "
-            "(randint(1, 2^20) * 2 + 1), the oldest token first; one table per head of its order's size"
-        )
-    if spec.family == "longcat":
-        return (
-            f"id = sum of tok[t-j] x (V^j mod m_i) mod m_i, V={spec.vocab_size:,}, m_i = m + 2i + 1; "
-            "the walk stops at the sequence start and at ignored tokens"
-        )
-    if spec.family == "stored":
-        return "multipliers, table sizes and offsets as the checkpoint stores them"
-    return f"multipliers = 2r+1 with r < half_bound = {spec.half_bound:,} (floor(floor((2^63-1)/V')/2))"

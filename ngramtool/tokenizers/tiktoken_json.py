@@ -19,6 +19,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..atomic import cache_dir
 from .protocol import byte_level_string
 
 # sha256 of the generated tokenizer.json, by the tiktoken tokenizer's fingerprint.
@@ -123,8 +124,6 @@ def pinned_tokenizer_json(encoding, fingerprint: str) -> bytes | None:
 
 
 def _cache_path(sha256: str) -> Path:
-    from ..vocab import cache_dir  # the vocabulary's cache directory (vocab imports this package)
-
     return cache_dir() / "engines" / f"tiktoken-{sha256[:32]}.json"
 
 
