@@ -177,7 +177,7 @@ def main() -> None:
     print(f"| input | bytes on disk / token | {head} (Mtok/s) |")
     print("|---|---:|" + "---:|" * len(args.workers))
     for kind in KINDS:
-        speeds = " | ".join(f"{value / 1e6:.2f}" for value in results[kind])
+        speeds = " | ".join(f"{value / 1e6:.4f}" for value in results[kind])
         print(f"| {kind} | {per_token[kind]:.2f} | {speeds} |")
 
 
