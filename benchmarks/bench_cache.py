@@ -9,8 +9,8 @@ r^-zipf over V' ids, written once as a uint32 .npy file. The spec is engram-demo
 layers x 16 columns: 32 row reads per token). Measured, in one process (CPU seconds: the machine
 may be shared):
 
-- ``ngramtool``: ``measure_row_cache`` over the token file (read in chunks, hashed, stack
-  distances and per-token misses at every budget by the numba kernel): reads per CPU second of
+- ``ngramtool``: ``measure_row_cache`` over the token file (read in chunks, hashed, the
+  budgets each read misses and per-token misses at every budget by the numba kernel): reads per CPU second of
   the kernel and of the whole run (and the wall seconds), the CPU seconds of each stage, the
   peak RSS; every budget of the default sweep (1 MB .. the working set) at once;
 - ``OrderedDict``: the straightforward LRU simulation (one ``OrderedDict``, ``move_to_end``,
@@ -38,7 +38,7 @@ from bench_collisions import StageClock, corpus_file  # the same synthetic corpu
 
 from ngramtool import HashSpec, TokenFileReader, hash_ngrams
 from ngramtool.analysis import row_cache
-from ngramtool.analysis.row_cache import CompiledStack, NumpyStack, StackDistances, measure_row_cache
+from ngramtool.analysis.row_cache import CompiledStack, LruStack, NumpyStack, Tally, measure_row_cache
 from ngramtool.hashing import NgramHasher
 
 
@@ -65,12 +65,13 @@ def slice_rows(path: Path, tokens: int, spec: HashSpec) -> np.ndarray:
     return (rows + offsets).reshape(rows.shape[0], -1)
 
 
-def compiled_hits(rows: np.ndarray, budget: int, stack: StackDistances) -> tuple[int, float]:
-    """(hits at ``budget``, CPU seconds) of a stack-distance pass over ``rows``."""
+def compiled_hits(rows: np.ndarray, budget: int, stack: LruStack) -> tuple[int, float]:
+    """(hits at ``budget``, CPU seconds) of one pass of ``stack`` over ``rows``."""
+    tally = Tally(np.array([budget, np.iinfo(np.int64).max]), rows.shape[1])
     start = time.process_time()
-    distances = stack.distances(rows, np.zeros(rows.shape[0], dtype=np.int64))
+    stack.count(rows, np.zeros(rows.shape[0], dtype=np.int64), tally)
     seconds = time.process_time() - start
-    return int(np.count_nonzero((distances >= 0) & (distances < budget))), seconds
+    return tally.lru_hits(budget), seconds
 
 
 def main() -> None:
@@ -92,18 +93,19 @@ def main() -> None:
         f"{width} reads per token: {args.tokens * width:,} reads; one thread"
     )
     space = int(spec.rows_per_layer.sum())
-    CompiledStack(False, space).distances(np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))
+    CompiledStack(False, space).count(np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64),
+                                      Tally(np.array([1]), 1))  # fmt: skip
 
     clock = StageClock()
     clock.wrap(NgramHasher, "__call__", "hash")
-    clock.wrap(CompiledStack, "distances", "stack distances and tally")
+    clock.wrap(CompiledStack, "count", "LRU pass and tally")
     clock.wrap(row_cache, "figures", "figures")
     start, wall = time.process_time(), time.perf_counter()
     result = measure_row_cache(TokenFileReader(corpus), vocab_size=args.vocab_size, pad_id=spec.pad_id)
     total, wall = time.process_time() - start, time.perf_counter() - wall
     shared = result.shared
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
-    kernel = shared.accesses / clock.seconds["stack distances and tally"] / 1e6
+    kernel = shared.accesses / clock.seconds["LRU pass and tally"] / 1e6
     print(
         f"distinct rows {shared.unique_rows:,}, hit ceiling {shared.hit_ceiling:.2%}, "
         f"{len(shared.budgets)} budgets up to the working set ({shared.working_set_bytes / 1e9:.2f} GB bf16)"
@@ -113,7 +115,7 @@ def main() -> None:
         f"ngramtool: {total:.2f} CPU s ({wall:.2f} s wall), peak RSS {rss:.0f} MB; CPU s by stage: {stages}"
     )
     print(
-        f"  stack distances and tally {kernel:.2f}M reads/CPU s (target 10M/s: {kernel / 10:.2f}x); "
+        f"  LRU pass and tally {kernel:.2f}M reads/CPU s (target 10M/s: {kernel / 10:.2f}x); "
         f"whole run {shared.accesses / total / 1e6:.2f}M reads/CPU s"
     )
 

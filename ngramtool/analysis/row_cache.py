@@ -13,11 +13,12 @@ table), so rows of different layers are different rows. Masked tokens read nothi
   (a pinned row never misses, and ``cold_per_document`` does not empty it);
 - a Zipf fit of the row frequencies and the share of reads that the top rows take.
 
-The distances come from :mod:`ngramtool.analysis.row_cache_kernels` (numba: per-row state
-indexed by the row, or by a dense id from a hash table for very large row spaces, and a bitmap
-of marks over read times with a Fenwick tree per group of 8 words, renumbered when full; the
-tally in the same pass) or, without numba, from :class:`NumpyStack` (the same numbers, chunk by
-chunk, by counting nested intervals, tallied with numpy).
+The misses come from :mod:`ngramtool.analysis.row_cache_kernels` (numba: per-row state
+indexed by the row, or by a dense id from a hash table for very large row spaces, a bitmap of
+each row's last read over read times, renumbered when full, and per budget a cursor on the
+bitmap: the read that is the budget's B-th most recent; the tally in the same pass) or, without
+numba, from :class:`NumpyStack` (each read's stack distance, chunk by chunk, by counting nested
+intervals, tallied with numpy).
 """
 
 from __future__ import annotations
@@ -188,14 +189,13 @@ class RowCacheResult:
         }
 
 
-# ------------------------------------------------------------------------- stack distances
-class StackDistances(Protocol):
-    """One LRU cache's state over a stream of reads: each read's stack distance."""
+# ------------------------------------------------------------------------------ LRU stacks
+class LruStack(Protocol):
+    """One LRU cache's state over a stream of reads, counting each token's misses at every budget."""
 
-    def distances(self, rows: np.ndarray, docs: np.ndarray, tally: Tally | None = None) -> np.ndarray:
-        """Distances [T, A] of the reads ``rows`` [T, A] (-1: not a read) of tokens of documents
-        ``docs`` [T]: :data:`NOT_READ`, :data:`FIRST` or the distinct rows read since the
-        previous read of the row; counted into ``tally`` when given."""
+    def count(self, rows: np.ndarray, docs: np.ndarray, tally: Tally) -> None:
+        """Count the reads ``rows`` [T, A] (-1: not a read) of tokens of documents ``docs`` [T]
+        into ``tally`` (always the same tally: its budgets are part of the state)."""
         ...
 
     def frequencies(self) -> np.ndarray:
@@ -204,7 +204,7 @@ class StackDistances(Protocol):
 
 
 class CompiledStack:
-    """Stack distances by the numba kernels (:mod:`ngramtool.analysis.row_cache_kernels`).
+    """The budgets each read misses, by the numba kernels (:mod:`ngramtool.analysis.row_cache_kernels`).
 
     With ``rows`` (every row read is below it) up to :data:`DIRECT_ROWS`, a row is its own index
     into the per-row state (allocated zeroed: the OS backs only the pages rows are read from);
@@ -221,18 +221,35 @@ class CompiledStack:
         self._state = np.zeros((rows if self._direct else 1 << 10, columns), dtype=np.int64)
         self._table = np.full((1 << 10, 2), row_cache_kernels.EMPTY, dtype=np.int64)  # row, dense id
         self._shift, self._known = 64 - 10, np.zeros(1, dtype=np.int64)  # hash shift, ids given
-        self._clock = np.zeros(2, dtype=np.int64)  # the next read time, the rows marked
-        self._marks(row_cache_kernels.GROUP_WORDS, 0)
+        self._clock = np.zeros(3, dtype=np.int64)  # the next read time, the rows marked, the first budget
+        self._bits = np.zeros(8, dtype=np.uint64)  # with no cursor; the marks of the last reads
+        self._budgets: np.ndarray | None = None
+        self._cursors = np.zeros(0, dtype=np.int64)
 
-    def distances(self, rows: np.ndarray, docs: np.ndarray, tally: Tally | None = None) -> np.ndarray:
-        tally = tally or Tally(np.array([np.iinfo(np.int64).max]), rows.shape[1])
+    def count(self, rows: np.ndarray, docs: np.ndarray, tally: Tally) -> None:
+        self._run(rows, docs, tally, np.zeros((0, 0), dtype=np.int64))
+
+    def budgets_missed(self, rows: np.ndarray, docs: np.ndarray, tally: Tally) -> np.ndarray:
+        """:meth:`count`, and how many of ``tally``'s budgets each read misses [T, A] (-1: not a read)."""
+        out = np.empty(rows.shape, dtype=np.int64)
+        self._run(rows, docs, tally, out)
+        return out
+
+    def frequencies(self) -> np.ndarray:
+        reads = self._state[:, self._kernels.READS]
+        return reads[reads > 0]
+
+    def _run(self, rows: np.ndarray, docs: np.ndarray, tally: Tally, out: np.ndarray) -> None:
         if self._direct and rows.size and int(rows.max()) >= self._state.shape[0]:
             raise ValueError(f"a row of {int(rows.max())} is beyond the {self._state.shape[0]} rows given")
+        if self._budgets is None or not np.array_equal(self._budgets, tally.budgets):
+            self._budgets = tally.budgets
+            self._cursors = np.empty(tally.budgets.shape[0], dtype=np.int64)
+            self._place_cursors()
         ids = rows if self._direct else self._identify(rows)
-        out = np.empty(rows.shape, dtype=np.int64)
         start = 0
         while True:
-            start = self._kernels.stack_distances(
+            start = self._kernels.count_misses(
                 ids,
                 start,
                 docs,
@@ -240,33 +257,28 @@ class CompiledStack:
                 self._state,
                 self._clock,
                 self._bits,
-                self._tree,
-                tally.budgets,
+                self._cursors,
+                self._budgets,
                 tally.counters,
                 tally.token_misses,
                 out,
             )
             if start == rows.shape[0]:
-                return out
+                return
             self._renumber(rows.shape[1])
 
-    def frequencies(self) -> np.ndarray:
-        reads = self._state[:, self._kernels.READS]
-        return reads[reads > 0]
-
-    def _marks(self, words: int, marked: int) -> None:
-        """Bits and their Fenwick tree for ``words`` words of read times, the first ``marked`` marked."""
-        groups = -(-words // self._kernels.GROUP_WORDS)
-        self._bits = np.empty(groups * self._kernels.GROUP_WORDS, dtype=np.uint64)
-        self._tree = np.empty(groups + 1, dtype=np.int32)
-        self._kernels.fill(marked, self._bits, self._tree)
+    def _place_cursors(self) -> None:
+        self._clock[2] = self._kernels.place_cursors(self._budgets, self._bits, self._clock[0], self._cursors)
 
     def _renumber(self, width: int) -> None:
         """Renumber the read times 0, 1, ... (each row's last read only) into room for
-        :data:`TIME_ROOM` times the rows marked."""
+        :data:`TIME_ROOM` times the rows marked, and place the cursors again."""
         marked = self._kernels.renumber(self._state, self._bits)
-        self._marks(-(-TIME_ROOM * (marked + width) // 64), marked)
+        self._bits = np.empty(-(-TIME_ROOM * (marked + width) // 64), dtype=np.uint64)
+        self._kernels.fill(marked, self._bits)
         self._clock[0] = marked
+        if self._budgets is not None:
+            self._place_cursors()
 
     def _identify(self, rows: np.ndarray) -> np.ndarray:
         """The dense ids of ``rows``, the hash table and the state grown to hold them."""
@@ -290,7 +302,7 @@ class CompiledStack:
 
 
 class NumpyStack:
-    """Stack distances with numpy, a chunk at a time (the same numbers as :class:`CompiledStack`).
+    """Stack distances with numpy, a chunk at a time (the same counts as :class:`CompiledStack`).
 
     The state is each distinct row's last read, in time order. Within a chunk, the distance of a
     read at ``q`` whose row was read last at ``p`` is ``q - p - 1`` minus the reads in between
@@ -304,7 +316,13 @@ class NumpyStack:
         self._docs = np.zeros(0, dtype=np.int64)  # the document of each one's last read
         self._freq = np.zeros(0, dtype=np.int64)
 
-    def distances(self, rows: np.ndarray, docs: np.ndarray, tally: Tally | None = None) -> np.ndarray:
+    def count(self, rows: np.ndarray, docs: np.ndarray, tally: Tally) -> None:
+        tally.add(tally.budgets_missed(self.distances(rows, docs)), self._rows.shape[0])
+
+    def distances(self, rows: np.ndarray, docs: np.ndarray) -> np.ndarray:
+        """Each read's stack distance [T, A]: :data:`NOT_READ`, :data:`FIRST` (a first read, of the
+        stream or of its document with cold starts) or the distinct rows read since the previous
+        read of its row."""
         flat = rows.reshape(-1)
         out = np.full(flat.shape[0], NOT_READ, dtype=np.int64)
         where = np.flatnonzero(flat >= 0)
@@ -331,8 +349,6 @@ class NumpyStack:
             distance[(prev >= 0) & (prev_doc != doc)] = FIRST
         out[where] = distance
         self._advance(read, doc, order, ordered)
-        if tally is not None:
-            tally.add(out.reshape(rows.shape))
         return out.reshape(rows.shape)
 
     def frequencies(self) -> np.ndarray:
@@ -375,7 +391,7 @@ def _earlier_greater(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def stack(cold: bool, compiled: bool | None, rows: int | None = None) -> StackDistances:
+def stack(cold: bool, compiled: bool | None, rows: int | None = None) -> LruStack:
     """The compiled stack (numba installed and ``compiled`` not False) or the numpy one; ``rows``:
     every row read is below it (None: unknown)."""
     if compiled is False:
@@ -389,33 +405,38 @@ def stack(cold: bool, compiled: bool | None, rows: int | None = None) -> StackDi
 
 # ------------------------------------------------------------------------------ tallying
 class Tally:
-    """Per-token misses at sorted budgets (rows; the last beyond any distance) of one cache.
+    """Per-token misses at sorted budgets (rows; the last beyond any count of rows) of one cache.
 
     ``token_misses[b, m]``: the tokens with ``m`` misses in a cache of ``budgets[b]`` rows;
-    ``counters``: [tokens, reads, the longest finite distance (-1: none)]. The compiled pass
-    counts into them itself; :meth:`add` counts the distances of the numpy pass.
+    ``counters``: [tokens, reads, distinct rows read]. The compiled pass counts into them
+    itself; :meth:`add` counts the numpy pass's reads.
     """
 
     def __init__(self, budgets: np.ndarray, width: int) -> None:
         self.budgets = budgets
         self.token_misses = np.zeros((budgets.shape[0], width + 1), dtype=np.int64)
-        self.counters = np.array([0, 0, -1], dtype=np.int64)
+        self.counters = np.array([0, 0, 0], dtype=np.int64)
 
-    def add(self, distances: np.ndarray) -> None:
-        """Count the distances [T, A] of a block of tokens."""
-        tokens, width = distances.shape
-        sweep = self.budgets.shape[0]
+    def budgets_missed(self, distances: np.ndarray) -> np.ndarray:
+        """How many of the budgets each read of stack ``distances`` misses (-1: not a read)."""
         far = np.where(distances == FIRST, np.iinfo(np.int64).max, distances)
-        missed_in = np.searchsorted(self.budgets, far, side="right")  # how many budgets the read misses
-        missed_in[distances == NOT_READ] = 0
-        slots = np.arange(tokens)[:, None] * (sweep + 1) + missed_in
+        missed = np.searchsorted(self.budgets, far, side="right")  # the budgets at or below the distance
+        missed[distances == NOT_READ] = -1
+        return missed
+
+    def add(self, missed: np.ndarray, distinct: int) -> None:
+        """Count a block of tokens' reads by the budgets each misses ([T, A], -1: not a read);
+        ``distinct``: the distinct rows read so far."""
+        tokens, width = missed.shape
+        sweep = self.budgets.shape[0]
+        slots = np.arange(tokens)[:, None] * (sweep + 1) + np.maximum(missed, 0)
         per_token = np.bincount(slots.reshape(-1), minlength=tokens * (sweep + 1)).reshape(tokens, sweep + 1)
         misses = per_token[:, ::-1].cumsum(axis=1)[:, ::-1]  # column b+1: misses at budget b
         for b in range(sweep):
             self.token_misses[b] += np.bincount(misses[:, b + 1], minlength=width + 1)
         self.counters[0] += tokens
-        self.counters[1] += int(np.count_nonzero(distances != NOT_READ))
-        self.counters[2] = max(int(self.counters[2]), int(distances.max(initial=-1)))
+        self.counters[1] += int(np.count_nonzero(missed >= 0))
+        self.counters[2] = distinct
 
     @property
     def tokens(self) -> int:
@@ -444,12 +465,12 @@ class Tally:
         return int(self.token_misses[budget] @ np.arange(self.token_misses.shape[1]))
 
     def _budget(self, rows: int) -> int:
-        """The budget counted for a cache of ``rows``: one of the budgets, or the last for any size
-        beyond every distance (only first reads miss)."""
+        """The budget counted for a cache of ``rows``: one of the budgets, or the last for a cache
+        of every distinct row (only first reads miss)."""
         at = int(np.searchsorted(self.budgets, rows))
         if at < self.budgets.shape[0] and self.budgets[at] == rows:
             return at
-        if rows > self.counters[2]:
+        if rows >= self.counters[2]:
             return self.budgets.shape[0] - 1
         raise ValueError(f"no misses were counted for a cache of {rows} rows")
 
@@ -644,7 +665,7 @@ def measure_row_cache(
                 block = np.where(rows >= 0, rows + offsets, -1).reshape(rows.shape[0], width)
             else:
                 block = np.ascontiguousarray(rows[:, layer, :])
-            simulator.distances(block, docs, tally)
+            simulator.count(block, docs, tally)
         if chunk is not None:
             documents += int(chunk.doc_starts.shape[0])
             progress.advanced(chunk.nbytes, chunk.tokens.shape[0])

@@ -1,19 +1,26 @@
-"""Compiled kernels of the row-cache measure (numba): LRU stack distances and their tally in one pass.
+"""Compiled kernels of the row-cache measure (numba): per read, the budgets it misses, in one pass.
 
 :class:`ngramtool.analysis.row_cache.CompiledStack` uses them when numba is installed; otherwise
-:class:`ngramtool.analysis.row_cache.NumpyStack` computes the same distances with numpy.
+:class:`ngramtool.analysis.row_cache.NumpyStack` computes each read's stack distance with numpy.
 
-- :func:`stack_distances`: each read's LRU stack distance (the distinct rows read since the
-  previous read of its row) and, per token, its misses at every budget. Each row (its dense id)
-  has a line of ``state``: the time of its last read, its reads, the document of its last read.
-  The last read of each row is marked in a bitmap over read times, with a Fenwick tree of the
-  marks per group of 8 words (512 times, one cache line of bits; the tree is small enough to
-  stay in cache): the marks up to a time are the bits of its group and a walk up the tree. The
-  state of the rows a token reads is prefetched :data:`AHEAD` tokens before, and the marks of
-  their last reads one token before, so that the memory accesses of neighbouring reads overlap.
-- :func:`renumber`, :func:`fill`: when the read times run out, only each row's last read
-  matters: the times are renumbered 0, 1, ... in order and the marks rebuilt, so that memory
-  stays O(distinct rows).
+A read misses an LRU cache of B rows iff its row's LRU stack distance (the distinct rows read
+since the previous read of the row) is B or more (Mattson et al.): iff fewer than B rows were
+read more recently than the row. So the kernel needs no distances, only, for each budget B of
+the sweep, the time of the B-th most recent "last read" (its **cursor**): a row last read at
+or after a budget's cursor is in that cache, a row last read before it is not.
+
+- :func:`count_misses`: each row (its dense id) has a line of ``state``: the time of its last
+  read, its reads, the document of its last read. The last read of each row is marked in a
+  bitmap over read times. A read moves its row's mark from its previous read to now; each
+  cursor then moves forward to the next mark when the read missed its budget (the mark that
+  was B-th most recent is now B+1-th), and stays put when it hit (one mark below it left, one
+  above it came). Cursors only move forward: each scans the bitmap once between renumberings.
+  Per token, its misses at every budget are tallied in the same pass. The state of the rows a
+  token reads is prefetched :data:`AHEAD` tokens before, the mark of their last reads one token
+  before.
+- :func:`renumber`, :func:`fill`, :func:`place_cursors`: when the read times run out, only each
+  row's last read matters: the times are renumbered 0, 1, ... in order, the marks rebuilt and
+  the cursors placed again, so that memory stays O(distinct rows).
 - :func:`identify`, :func:`rehash`: rows to dense ids by a hash table (open addressing), for
   row spaces too large to index directly.
 """
@@ -24,15 +31,16 @@ import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
 from ..backends.jit import compiled
 
 EMPTY = -1  # a free slot of the hash table
-NOT_READ = -2  # a masked position (rows -1): no read
-FIRST = -1  # a first read (of the stream, or of the document with cold starts): no finite distance
+NOT_READ = -1  # a masked position (rows -1): no read, misses no budget
 LAST, READS, DOC = 0, 1, 2  # the columns of a row's state: last read time + 1 (0: none), reads, document
-GROUP_WORDS = 8  # words of marks per group of the Fenwick tree (one cache line, 512 read times)
+NONE = -1  # the cursor of a budget larger than the rows read: every row read is in its cache
+ABOVE = np.iinfo(np.int64).max  # the cursor of a budget of 0 rows: no row is in its cache
 AHEAD = 2  # tokens between prefetching a row's state and reading it
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the high bits of row * 2^64 / phi
@@ -60,63 +68,47 @@ def _prefetch(typingctx, array, index):
 
 
 def _popcount(word):
-    """The set bits of a uint64 (SWAR)."""
+    """The set bits of a uint64 (SWAR; LLVM makes it one instruction where the CPU has one)."""
     word = word - ((word >> np.uint64(1)) & np.uint64(0x5555555555555555))
     word = (word & np.uint64(0x3333333333333333)) + ((word >> np.uint64(2)) & np.uint64(0x3333333333333333))
     word = (word + (word >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
     return np.int64((word * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-def _marks_through(time, bits, tree):
-    """How many times 0..``time`` are marked: the bits of its word and of the words before it in
-    its group (masked: no branch on the position), then the Fenwick tree over the groups before."""
-    word = time >> 6
-    marks = _popcount(bits[word] & (_ONES >> np.uint64(63 - (time & 63))))
-    first = word & ~(GROUP_WORDS - 1)
-    for k in range(GROUP_WORDS):
-        marks += _popcount(bits[first + k]) if first + k < word else 0
-    node = word // GROUP_WORDS  # the groups before: nodes are 1-based
-    while node > 0:
-        marks += tree[node]
-        node &= node - 1
-    return marks
+def _next_mark(time, bits):
+    """The first marked time after ``time`` (there is one)."""
+    position = time + 1
+    word = position >> 6
+    rest = bits[word] & (_ONES << np.uint64(position & 63))
+    while rest == 0:
+        word += 1
+        rest = bits[word]
+    return (word << 6) + np.int64(trailing_zeros(rest))
 
 
-def _mark(time, bits, tree, step):
-    """Set (``step`` 1) or clear (-1) the mark of ``time``."""
-    word = time >> 6
-    if step > 0:
-        bits[word] |= np.uint64(1) << np.uint64(time & 63)
-    else:
-        bits[word] &= ~(np.uint64(1) << np.uint64(time & 63))
-    node = word // GROUP_WORDS + 1
-    while node < tree.shape[0]:
-        tree[node] += step
-        node += node & -node
+def _count_misses(ids, start, docs, cold, state, clock, bits, cursors, budgets, tally, misses, out):
+    """Count the reads of ``ids[start:]`` ([T, A] dense ids, -1: not a read): ``misses[b, m]``
+    gains the tokens with ``m`` misses in a cache of ``budgets[b]`` rows; ``out`` (empty, or
+    [T, A]) takes how many budgets each read misses (:data:`NOT_READ`: none, not a read).
 
-
-def _stack_distances(ids, start, docs, cold, state, clock, bits, tree, budgets, tally, misses, out):
-    """Distances of the reads of ``ids[start:]`` ([T, A] dense ids, -1: not a read) into ``out``,
-    and their tally.
-
-    ``clock`` holds [the next read time, the rows marked]; ``tree`` the Fenwick tree (1-based)
-    of the marks per group of ``bits``; ``state`` a line per id (columns
-    :data:`LAST`, :data:`READS`, :data:`DOC` with ``cold``). The distance of a read whose row was
-    last read at ``p`` is the number of rows whose last read is after ``p``: the rows marked minus
-    the marks up to ``p``. With ``cold``, a row last read in another document (``docs``, one per
-    token) is a first read. The tally: ``budgets`` (sorted, the last beyond any distance),
-    ``misses[b, m]`` the tokens with ``m`` misses in a cache of ``budgets[b]`` rows, ``tally``
-    [tokens, reads, the longest distance]. Stops before a token whose reads could overrun the
-    read times and returns its index (T when done): renumber them and call again.
+    ``budgets`` are sorted, the last beyond any count of rows; ``cursors`` hold their cursors
+    (:func:`place_cursors`). ``clock`` holds [the next read time, the rows marked, the first
+    budget whose cursor is :data:`NONE`]; ``state`` a line per id (columns :data:`LAST`,
+    :data:`READS`, :data:`DOC` with ``cold``). With ``cold``, a row last read in another
+    document (``docs``, one per token) misses every budget. ``tally``: [tokens, reads, rows
+    read]. Stops before a token whose reads could overrun the read times and returns its index
+    (T when done): renumber them and call again.
     """
-    now, marked = clock[0], clock[1]
+    now, marked, pending = clock[0], clock[1], clock[2]
     width, sweep = ids.shape[1], budgets.shape[0]
     capacity = bits.shape[0] * 64
+    empty = budgets[0] == 0  # a budget of 0 rows: its cursor stays ABOVE
+    keep = out.shape[0] > 0
     beyond = np.zeros(sweep + 1, dtype=np.int64)  # this token's reads by how many budgets they miss
     tokens = ids.shape[0]
     for t in range(start, tokens):
         if now + width > capacity:
-            clock[0], clock[1] = now, marked
+            clock[0], clock[1], clock[2] = now, marked, pending
             return t
         if t + AHEAD < tokens:
             for a in range(width):
@@ -125,39 +117,42 @@ def _stack_distances(ids, start, docs, cold, state, clock, bits, tree, budgets, 
         if t + 1 < tokens:
             for a in range(width):
                 if ids[t + 1, a] >= 0 and state[ids[t + 1, a], LAST] > 0:
-                    last = state[ids[t + 1, a], LAST] - 1
-                    _prefetch(bits, last >> 6)
-                    _prefetch(tree, (last >> 6) // GROUP_WORDS + 1)
+                    _prefetch(bits, (state[ids[t + 1, a], LAST] - 1) >> 6)
         beyond[:] = 0
         doc = docs[t]
         for a in range(width):
             index = ids[t, a]
             if index < 0:
-                out[t, a] = NOT_READ
+                if keep:
+                    out[t, a] = NOT_READ
                 continue
             seen = state[index, LAST] - 1
-            if seen < 0:
-                distance = FIRST
+            bits[now >> 6] |= np.uint64(1) << np.uint64(now & 63)
+            if seen < 0:  # a first read: every cursor moves on, a budget may get its first
+                missed = sweep
+                for k in range(1 if empty else 0, pending):
+                    cursors[k] = _next_mark(cursors[k], bits)
                 marked += 1
+                if pending < sweep and budgets[pending] == marked:
+                    cursors[pending] = _next_mark(-1, bits)
+                    pending += 1
             else:
+                bits[seen >> 6] &= ~(np.uint64(1) << np.uint64(seen & 63))
+                missed = 1 if empty else 0
+                while missed < pending and seen < cursors[missed]:
+                    cursors[missed] = _next_mark(cursors[missed], bits)
+                    missed += 1
+                if missed < pending and seen == cursors[missed]:
+                    cursors[missed] = _next_mark(seen, bits)
                 if cold and state[index, DOC] != doc:
-                    distance = FIRST
-                else:
-                    distance = marked - _marks_through(seen, bits, tree)
-                _mark(seen, bits, tree, -1)
-            _mark(now, bits, tree, 1)
+                    missed = sweep
             state[index, LAST] = now + 1
             state[index, READS] += 1
             if cold:
                 state[index, DOC] = doc
             now += 1
-            out[t, a] = distance
-            missed = sweep
-            if distance != FIRST:
-                missed = 0
-                while budgets[missed] <= distance:
-                    missed += 1
-                tally[2] = max(tally[2], distance)
+            if keep:
+                out[t, a] = missed
             beyond[missed] += 1
             tally[1] += 1
         tokens_missing = 0
@@ -165,8 +160,36 @@ def _stack_distances(ids, start, docs, cold, state, clock, bits, tree, budgets, 
             tokens_missing += beyond[b + 1]
             misses[b, tokens_missing] += 1
         tally[0] += 1
-    clock[0], clock[1] = now, marked
+    clock[0], clock[1], clock[2] = now, marked, pending
+    tally[2] = marked
     return tokens
+
+
+def _place_cursors(budgets, bits, now, cursors):
+    """Each budget's cursor (the time of its ``budgets[k]``-th most recent mark; :data:`ABOVE`
+    for 0 rows, :data:`NONE` beyond the marks) from the marks before ``now``; returns the first
+    budget whose cursor is :data:`NONE`."""
+    sweep = budgets.shape[0]
+    k = 0
+    while k < sweep and budgets[k] == 0:
+        cursors[k] = ABOVE
+        k += 1
+    counted = 0  # the marks after the word being read
+    word = (now - 1) >> 6
+    while k < sweep and word >= 0:
+        rest = bits[word]
+        ones = _popcount(rest)
+        while k < sweep and counted + ones >= budgets[k]:
+            found = rest
+            for _ in range(budgets[k] - counted - 1):  # drop the marks above the one sought
+                found &= ~(np.uint64(1) << np.uint64(63 - leading_zeros(found)))
+            cursors[k] = (word << 6) + 63 - np.int64(leading_zeros(found))
+            k += 1
+        counted += ones
+        word -= 1
+    for j in range(k, sweep):
+        cursors[j] = NONE
+    return k
 
 
 def _renumber(state, bits):
@@ -185,16 +208,11 @@ def _renumber(state, bits):
     return marks
 
 
-def _fill(marked, bits, tree):
-    """Mark the times 0 .. ``marked`` - 1 and no other in ``bits`` and the Fenwick tree."""
+def _fill(marked, bits):
+    """Mark the times 0 .. ``marked`` - 1 and no other."""
     for word in range(bits.shape[0]):
         ones = min(max(marked - 64 * word, 0), 64)
         bits[word] = _ONES if ones == 64 else (np.uint64(1) << np.uint64(ones)) - np.uint64(1)
-    span = 64 * GROUP_WORDS  # the times of a group
-    tree[0] = 0
-    for node in range(1, tree.shape[0]):  # node j: the groups after j - lowbit(j), up to j
-        low = node & -node
-        tree[node] = min(max(marked - span * (node - low), 0), span * low)
 
 
 def _slot(row, table, shift):
@@ -241,10 +259,10 @@ def _rehash(old, table, shift):
 
 
 _popcount = compiled(_popcount)
-_marks_through = compiled(_marks_through)
-_mark = compiled(_mark)
+_next_mark = compiled(_next_mark)
 _slot = compiled(_slot)
-stack_distances = compiled(_stack_distances)
+count_misses = compiled(_count_misses)
+place_cursors = compiled(_place_cursors)
 renumber = compiled(_renumber)
 fill = compiled(_fill)
 identify = compiled(_identify)

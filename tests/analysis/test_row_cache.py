@@ -89,10 +89,10 @@ def reference(reads: list[list[int]], docs: list[int], budgets: list[int], cold:
 def measured(
     rows: np.ndarray, docs: np.ndarray, budgets: list[int], cold: bool, kind: type, blocks: int
 ) -> dict:
-    """The figures of :class:`Tally` over the stack distances of ``kind``, fed in ``blocks`` pieces."""
+    """The figures of :class:`Tally` over the reads counted by ``kind``, fed in ``blocks`` pieces."""
     stack, tally = kind(cold), Tally(np.unique([*budgets, np.iinfo(np.int64).max]), rows.shape[1])
     for part, part_docs in zip(np.array_split(rows, blocks), np.array_split(docs, blocks), strict=True):
-        stack.distances(np.ascontiguousarray(part), part_docs, tally)
+        stack.count(np.ascontiguousarray(part), part_docs, tally)
     data = figures(tally, stack.frequencies(), [(None, b) for b in budgets], 1, None).to_dict()
     return {key: data[key] for key in ("accesses", "unique_rows", "hit_ceiling", "budgets")}
 
@@ -127,17 +127,39 @@ def test_figures_equal_an_ordered_dict_lru_and_a_sorted_frequency_list(stream, c
         assert_same(measured(rows, docs, budgets, cold, kind, blocks), want)
 
 
+def tally_of(budgets: list[int], width: int) -> Tally:
+    return Tally(np.unique(np.array([*budgets, np.iinfo(np.int64).max], dtype=np.int64)), width)
+
+
 @settings(max_examples=40, deadline=None)
-@given(row_streams(), st.booleans())
-def test_compiled_and_numpy_distances_are_identical(stream, cold):
+@given(row_streams(), st.booleans(), st.lists(st.integers(0, 50), max_size=5))
+def test_each_read_misses_the_budgets_its_numpy_stack_distance_says(stream, cold, budgets):
     rows, docs = stream
     hashed, indexed, numpy = CompiledStack(cold), direct(cold), NumpyStack(cold)
+    tallies = [tally_of(budgets, rows.shape[1]) for _ in range(3)]
     for part, part_docs in zip(np.array_split(rows, 3), np.array_split(docs, 3), strict=True):
         part = np.ascontiguousarray(part)
-        want = numpy.distances(part, part_docs)
-        assert np.array_equal(hashed.distances(part, part_docs), want)
-        assert np.array_equal(indexed.distances(part, part_docs), want)
+        distances = numpy.distances(part, part_docs)
+        want = tallies[2].budgets_missed(distances)
+        assert np.array_equal(hashed.budgets_missed(part, part_docs, tallies[0]), want)
+        assert np.array_equal(indexed.budgets_missed(part, part_docs, tallies[1]), want)
+        tallies[2].add(want, numpy.frequencies().shape[0])
+    for tally in tallies[:2]:
+        assert np.array_equal(tally.token_misses, tallies[2].token_misses)
+        assert np.array_equal(tally.counters, tallies[2].counters)
     assert sorted(hashed.frequencies()) == sorted(indexed.frequencies()) == sorted(numpy.frequencies())
+
+
+def test_a_read_misses_a_budget_iff_its_stack_distance_reaches_it():
+    """The numpy distances themselves, on a stream worked out by hand: a b c a b b d a."""
+    rows = np.array([[1], [2], [3], [1], [2], [2], [4], [1]], dtype=np.int64)
+    distances = NumpyStack(False).distances(rows, np.zeros(8, dtype=np.int64))
+    assert distances.ravel().tolist() == [-1, -1, -1, 2, 2, 0, -1, 2]
+    tally = tally_of([0, 1, 3], 1)
+    assert tally.budgets_missed(distances).ravel().tolist() == [4, 4, 4, 2, 2, 1, 4, 2]
+    assert CompiledStack(False).budgets_missed(rows, np.zeros(8, dtype=np.int64), tally).ravel().tolist() == [
+        4, 4, 4, 2, 2, 1, 4, 2
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize("cold", [False, True])
@@ -145,11 +167,12 @@ def test_the_compiled_stack_grows_and_renumbers_over_a_long_stream(cold):
     rng = np.random.default_rng(7)
     rows = (rng.zipf(1.3, size=(6000, 3)) % 5000).astype(np.int64)
     docs = np.arange(6000, dtype=np.int64) // 1000
-    want = NumpyStack(cold).distances(rows, docs)
+    budgets = [0, 1, 2, 10, 100, 1000, 4000]
+    want = tally_of(budgets, 3).budgets_missed(NumpyStack(cold).distances(rows, docs))
     for compiled in (CompiledStack(cold), CompiledStack(cold, rows=5000)):
-        assert np.array_equal(compiled.distances(rows, docs), want)
+        assert np.array_equal(compiled.budgets_missed(rows, docs, tally_of(budgets, 3)), want)
     with pytest.raises(ValueError, match=f"beyond the {rows.max()} rows given"):
-        CompiledStack(cold, rows=int(rows.max())).distances(rows, docs)
+        CompiledStack(cold, rows=int(rows.max())).count(rows, docs, tally_of(budgets, 3))
 
 
 def mapping(negative_ids: str = "mask") -> NgramHashMapping:
