@@ -10,24 +10,23 @@ import typer
 from rich.table import Table
 
 from ..analysis.row_cache import CacheFigures, RowCacheResult, measure_row_cache
-from ..atomic import check_output_file, staged_file
-from ..errors import NgramToolError, UsageError
+from ..errors import UsageError
 from ..presets import preset as preset_named
 from ..wording import byte_size, plural
-from .collisions_cmd import (
-    COLLISIONS_READING_OPTIONS,
-    PLOT_SUFFIXES,
-    CollisionsReadingOptions,
-    _Counting,
-    _figure_class,
-)
 from .command import Command
+from .measuring import (
+    MEASURED_READING_OPTIONS,
+    CountingProgress,
+    MaxTokensOpt,
+    MeasuredInputs,
+    MeasuredReadingOptions,
+    plot_figure,
+    save_plot,
+)
 from .options import (
-    CORPUS_FILES,
     CORPUS_VOCABULARY_OPTIONS,
     MASKING_OPTIONS,
     SPEC_OPTIONS,
-    STDIN_DEFAULT,
     TOKEN_FILE_OPTIONS,
     CorpusVocabularyOptions,
     DimOpt,
@@ -40,7 +39,6 @@ from .options import (
     SpecOptions,
     TokenFileOptions,
     WorkersOpt,
-    corpus_inputs,
     option_groups,
     parse_int_list,
     refuse_idle_options,
@@ -99,21 +97,16 @@ def parse_byte_list(text: str, option: str) -> list[int]:
 @option_groups
 def cache_command(
     ctx: typer.Context,
-    inputs: Annotated[
-        list[str] | None,
-        corpus_inputs(f"{CORPUS_FILES} {STDIN_DEFAULT}, an index directory, or one token file."),
-    ] = None,
+    inputs: MeasuredInputs = None,
     tokens: TokenFileOptions = TOKEN_FILE_OPTIONS,
     vocab: CorpusVocabularyOptions = CORPUS_VOCABULARY_OPTIONS,
     preset: PresetOpt = None,
     spec_options: SpecOptions = SPEC_OPTIONS,
     masking: MaskingOptions = MASKING_OPTIONS,
     boundary: MeasuredBoundaryOpt = None,
-    reading: CollisionsReadingOptions = COLLISIONS_READING_OPTIONS,
+    reading: MeasuredReadingOptions = MEASURED_READING_OPTIONS,
     workers: WorkersOpt = None,
-    max_tokens: Annotated[
-        int | None, typer.Option("--max-tokens", help="Measure only the first N tokens.", min=1)
-    ] = None,
+    max_tokens: MaxTokensOpt = None,
     budget: Annotated[
         str | None,
         typer.Option(
@@ -154,11 +147,7 @@ def cache_command(
     reading.refuse_eot_token_without_add_eot(ctx)
     if plot is None:
         refuse_idle_options(ctx, ["force"], "with --plot (the file it may replace)")
-    figure = _figure_class() if plot is not None else None  # fail before the long pass, not after
-    if plot is not None:
-        check_output_file(plot, force, inputs or [], what="--plot file")
-        if plot.suffix.lower() not in PLOT_SUFFIXES:
-            raise UsageError(f"--plot {plot}: use one of {', '.join(sorted(PLOT_SUFFIXES))}")
+    figure = plot_figure(plot, force, inputs or []) if plot is not None else None
     if budget is not None and rows is not None:
         raise UsageError("give --budget (bytes) or --rows, not both")
     if row_bytes is not None and (encoding is not None or dim is not None):
@@ -186,7 +175,7 @@ def cache_command(
             per_layer=per_layer,
             cold_per_document=cold_per_document,
             max_tokens=max_tokens,
-            progress=_Counting(bar, quiet),
+            progress=CountingProgress(bar, quiet),
             boundary=boundary,
             workers=workers,
             **{k: v for k, v in reading.values().items() if k != "special" or "mapping" not in spec},
@@ -268,11 +257,7 @@ def _plot(figure: Any, path: Path, figures: CacheFigures) -> None:
     axes.set_title(f"row cache, {_name(figures)}: {figures.unique_rows:,} distinct rows")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize="small")
-    try:  # written beside the path and renamed into place, as every output
-        with staged_file(path) as tmp, tmp.open("wb") as handle:
-            figure.savefig(handle, dpi=120, format=path.suffix.lstrip(".").lower())
-    except OSError as exc:
-        raise NgramToolError(f"cannot write the plot {path}: {exc.strerror}") from None
+    save_plot(figure, path)
 
 
 COMMAND = Command("cache", HELP, cache_command)

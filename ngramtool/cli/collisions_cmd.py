@@ -14,15 +14,20 @@ from ..analysis.counting import NgramTypes
 from ..analysis.expectations import expected_collision_ratio
 from ..analysis.measurement import CollisionsResult, measure_collisions
 from ..analysis.reports import CollisionReport
-from ..atomic import check_output_file, staged_file
-from ..errors import NgramToolError, UsageError
 from ..families import family_note
 from ..wording import plural
 from .command import Command
+from .measuring import (
+    MEASURED_READING_OPTIONS,
+    CountingProgress,
+    MaxTokensOpt,
+    MeasuredInputs,
+    MeasuredReadingOptions,
+    plot_figure,
+    save_plot,
+)
 from .options import (
-    CORPUS_FILES,
     CORPUS_VOCABULARY_OPTIONS,
-    STDIN_DEFAULT,
     TOKEN_FILE_OPTIONS,
     CorpusVocabularyOptions,
     ForceOpt,
@@ -30,12 +35,10 @@ from .options import (
     MeasuredBoundaryOpt,
     PresetOpt,
     QuietOpt,
-    ReadingOptions,
     SpecChoice,
     SpecOptions,
     TokenFileOptions,
     WorkersOpt,
-    corpus_inputs,
     option_groups,
     refuse_idle_options,
 )
@@ -76,9 +79,6 @@ sizes, each applied to every order: a sweep in one pass over the corpus.
 """
 
 
-PLOT_SUFFIXES = {".png", ".pdf", ".svg"}
-
-
 @dataclass(frozen=True)
 class SweepSpecOptions(SpecOptions):
     """The spec options, --table taking several sizes: a sweep."""
@@ -93,43 +93,21 @@ class SweepSpecOptions(SpecOptions):
     ] = None
 
 
-@dataclass(frozen=True)
-class CollisionsReadingOptions(ReadingOptions):
-    """The reading options, --errors defaulting to an index's."""
-
-    errors: Annotated[
-        str | None,
-        typer.Option(
-            "--errors",
-            help="Bad input: 'strict' (stop, name the offset or line), 'replace' (invalid UTF-8 -> U+FFFD) "
-            "or, for records (JSONL, parquet, datasets), 'skip' (skip and count bad records). "
-            "[default: strict]",
-            show_default=False,
-        ),
-    ] = None
-
-
 SWEEP_SPEC_OPTIONS = SweepSpecOptions.placeholder()
-COLLISIONS_READING_OPTIONS = CollisionsReadingOptions.placeholder()
 
 
 @option_groups
 def collisions_command(
     ctx: typer.Context,
-    inputs: Annotated[
-        list[str] | None,
-        corpus_inputs(f"{CORPUS_FILES} {STDIN_DEFAULT}, an index directory, or one token file."),
-    ] = None,
+    inputs: MeasuredInputs = None,
     tokens: TokenFileOptions = TOKEN_FILE_OPTIONS,
     vocab: CorpusVocabularyOptions = CORPUS_VOCABULARY_OPTIONS,
     spec_options: SweepSpecOptions = SWEEP_SPEC_OPTIONS,
     preset: PresetOpt = None,
     boundary: MeasuredBoundaryOpt = None,
-    reading: CollisionsReadingOptions = COLLISIONS_READING_OPTIONS,
+    reading: MeasuredReadingOptions = MEASURED_READING_OPTIONS,
     workers: WorkersOpt = None,
-    max_tokens: Annotated[
-        int | None, typer.Option("--max-tokens", help="Analyse only the first N tokens.", min=1)
-    ] = None,
+    max_tokens: MaxTokensOpt = None,
     save_types: Annotated[
         Path | None,
         typer.Option(
@@ -149,11 +127,7 @@ def collisions_command(
     reading.refuse_eot_token_without_add_eot(ctx)
     if plot is None and save_types is None:
         refuse_idle_options(ctx, ["force"], "with --plot or --save-types (the files it may replace)")
-    figure = _figure_class() if plot is not None else None  # fail before the long pass, not after
-    if plot is not None:
-        check_output_file(plot, force, inputs or [], what="--plot file")
-        if plot.suffix.lower() not in PLOT_SUFFIXES:
-            raise UsageError(f"--plot {plot}: use one of {', '.join(sorted(PLOT_SUFFIXES))}")
+    figure = plot_figure(plot, force, inputs or []) if plot is not None else None
     inputs = tokens.inputs(inputs, "collisions --table 262144")
     spec: dict[str, Any] = {**spec_options.fields, **vocab.values(), "spec_file": spec_options.spec_file}
     if preset is not None:
@@ -172,7 +146,7 @@ def collisions_command(
             max_tokens=max_tokens,
             save_types=save_types,
             force=force,
-            progress=_Counting(bar, quiet),
+            progress=CountingProgress(bar, quiet),
         )
     if result.assumed_tokenizer is not None:
         note_assumed_tokenizer(result.sources[0], *result.assumed_tokenizer, quiet)
@@ -187,22 +161,6 @@ def collisions_command(
         print_json(result.to_dict())
     else:
         _render(result)
-
-
-class _Counting(InputProgress):
-    """A progress bar over the input bytes (on a terminal) with the counting rate, or plain lines
-    (off a terminal)."""
-
-    def __init__(self, bar: Any, quiet: bool) -> None:
-        super().__init__(bar, "counting", quiet)
-
-    def started(self, total_bytes: int | None, jobs: int, engine: str) -> None:
-        super().started(total_bytes, jobs, engine)
-        self.bar.update(self.task, total=total_bytes)
-
-    def advanced(self, nbytes: int, ntokens: int) -> None:
-        super().advanced(nbytes, ntokens)
-        self.bar.update(self.task, advance=nbytes, description=f"counting {self.rate() / 1e6:.2f}M tok/s")
 
 
 # --------------------------------------------------------------------------------- output
@@ -293,15 +251,6 @@ def _order_table(report: CollisionReport) -> Table:
     return grid
 
 
-def _figure_class() -> type:
-    """matplotlib's Figure (no pyplot, no GUI backend), or a one-line error saying how to get it."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise NgramToolError("--plot needs matplotlib: pip install 'ngramtool[plot]'") from None
-    return Figure
-
-
 def _plot(figure: Any, path: Path, types: dict[int, NgramTypes], reports: list[CollisionReport]) -> None:
     """Measured (mean over layers and heads, with their range) and expected collision ratio vs M."""
     axes = figure.add_subplot()
@@ -324,11 +273,7 @@ def _plot(figure: Any, path: Path, types: dict[int, NgramTypes], reports: list[C
     axes.set_title("n-gram hash collisions: measured vs uniform-random expectation")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize="small")
-    try:  # written beside the path and renamed into place, as every output
-        with staged_file(path) as tmp, tmp.open("wb") as handle:
-            figure.savefig(handle, dpi=120, format=path.suffix.lstrip(".").lower())
-    except OSError as exc:
-        raise NgramToolError(f"cannot write the plot {path}: {exc.strerror}") from None
+    save_plot(figure, path)
 
 
 COMMAND = Command("collisions", HELP, collisions_command)
