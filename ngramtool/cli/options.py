@@ -460,9 +460,9 @@ class ReadingOptions(OptionGroup):
         str,
         typer.Option(
             "--tokenizer-engine",
-            help=f"What encodes the text: {', '.join(ENGINE_CHOICES)}. 'auto': the fast engine when it is "
-            "installed (extra 'fast'), verified for the tokenizer and the input is large; the ids are the "
-            "same (docs/tokenizers.md).",
+            help=f"What encodes the text: {', '.join(ENGINE_CHOICES)}. 'auto': the first fast engine (extra "
+            "'fast'; fastokens, then splintr for tiktoken encodings) installed and verified for the "
+            "tokenizer, when the input is large; the ids are the same (docs/tokenizers.md).",
         ),
     ] = "auto"
     no_engine_check: Annotated[

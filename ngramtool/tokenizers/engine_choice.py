@@ -10,10 +10,11 @@ The engine is decided before a run encodes its first text (:meth:`EngineTokenize
 called by :func:`~ngramtool.tokenizers.encoding.iter_token_chunks` and ``iter_text_chunks``),
 so that the run's manifest can name it: a named engine is built at once and an engine that
 cannot be used is an error; ``auto`` builds one only for input of a known size large enough to
-repay loading it (:data:`AUTO_MIN_BYTES`; not for stdin or a generator of texts) and falls back
-to the reference when the engine is not installed, not verified for the tokenizer or fails its
-start-up checks (:mod:`.guard`). Text encoded outside a run before that (``encode`` of one
-string) is the reference's. Every id either way is the reference's.
+repay loading it (:data:`AUTO_MIN_BYTES`; not for stdin or a generator of texts): the first
+engine, fastest first (:data:`~ngramtool.tokenizers.engines.ENGINE_VERSIONS`), that is
+installed, verified for the tokenizer and passes its start-up checks (:mod:`.guard`), else the
+reference. Text encoded outside a run before that (``encode`` of one string) is the reference's.
+Every id either way is the reference's.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
-from .engines import ENGINE_CHOICES, Encoder, EngineUnavailable, engine_for
+from .engines import ENGINE_CHOICES, ENGINE_VERSIONS, Encoder, EngineUnavailable, engine_for
 from .guard import CHECK_EVERY, PrefixCut, RunCheck, startup_problem
 from .protocol import Tokenizer
 from .textcuts import safe_cut, whole_strings
@@ -117,21 +118,23 @@ class EngineTokenizer:
         if self.choice == "auto" and (input_bytes is None or input_bytes < AUTO_MIN_BYTES[kind]):
             self.declined = SMALL_INPUT
             return None
-        names = ["fastokens"] if self.choice == "auto" else [self.choice]
+        names = list(ENGINE_VERSIONS) if self.choice == "auto" else [self.choice]
+        reasons = []
         for name in names:
             try:
                 encoder = engine_for(name, self.reference)
             except EngineUnavailable as exc:
                 if self.choice != "auto":
                     raise UsageError(f"`tokenizer_engine={name}`: {exc}") from None
-                self.declined = str(exc)
+                reasons.append(str(exc))
                 continue
             problem = _startup_problem(encoder, self.reference)
             if problem is None:
                 return encoder
             if self.choice != "auto":
                 raise EngineUnavailable(f"tokenizer engine {name} is not used for {self.name}: {problem}")
-            self.declined = problem
+            reasons.append(f"tokenizer engine {name}: {problem}")
+        self.declined = "; ".join(reasons)
         return None
 
     def encode(self, text: str) -> np.ndarray:

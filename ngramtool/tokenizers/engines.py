@@ -1,12 +1,19 @@
 """Fast tokenizer engines: other libraries that give a reference tokenizer's ids, faster.
 
 An engine encodes text only; everything else (vocabulary, special tokens, document marks) stays
-the reference tokenizer's. The one engine is ``fastokens`` (extra ``fast``, version pinned in
-:data:`ENGINE_VERSIONS`), loading a tokenizer.json: the HF file itself, or for a tiktoken
-encoding the document generated from its ranks (:mod:`.tiktoken_json`, sha256-pinned). The
-special-token rule is applied as :class:`~ngramtool.tokenizers.HFTokenizer` applies it: ``all``
-matches every added token, ``none`` reads special ones as text, a list of names marks those
-non-special (so they still match) and reads the others as text.
+the reference tokenizer's. Both engines are in the extra ``fast``, each in the one version pinned
+in :data:`ENGINE_VERSIONS`:
+
+- ``fastokens`` loads a tokenizer.json: the HF file itself, or for a tiktoken encoding the
+  document generated from its ranks (:mod:`.tiktoken_json`, sha256-pinned). The special-token
+  rule is applied as :class:`~ngramtool.tokenizers.HFTokenizer` applies it: ``all`` matches every
+  added token, ``none`` reads special ones as text, a list of names marks those non-special (so
+  they still match) and reads the others as text.
+- ``splintr`` (package ``splintr-rs``) serves tiktoken encodings only: a tokenizer built from the
+  encoding's own ranks, its pattern for PCRE2 (:mod:`.tiktoken_splintr`, sha256-pinned) and the
+  special tokens the rule matches (all, none or the named ones, as tiktoken's
+  ``allowed_special``). Its ids differ from the tokenizers library's on tokenizer.json files
+  (DeepSeek-V3's), so it is not offered for them.
 
 :func:`engine_for` builds the engine of a reference tokenizer or says, in
 :class:`EngineUnavailable`, why there is none. Whether its ids are the reference's is checked
@@ -16,6 +23,7 @@ by :mod:`.guard`, not here.
 from __future__ import annotations
 
 import importlib.metadata
+import itertools
 from typing import Protocol
 
 import numpy as np
@@ -26,9 +34,13 @@ from .protocol import NO_IDS, Tokenizer, _read_maybe_gz
 from .special import SpecialRule
 from .tiktoken_files import TiktokenTokenizer
 from .tiktoken_json import pinned_tokenizer_json
+from .tiktoken_splintr import pinned_splintr_pattern, ranks_file
 
-ENGINE_VERSIONS = {"fastokens": "0.3.5"}
-"""Each engine and the one version of it whose ids were verified (the ``fast`` extra pins it)."""
+ENGINE_VERSIONS = {"fastokens": "0.3.5", "splintr": "0.22.0"}
+"""Each engine, fastest first (the order ``auto`` tries them), and the one version of it whose
+ids were verified (the ``fast`` extra pins it)."""
+ENGINE_PACKAGES = {"fastokens": "fastokens", "splintr": "splintr-rs"}
+"""The package that installs each engine."""
 ENGINE_CHOICES = ("auto", "reference", *ENGINE_VERSIONS)
 """What ``--tokenizer-engine`` takes: ``auto`` (the fastest verified engine installed, else the
 reference), ``reference`` (the tokenizer library itself) or an engine's name."""
@@ -80,10 +92,41 @@ class FastokensEncoder:
         return np.frombuffer(ids, dtype="<u4").astype(np.uint32), np.diff(bounds)
 
 
+class SplintrEncoder:
+    """splintr on a tiktoken encoding's ranks, with PCRE2, matching the given special tokens."""
+
+    name = "splintr"
+
+    def __init__(self, ranks: bytes, pattern: str, special: dict[str, int], version: str) -> None:
+        import splintr
+
+        self.version = version
+        self._tok = splintr.Tokenizer.from_bytes(ranks, pattern, special).pcre2(True)
+        self._special = bool(special)
+
+    def encode(self, text: str) -> np.ndarray:
+        """uint32 ids of ``text`` (one call, on this thread, holding the GIL)."""
+        tok = self._tok
+        ids = tok.encode_with_special(text) if self._special else tok.encode_ordinary(text)
+        return np.asarray(ids, dtype=np.uint32) if ids else NO_IDS
+
+    def encode_joined(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The texts on splintr's thread pool, the GIL released: ``encode_batch_flat`` (no
+        special token matches) or ``encode_batch_with_special``."""
+        if not self._special:
+            ids, offsets = self._tok.encode_batch_flat(texts)
+            bounds = np.frombuffer(offsets, dtype="<u8").astype(np.int64)
+            return np.frombuffer(ids, dtype="<u4").astype(np.uint32), np.diff(bounds)
+        lists = self._tok.encode_batch_with_special(texts)
+        counts = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+        joined = itertools.chain.from_iterable(lists)
+        return np.fromiter(joined, dtype=np.uint32, count=int(counts.sum())), counts
+
+
 def installed_version(engine: str) -> str | None:
     """The installed version of an engine's package, or None."""
     try:
-        return importlib.metadata.version(engine)
+        return importlib.metadata.version(ENGINE_PACKAGES[engine])
     except importlib.metadata.PackageNotFoundError:
         return None
 
@@ -94,6 +137,11 @@ def engine_for(engine: str, reference: Tokenizer) -> Encoder:
         raise EngineUnavailable(
             f"unknown tokenizer engine {engine!r}: use one of {', '.join(ENGINE_CHOICES)}"
         )
+    if engine == "splintr" and not isinstance(reference, TiktokenTokenizer):
+        raise EngineUnavailable(
+            f"tokenizer engine splintr serves tiktoken encodings only, not {reference.name}: its ids "
+            "differ from the tokenizers library's on tokenizer.json files; use fastokens or reference"
+        )
     version, verified = installed_version(engine), ENGINE_VERSIONS[engine]
     if version is None:
         raise EngineUnavailable(f"tokenizer engine {engine} is not installed: pip install 'ngramtool[fast]'")
@@ -102,10 +150,25 @@ def engine_for(engine: str, reference: Tokenizer) -> Encoder:
             f"tokenizer engine {engine} {version} is installed, its ids are verified for {verified}: "
             "pip install 'ngramtool[fast]'"
         )
+    if engine == "splintr":
+        return _splintr_for(reference, version)
     document, rule = _document(reference)
     if isinstance(rule, tuple):
         document = names_not_special(document, rule)
     return FastokensEncoder(document.decode("utf-8"), split_special=rule != "all", version=version)
+
+
+def _splintr_for(reference: TiktokenTokenizer, version: str) -> SplintrEncoder:
+    """splintr for a tiktoken encoding whose pattern for splintr is the pinned one."""
+    pattern = pinned_splintr_pattern(reference._enc, reference.fingerprint)
+    if pattern is None:
+        raise EngineUnavailable(
+            f"tokenizer engine splintr is not verified for tiktoken encoding {reference.name}: the engine "
+            "is not offered for it"
+        )
+    rule, special = reference.special, reference.special_tokens
+    matched = special if rule == "all" else {} if rule == "none" else {name: special[name] for name in rule}
+    return SplintrEncoder(ranks_file(reference._enc), pattern, matched, version)
 
 
 def _document(reference: Tokenizer) -> tuple[bytes, SpecialRule]:

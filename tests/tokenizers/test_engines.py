@@ -1,6 +1,7 @@
-"""The fast tokenizer engine (fastokens): its ids are the reference's on every test corpus and
-tokenizer, it is refused when a canary differs or a long run is slow, and a wrong engine is caught
-by the run-time check before anything is published."""
+"""The fast tokenizer engines (fastokens; splintr for tiktoken encodings): their ids are the
+reference's on every test corpus and tokenizer they serve, an engine is refused when a canary
+differs or a long run is slow, and a wrong engine is caught by the run-time check before anything
+is published. splintr's own refusals and pattern: test_engine_splintr.py."""
 
 from __future__ import annotations
 
@@ -24,8 +25,10 @@ from ngramtool.tokenizers.textcuts import safe_cut
 from ngramtool.tokenizers.tiktoken_json import pcre2_pattern
 
 pytest.importorskip("fastokens")
+pytest.importorskip("splintr")
 
 QWEN = str(DATA / "tokenizers" / "qwen-style" / "tokenizer.json")
+GLM = str(DATA / "tokenizers" / "glm-style" / "tokenizer.json")
 DEEPSEEK = str(DATA / "tokenizers" / "deepseek-v3.tokenizer.json.gz")
 TEXT = CORPUS.read_text(encoding="utf-8")[:60000]
 
@@ -33,7 +36,7 @@ TEXT = CORPUS.read_text(encoding="utf-8")[:60000]
 @pytest.fixture(scope="module")
 def corpus_file(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("engine") / "corpus.txt"
-    tail = "\n<|endoftext|> <|im_end|> <｜end▁of▁sentence｜>\r\n\t 12345 \u180e x\n"
+    tail = "\n<|endoftext|> <|im_end|> <｜end▁of▁sentence｜> [gMASK]<sop><|user|>\r\n\t 12345 \u180e x\n"
     path.write_text(TEXT + tail, encoding="utf-8")
     return str(path)
 
@@ -43,22 +46,32 @@ def _ids(tokenizer, inputs: list[str]) -> np.ndarray:
 
 
 TOKENIZERS = [
-    ("cl100k_base", None),
-    ("cl100k_base", "<|endoftext|>"),
-    ("r50k", "all"),
-    (DEEPSEEK, None),
-    (QWEN, None),
-    (QWEN, "none"),
-    (QWEN, "<|im_end|>"),
+    ("fastokens", "cl100k_base", None),
+    ("fastokens", "cl100k_base", "<|endoftext|>"),
+    ("fastokens", "r50k", "all"),
+    ("fastokens", DEEPSEEK, None),
+    ("fastokens", QWEN, None),
+    ("fastokens", QWEN, "none"),
+    ("fastokens", QWEN, "<|im_end|>"),
+    ("fastokens", GLM, None),
+    ("fastokens", GLM, "none"),
+    ("fastokens", GLM, "<|user|>"),
+    ("splintr", "cl100k_base", None),
+    ("splintr", "cl100k_base", "all"),
+    ("splintr", "cl100k_base", "<|endoftext|>"),
+    ("splintr", "r50k", None),
+    ("splintr", "r50k", "all"),
+    ("splintr", "gpt2", None),
 ]
 
 
-@pytest.mark.parametrize(("name", "special"), TOKENIZERS)
-def test_the_engine_gives_the_reference_ids_on_the_corpus(name, special, corpus_file, r50k_path):
-    """Every offline tokenizer, under several special-token rules: the engine's ids are the reference's."""
+@pytest.mark.parametrize(("engine", "name", "special"), TOKENIZERS)
+def test_the_engine_gives_the_reference_ids_on_the_corpus(engine, name, special, corpus_file, r50k_path):
+    """Every offline tokenizer an engine serves, under several special-token rules: the engine's
+    ids are the reference's, the texts joined in batches of pieces."""
     spec = str(r50k_path) if name == "r50k" else name
-    fast = load_tokenizer(spec, special, engine="fastokens")
-    assert isinstance(fast, EngineTokenizer) and fast.engine is not None
+    fast = load_tokenizer(spec, special, engine=engine)
+    assert isinstance(fast, EngineTokenizer) and fast.engine is not None and fast.engine.name == engine
     reference = load_tokenizer(spec, special, engine="reference")
     assert np.array_equal(_ids(fast, [corpus_file]), _ids(reference, [corpus_file]))
 
@@ -69,20 +82,31 @@ adversarial = st.lists(
         st.text(" \t\n\r\u180e\u3000\xa0\u2028", max_size=12),
         st.text("0123456789١٢", min_size=1, max_size=12),
         st.sampled_from(["<|endoftext|>", "<|endoftext", "|>", "<|im_end|>", "<｜end▁of▁sentence｜>", "'s"]),
+        st.sampled_from(["[gMASK]", "<sop>", "<|user|>", "[MASK", "<|", "'ſ", "'\u212a"]),
         st.sampled_from(["（）", "Ⅻ", "@゠.x", "𝐀", "👩\u200d👧", "שָׁלוֹם", "你好", "\x00", "ÿ"]),
     ),
     max_size=12,
 ).map("".join)
 
 
-@pytest.mark.parametrize("name", ["cl100k_base", DEEPSEEK])
+@pytest.mark.parametrize(
+    ("engine", "name", "special"),
+    [
+        ("fastokens", "cl100k_base", None),
+        ("fastokens", DEEPSEEK, None),
+        ("fastokens", GLM, None),
+        ("splintr", "cl100k_base", None),
+        ("splintr", "cl100k_base", "all"),
+        ("splintr", "gpt2", None),
+    ],
+)
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(text=adversarial, cut_at=st.floats(0, 1))
-def test_adversarial_text_and_its_cut_pieces_encode_alike(name, text, cut_at):
+def test_adversarial_text_and_its_cut_pieces_encode_alike(engine, name, special, text, cut_at):
     """Random Unicode, whitespace and digit runs, special-token look-alikes, known divergences:
     the engine's ids equal the reference's, whole and cut where the reader may cut."""
-    fast = load_tokenizer(name, engine="fastokens")
-    reference = load_tokenizer(name, engine="reference")
+    fast = load_tokenizer(name, special, engine=engine)
+    reference = load_tokenizer(name, special, engine="reference")
     expected = reference.encode(text)
     assert np.array_equal(fast.encode(text), expected)
     cut = safe_cut(text, 0, max(1, int(len(text) * cut_at)))
@@ -91,10 +115,13 @@ def test_adversarial_text_and_its_cut_pieces_encode_alike(name, text, cut_at):
         assert np.array_equal(ids, expected) and counts.sum() == expected.shape[0]
 
 
-@pytest.mark.parametrize("name", ["cl100k_base", QWEN])
-def test_lone_surrogates_are_refused_alike(name):
+@pytest.mark.parametrize(
+    ("engine", "name"),
+    [("fastokens", "cl100k_base"), ("fastokens", QWEN), ("fastokens", GLM), ("splintr", "gpt2")],
+)
+def test_lone_surrogates_are_refused_alike(engine, name):
     """Text the engine cannot take (a lone surrogate) is left to the reference, which refuses it."""
-    fast = load_tokenizer(name, engine="fastokens")
+    fast = load_tokenizer(name, engine=engine)
     reference = load_tokenizer(name, engine="reference")
     with pytest.raises((UnicodeEncodeError, TypeError)) as refused:
         reference.encode_joined(["a\ud800b"])
@@ -275,24 +302,29 @@ def test_no_engine_for_bytes_and_an_unknown_engine_is_a_usage_error():
         engine_choice.use_engine("quick")
 
 
-def test_an_index_made_with_the_engine_is_the_reference_index(tmp_path, corpus_file):
+@pytest.mark.parametrize(("fast", "name"), [("fastokens", DEEPSEEK), ("splintr", "cl100k_base")])
+def test_an_index_made_with_the_engine_is_the_reference_index(fast, name, tmp_path, corpus_file):
     """Same arrays byte for byte, same fingerprints; the manifest names the engine; resume and
     merge see no difference in settings."""
     made = {}
-    for engine in ("fastokens", "reference"):
+    for engine in (fast, "reference"):
         mapping = dataclasses.replace(
-            NgramHashMapping.build(DEEPSEEK), tokenizer=load_tokenizer(DEEPSEEK, engine=engine)
+            NgramHashMapping.build(name), tokenizer=load_tokenizer(name, engine=engine)
         )
         hash_files([corpus_file], tmp_path / engine, mapping=mapping, outputs=OutputOptions(force=True))
         made[engine] = json.loads((tmp_path / engine / "manifest.json").read_text())
-    for name in ("tokens", "rows", "doc_offsets", "lut"):
-        assert (tmp_path / "fastokens" / f"{name}.npy").read_bytes() == (
-            tmp_path / "reference" / f"{name}.npy"
+    for array in ("tokens", "rows", "doc_offsets", "lut"):
+        assert (tmp_path / fast / f"{array}.npy").read_bytes() == (
+            tmp_path / "reference" / f"{array}.npy"
         ).read_bytes()
-    recorded = {"name": "fastokens", "version": "0.3.5", "checked_every": 256}
-    assert made["fastokens"]["tokenizer"]["engine"] == recorded
+    recorded = {
+        "name": fast,
+        "version": {"fastokens": "0.3.5", "splintr": "0.22.0"}[fast],
+        "checked_every": 256,
+    }
+    assert made[fast]["tokenizer"]["engine"] == recorded
     assert made["reference"]["tokenizer"]["engine"]["name"] == "reference"
-    assert settings_difference(made["fastokens"], made["reference"]) is None
+    assert settings_difference(made[fast], made["reference"]) is None
 
 
 def test_a_fast_engine_gets_more_hash_threads():

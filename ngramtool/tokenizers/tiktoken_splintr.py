@@ -1,0 +1,80 @@
+r"""What the splintr engine is built from for a tiktoken encoding: its own ranks and its pattern.
+
+splintr compiles a pattern with its own regex library first, which refuses possessive quantifiers
+(``\p{L}++``), and only then, asked for PCRE2, compiles it again with PCRE2. tiktoken's patterns
+use possessive quantifiers to avoid backtracking, never to change a match: in cl100k_base's and
+r50k_base's, what follows each possessive quantifier cannot match what it gave back (the end of the
+text after a shorter run of white space, a letter after a non-letter, or nothing at all). So the
+pattern given to splintr is tiktoken's with each possessive ``+`` dropped
+(:func:`without_possessives`), then spelled out for PCRE2 as for the fastokens engine
+(:func:`~ngramtool.tokenizers.tiktoken_json.pcre2_pattern`). That argument holds for the patterns
+it was made for, so splintr serves an encoding only when the sha256 of that pattern equals the
+one pinned for the encoding's fingerprint (:data:`PINNED_PATTERN_SHA256`).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+
+from .tiktoken_json import pcre2_pattern
+
+# sha256 of the pattern given to splintr, by the tiktoken tokenizer's fingerprint.
+PINNED_PATTERN_SHA256 = {
+    # cl100k_base
+    "483ae1f5e1151981fbdbf475c0a465a94a7cde676c2eb02be3be8e4a92fd4d88": (
+        "370487f8949cca9df3d3cfa3361462b166df228cdb6d4b2830a41a5824ceb79a"
+    ),
+    # r50k_base and gpt2
+    "d88d9cb2df88011c48c34e444898600f3b03c006486720821b216a7bc47fcda9": (
+        "2f89af7cd8a9426f49219b2b9e242d78c4d68f5af3c2b42966201cb7b490fc12"
+    ),
+}
+_QUANTIFIERS = "?*+}"
+
+
+def without_possessives(pattern: str) -> str:
+    r"""``pattern`` with the ``+`` that makes a quantifier possessive dropped (``X?+``, ``X*+``,
+    ``X++``, ``X{m,n}+``); escapes (``\p{L}``, ``\x{85}``) and character classes are copied."""
+    out, i, quantified, in_class = [], 0, False, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            end = i + 2
+            if pattern[i + 1 : i + 2] in ("p", "P", "x") and pattern[i + 2 : i + 3] == "{":
+                end = pattern.index("}", i) + 1
+            out.append(pattern[i:end])
+            i, quantified = end, False
+            continue
+        if in_class:
+            in_class, quantified = char != "]", False
+        elif char == "+" and quantified:
+            i, quantified = i + 1, False  # the possessive mark
+            continue
+        elif char == "(" and pattern[i + 1 : i + 2] == "?":  # a group's flags, not a quantifier
+            out.append("(?")
+            i, quantified = i + 2, False
+            continue
+        else:
+            in_class, quantified = char == "[", char in _QUANTIFIERS
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def splintr_pattern(encoding) -> str:
+    """The pattern splintr is given for a ``tiktoken.Encoding`` (see the module docstring)."""
+    return pcre2_pattern(without_possessives(encoding._pat_str))
+
+
+def pinned_splintr_pattern(encoding, fingerprint: str) -> str | None:
+    """:func:`splintr_pattern` when its sha256 is the one pinned for ``fingerprint``, else None."""
+    pattern = splintr_pattern(encoding)
+    pinned = PINNED_PATTERN_SHA256.get(fingerprint)
+    return pattern if hashlib.sha256(pattern.encode()).hexdigest() == pinned else None
+
+
+def ranks_file(encoding) -> bytes:
+    """The encoding's ranks in tiktoken's file format (one ``base64(token) rank`` line each)."""
+    ranks: dict[bytes, int] = encoding._mergeable_ranks
+    return b"".join(base64.b64encode(token) + b" %d\n" % rank for token, rank in ranks.items())

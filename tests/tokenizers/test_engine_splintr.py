@@ -1,0 +1,121 @@
+"""The splintr engine's own rules: tiktoken encodings only, a pinned pattern without possessive
+quantifiers, ``auto``'s order (fastokens, splintr, reference), and its refusals and mismatches
+reported as for any engine. Its ids against the reference: test_engines.py."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+from conftest import CORPUS, DATA, assert_one_line_error, run
+
+from ngramtool import NgramHashMapping, hash_texts
+from ngramtool.errors import UsageError
+from ngramtool.tokenizers import engines, load_tokenizer
+from ngramtool.tokenizers.engine_choice import EngineTokenizer
+from ngramtool.tokenizers.guard import EngineMismatch
+from ngramtool.tokenizers.tiktoken_files import TiktokenTokenizer
+from ngramtool.tokenizers.tiktoken_splintr import ranks_file, without_possessives
+
+pytest.importorskip("splintr")
+
+DEEPSEEK = str(DATA / "tokenizers" / "deepseek-v3.tokenizer.json.gz")
+GLM = str(DATA / "tokenizers" / "glm-style" / "tokenizer.json")
+
+
+def test_possessive_marks_are_dropped_and_nothing_else():
+    r"""``?+ *+ ++ {m,n}+`` lose their ``+``; a plain ``+``, escapes (``\p{L}+``), classes holding
+    ``+`` and group flags stay."""
+    assert without_possessives(
+        r"'(?i:[sd])|[^\r\n\p{L}]?+\p{L}++|\p{N}{1,3}+|[+]++[\r\n]*+|\s++$|\s+(?!\S)"
+    ) == (r"'(?i:[sd])|[^\r\n\p{L}]?\p{L}+|\p{N}{1,3}|[+]+[\r\n]*|\s+$|\s+(?!\S)")
+    assert without_possessives(r"\p{L}+\x{85}+a+") == r"\p{L}+\x{85}+a+"
+
+
+@pytest.mark.parametrize("name", [DEEPSEEK, GLM])
+def test_splintr_is_not_offered_for_a_tokenizer_json(name):
+    """Its ids differ from the tokenizers library's on tokenizer.json files: a usage error that
+    says so and names the alternatives."""
+    with pytest.raises(UsageError, match=r"serves tiktoken encodings only.*use fastokens or reference"):
+        load_tokenizer(name, engine="splintr")
+
+
+def test_an_encoding_without_a_pinned_pattern_gets_no_engine():
+    """A tiktoken encoding whose pattern was not verified (here cl100k_base's ranks under another
+    pattern) gets neither engine."""
+    import tiktoken
+
+    enc = load_tokenizer("cl100k_base", engine="reference")._enc
+    other = tiktoken.Encoding(
+        "other", pat_str=enc._pat_str + r"|\p{M}", mergeable_ranks=enc._mergeable_ranks, special_tokens={}
+    )
+    reference = TiktokenTokenizer(other, "other")
+    for engine in ("splintr", "fastokens"):
+        with pytest.raises(engines.EngineUnavailable, match=r"not .*offered for it"):
+            engines.engine_for(engine, reference)
+
+
+def test_auto_prefers_fastokens_then_splintr_then_the_reference(monkeypatch):
+    """auto takes the first engine, fastest first, that is installed in its verified version; when
+    none is, the reasons for declining each are kept."""
+    reference = load_tokenizer("cl100k_base", engine="reference")
+    assert EngineTokenizer(reference, "auto").decide(1 << 30).name == "fastokens"
+    installed = dict(engines.ENGINE_VERSIONS)
+    monkeypatch.setattr(engines, "installed_version", lambda name: installed[name])
+    installed["fastokens"] = "0.0.1"
+    chosen = EngineTokenizer(reference, "auto")
+    assert chosen.decide(1 << 30).name == "splintr" and chosen.declined is None
+    installed["splintr"] = None
+    declined = EngineTokenizer(reference, "auto")
+    assert declined.decide(1 << 30) is None
+    assert (
+        "fastokens 0.0.1 is installed" in declined.declined
+        and "splintr is not installed" in declined.declined
+    )
+
+
+def test_splintr_with_pcre2s_own_white_space_is_refused_at_start_up():
+    r"""Given tiktoken's pattern with PCRE2's ``\s`` (which matches U+180E, tiktoken's does not),
+    splintr splits whitespace before U+180E otherwise: a canary refuses it."""
+    reference = load_tokenizer("cl100k_base", engine="reference")
+    pattern = without_possessives(reference._enc._pat_str)
+    loose = engines.SplintrEncoder(ranks_file(reference._enc), pattern, {}, "0.22.0")
+    assert not np.array_equal(loose.encode("a  \u180e b"), reference.encode("a  \u180e b"))
+    with pytest.raises(engines.EngineUnavailable, match="canary"):
+        EngineTokenizer(reference, "auto").use(loose)
+
+
+def test_a_wrong_splintr_is_caught_at_run_time(tmp_path, monkeypatch):
+    """splintr's ids changed on one piece of text (as a bug of the library would): the run stops
+    naming the engine and its version, and nothing is published."""
+    tokenizer = EngineTokenizer(load_tokenizer("cl100k_base", engine="reference"), "splintr")
+    engine = tokenizer.engine
+    right = engine.encode_joined
+
+    def wrong(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        ids, counts = right(texts)
+        return (ids + np.uint32(any("NEEDLE" in text for text in texts))), counts
+
+    monkeypatch.setattr(engine, "encode_joined", wrong)
+    mapping = dataclasses.replace(NgramHashMapping.build("cl100k_base"), tokenizer=tokenizer)
+    with pytest.raises(EngineMismatch, match=r"splintr 0\.22\.0 gave other ids"):
+        hash_texts(["plain text", "the NEEDLE"], tmp_path / "x.ngidx", mapping=mapping)
+    assert not (tmp_path / "x.ngidx").exists()
+
+
+def test_splintr_through_the_command_line(tmp_path):
+    """hash --tokenizer-engine splintr writes the reference's rows and records the engine; asked
+    for a tokenizer.json it is a one-line usage error."""
+    (tmp_path / "a.txt").write_text(CORPUS.read_text(encoding="utf-8")[:20000], encoding="utf-8")
+    for engine in ("splintr", "reference"):
+        result = run("hash", tmp_path / "a.txt", "-o", tmp_path / engine, "--tokenizer-engine", engine)
+        assert result.returncode == 0, result.stderr.decode()
+    assert (tmp_path / "splintr" / "rows.npy").read_bytes() == (
+        tmp_path / "reference" / "rows.npy"
+    ).read_bytes()
+    recorded = json.loads((tmp_path / "splintr" / "manifest.json").read_text())["tokenizer"]["engine"]
+    assert recorded == {"name": "splintr", "version": "0.22.0", "checked_every": 256}
+    refused = run("tokenize", "-", "-t", DEEPSEEK, "--tokenizer-engine", "splintr", stdin=b"x")
+    assert_one_line_error(refused, 2, "serves tiktoken encodings only")
