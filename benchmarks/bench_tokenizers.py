@@ -1,7 +1,7 @@
-"""The fast tokenizer engine against its reference, alone and inside ``ngramtool hash``, side by side.
+"""The fast tokenizer engines against their reference, alone and inside ``ngramtool hash``, side by side.
 
-    python benchmarks/bench_tokenizers.py --mb 2        # seconds: checks that it works
-    python benchmarks/bench_tokenizers.py --mb 60       # the table in docs/performance.md
+    python benchmarks/bench_tokenizers.py --mb 2                      # seconds: checks that it works
+    python benchmarks/bench_tokenizers.py --mb 60 --out /dev/shm      # the table in docs/performance.md
 
 For cl100k_base (reference: tiktoken) and the DeepSeek-V3 tokenizer.json (reference: HF
 ``tokenizers``), in one run, each in a child process on the same text (bench_pipeline.py's mix of
@@ -9,23 +9,31 @@ eleven languages, seeded):
 
 - the reference alone on 2 threads (tiktoken ``encode_ordinary_batch``; HF ``encode_batch``), the
   text cut at newlines into 256 KB pieces;
-- the engine alone (fastokens ``encode_batch_flat`` on 2 threads, loaded as ngramtool loads it);
-- ``ngramtool hash --workers 2`` with ``--tokenizer-engine reference``, ``fastokens`` and
-  ``fastokens --no-engine-check`` (what the run-time check costs);
+- each engine that serves the tokenizer alone, loaded as ngramtool loads it (fastokens and
+  splintr ``encode_batch_flat``, on 2 threads);
+- ``ngramtool hash --workers 2`` with ``--tokenizer-engine reference`` and each engine, with and
+  without ``--no-engine-check`` (what the run-time check costs): indexes with rows.npy (128 bytes
+  per token with the default spec), bound on a disk by writing them;
+- ``ngramtool hash --rows lazy`` with each engine: tokens-only indexes, the rate the tokenizer
+  allows;
 
 and prints each rate as a multiple of the reference alone (for the hash runs both the whole
 process, start-up and loading included, and the streaming after loading, ``hash -v``'s
-``wall_seconds``), whether the index arrays (tokens, rows, document offsets, lookup table) are
-byte-identical to the reference run's, the CPU seconds of each run, and the CPU nanoseconds per
-token of each stage of each hash run (tokenize, canonicalize, hash, checksum, write, other: the
-main thread's reading and cutting, and the engine's own threads).
+``wall_seconds``), the MB/s each hash run writes while streaming, the CPU seconds of each run,
+whether the index arrays (tokens, rows, document offsets, lookup table) are byte-identical to the
+reference run's with the same ``--rows``, and the CPU nanoseconds per token of each stage of each
+hash run (tokenize, canonicalize, hash, checksum, write, other: the main thread's reading and
+cutting, and the engine's own threads). The indexes go to ``--out`` (default: a temporary
+directory; ``/dev/shm`` takes the disk out), each removed once measured.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,12 +49,35 @@ TOKENIZERS = {
     "DeepSeek-V3": str(REPO / "tests" / "data" / "tokenizers" / "deepseek-v3.tokenizer.json.gz"),
 }
 THREADS = 2
-RUNS = (("reference", []), ("fastokens", []), ("fastokens", ["--no-engine-check"]))
+ENGINES = ("fastokens", "splintr")
+LAZY = ["--rows", "lazy"]
 ARRAYS = ("tokens", "rows", "doc_offsets", "lut")
 
 
+def runs(engines: list[str]) -> list[tuple[str, list[str]]]:
+    """The hash runs: the reference, each engine with and without the check, then tokens-only."""
+    stored = [("reference", [])] + [(e, extra) for e in engines for extra in ([], ["--no-engine-check"])]
+    return stored + [(engine, LAZY) for engine in ["reference", *engines]]
+
+
+def serving(tokenizer: str) -> list[str]:
+    """The engines installed and offered for ``tokenizer``; prints a line for each other."""
+    from ngramtool.tokenizers import load_tokenizer
+    from ngramtool.tokenizers.engines import EngineUnavailable, engine_for
+
+    reference, found = load_tokenizer(tokenizer, engine="reference"), []
+    for engine in ENGINES:
+        try:
+            engine_for(engine, reference)
+        except EngineUnavailable as exc:
+            print(f"  {engine}: not offered ({str(exc).split(':')[0]})")
+            continue
+        found.append(engine)
+    return found
+
+
 def alone(which: str, tokenizer: str, path: Path) -> dict:
-    """The reference or the engine alone in a child process: tokens, seconds, CPU seconds."""
+    """The reference or an engine alone in a child process: tokens, seconds, CPU seconds."""
     command = [sys.executable, __file__, "--alone", which, tokenizer, str(path)]
     env = {**os.environ, "RAYON_NUM_THREADS": str(THREADS)}
     return json.loads(subprocess.run(command, capture_output=True, check=True, env=env).stdout)
@@ -59,8 +90,8 @@ def measure_alone(which: str, tokenizer: str, path: str) -> None:
 
     reference = load_tokenizer(tokenizer, engine="reference")
     pieces = newline_pieces(Path(path).read_bytes())
-    if which == "engine":
-        encode = engine_for("fastokens", reference).encode_joined
+    if which != "reference":
+        encode = engine_for(which, reference).encode_joined
     elif hasattr(reference, "_enc"):
         encode = lambda texts: reference._enc.encode_ordinary_batch(texts, num_threads=THREADS)  # noqa: E731
     else:
@@ -68,20 +99,31 @@ def measure_alone(which: str, tokenizer: str, path: str) -> None:
     start, cpu = time.perf_counter(), _cpu_seconds()
     result = encode(pieces)
     seconds, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
-    tokens = int(result[1].sum()) if which == "engine" else sum(len(x) for x in result)
+    tokens = int(result[1].sum()) if which != "reference" else sum(len(x) for x in result)
     print(json.dumps({"tokens": tokens, "seconds": seconds, "cpu_seconds": cpu}))
 
 
 def hash_run(
     tokenizer: str, path: Path, out_dir: Path, engine: str, extra: list[str]
-) -> tuple[dict, float, dict[str, bytes]]:
-    """(summary, seconds, the bytes of each array) of ``ngramtool hash`` with ``engine``, its
-    index kept in ``out_dir``."""
-    index = out_dir / f"{engine}{'-unchecked' if extra else ''}.ngidx"
+) -> tuple[dict, float, dict[str, str], int]:
+    """(summary, seconds, the digest of each array, bytes of the index) of ``ngramtool hash`` with
+    ``engine``, its index written in ``out_dir`` and removed."""
+    index = out_dir / f"bench-tokenizers-{engine}.ngidx"
     args = ["-t", tokenizer, "--tokenizer-engine", engine, *extra, "-o", str(index), "--force"]
-    summary, seconds, _, _ = pipeline(path, THREADS, out_dir, args)
-    summary["index"] = str(index)
-    return summary, seconds, {name: (index / f"{name}.npy").read_bytes() for name in ARRAYS}
+    try:
+        summary, seconds, _, _ = pipeline(path, THREADS, out_dir, args)
+        digests = {
+            name: _digest(index / f"{name}.npy") for name in ARRAYS if (index / f"{name}.npy").exists()
+        }
+        size = sum(file.stat().st_size for file in index.iterdir())
+    finally:
+        shutil.rmtree(index, ignore_errors=True)
+    return summary, seconds, digests, size
+
+
+def _digest(path: Path) -> str:
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "blake2b").hexdigest()
 
 
 def main() -> None:
@@ -91,58 +133,67 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mb", type=float, default=60, help="MB of text to build (2: seconds)")
     parser.add_argument("--text", type=Path, help="measure this text file instead of building one")
+    parser.add_argument(
+        "--out", type=Path, help="where the indexes are written (default: a temporary directory)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         text = args.text or Path(tmp) / "text.txt"
         if args.text is None:
             make_text(text, args.mb)
+        out = args.out or Path(tmp)
         print(
-            f"{text.stat().st_size / 1e6:.1f} MB of text; {os.cpu_count()} cores, load average "
-            f"{os.getloadavg()[0]:.2f} at the start; {THREADS} threads everywhere"
+            f"{text.stat().st_size / 1e6:.1f} MB of text; indexes written to {out}; {os.cpu_count()} cores, "
+            f"load average {os.getloadavg()[0]:.2f} at the start; {THREADS} threads everywhere"
         )
         for label, tokenizer in TOKENIZERS.items():
-            compare(label, tokenizer, text, Path(tmp))
+            compare(label, tokenizer, text, out)
     print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
 
 
-def compare(label: str, tokenizer: str, text: Path, tmp: Path) -> None:
-    """One tokenizer's table: the reference and the engine alone, then the hash runs."""
+def compare(label: str, tokenizer: str, text: Path, out: Path) -> None:
+    """One tokenizer's table: the reference and the engines alone, then the hash runs."""
+    print(f"\n{label}")
+    engines = serving(tokenizer)
     reference = alone("reference", tokenizer, text)
     base = reference["tokens"] / reference["seconds"]
-    print(f"\n{label}")
-    columns = ("Mtok/s", "x ref", "stream", "x ref", "CPU s", "same bytes")
-    print(f"{'run':<62} " + " ".join(f"{c:>{max(7, len(c))}}" for c in columns))
-    engine = alone("engine", tokenizer, text)
-    for name, measured in (("reference alone", reference), ("fastokens alone", engine)):
+    columns = ("Mtok/s", "x ref", "stream", "x ref", "CPU s", "MB/s", "same")
+    print(f"{'run':<44} " + " ".join(f"{c:>7}" for c in columns))
+    for name in ["reference", *engines]:
+        measured = reference if name == "reference" else alone(name, tokenizer, text)
         rate = measured["tokens"] / measured["seconds"]
         same = "yes" if measured["tokens"] == reference["tokens"] else "NO"
+        blank = f"{'':>7} {'':>7}"
         print(
-            f"{name:<62} {rate / 1e6:>7.2f} {rate / base:>7.2f} {'':>7} {'':>7} "
-            f"{measured['cpu_seconds']:>7.2f} {same:>10}"
+            f"{name + ' alone':<44} {rate / 1e6:>7.2f} {rate / base:>7.2f} {blank} "
+            f"{measured['cpu_seconds']:>7.2f} {'':>7} {same:>7}"
         )
-    first, profiles = None, []
-    for engine_name, extra in RUNS:
-        summary, seconds, arrays = hash_run(tokenizer, text, tmp, engine_name, extra)
-        first = first or arrays
+    firsts: dict[bool, dict[str, str]] = {}
+    profiles = []
+    for engine, extra in runs(engines):
+        summary, seconds, digests, size = hash_run(tokenizer, text, out, engine, extra)
+        first = firsts.setdefault(extra == LAZY, digests)
         rate = summary["num_tokens"] / seconds
-        stream = summary["num_tokens"] / summary["profile"]["wall_seconds"]
-        name = f"ngramtool hash --tokenizer-engine {engine_name} {' '.join(extra)}"
-        same = "yes" if arrays == first else "NO"
+        streaming = summary["profile"]["wall_seconds"]
+        stream = summary["num_tokens"] / streaming
+        name = f"hash {engine} {' '.join(extra)}".strip()
+        same = "yes" if digests == first else "NO"
         cpu = sum(stage_seconds(summary["profile"]).values())
         print(
-            f"{name:<62} {rate / 1e6:>7.2f} {rate / base:>7.2f} {stream / 1e6:>7.2f} {stream / base:>7.2f} "
-            f"{cpu:>7.2f} {same:>10}"
+            f"{name:<44} {rate / 1e6:>7.2f} {rate / base:>7.2f} {stream / 1e6:>7.2f} {stream / base:>7.2f} "
+            f"{cpu:>7.2f} {size / 1e6 / streaming:>7.0f} {same:>7}"
         )
-        profiles.append((f"{engine_name} {' '.join(extra)}".strip(), summary))
+        profiles.append((name.removeprefix("hash "), summary))
     print(
         "hash: Mtok/s over the whole process (start-up, loading the tokenizer, engine, vocabulary and\n"
-        "kernel, fsync); stream: after loading (hash -v's wall_seconds); CPU s: while streaming"
+        "kernel, fsync); stream: after loading (hash -v's wall_seconds); CPU s: while streaming; MB/s:\n"
+        "the index's bytes per streaming second; same: the arrays equal the reference run's (same --rows)"
     )
-    print(f"\n{'CPU ns per token while streaming':<34} " + " ".join(f"{stage:>12}" for stage in STAGES))
+    print(f"\n{'CPU ns per token while streaming':<36} " + " ".join(f"{stage:>12}" for stage in STAGES))
     for name, summary in profiles:
         seconds = stage_seconds(summary["profile"])
         cells = " ".join(f"{seconds[s] / summary['num_tokens'] * 1e9:>12.1f}" for s in STAGES)
-        print(f"{name:<34} {cells}")
+        print(f"{name:<36} {cells}")
 
 
 if __name__ == "__main__":
