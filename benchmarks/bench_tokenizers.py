@@ -109,7 +109,7 @@ def hash_run(
     """(summary, seconds, the digest of each array, bytes of the index) of ``ngramtool hash`` with
     ``engine``, its index written in ``out_dir`` and removed."""
     index = out_dir / f"bench-tokenizers-{engine}.ngidx"
-    args = ["-t", tokenizer, "--tokenizer-engine", engine, *extra, "-o", str(index), "--force"]
+    args = ["-t", tokenizer, "--tokenizer-engine", engine, *extra, "-o", str(index), "--force", "-q"]
     try:
         summary, seconds, _, _ = pipeline(path, THREADS, out_dir, args)
         digests = {
