@@ -29,7 +29,7 @@ def load_tokenizer(spec: str, special: str | None = None, engine: str | None = N
         spec: a tiktoken name (``cl100k_base``), a ``*.tiktoken`` ranks file, an HF
             ``tokenizer.json`` (or a directory holding one), or ``bytes``.
         special: which special-token strings in text become their ids.
-        engine: ``auto``, ``reference`` or an engine's name (``fastokens``); None: the process's
+        engine: ``auto``, ``reference`` or an engine's name (``fastokens``, ``splintr``); None: the process's
             setting (``NGRAMTOOL_TOKENIZER_ENGINE``, default ``auto``). The ids are the same.
 
     Examples:
