@@ -20,12 +20,11 @@ Run from the repository root:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+from make_qwen_style import byte_level_bpe, write  # the same training, beside this script
+from tokenizers import AddedToken, Tokenizer
 
-ROOT = Path(__file__).resolve().parents[3]
 OUT = Path(__file__).resolve().parent / "glm-style"
 GLM4_PATTERN = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
@@ -40,30 +39,14 @@ SPECIAL = [
 
 def build() -> Tokenizer:
     """Train the model and add the tokens."""
-    tok = Tokenizer(models.BPE(byte_fallback=False))
-    tok.pre_tokenizer = pre_tokenizers.Sequence(
-        [
-            pre_tokenizers.Split(Regex(GLM4_PATTERN), behavior="isolated"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-        ]
-    )
-    tok.post_processor = processors.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)
-    tok.decoder = decoders.ByteLevel()
-    lines = (ROOT / "examples" / "corpus.txt").read_text(encoding="utf-8").splitlines()
-    trainer = trainers.BpeTrainer(
-        vocab_size=1000, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
-    )
-    tok.train_from_iterator(lines, trainer)
+    tok = byte_level_bpe(GLM4_PATTERN)
     tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL])
     return tok
 
 
 def main() -> None:
     """Write tokenizer.json and tokenizer_config.json."""
-    OUT.mkdir(exist_ok=True)
-    build().save(str(OUT / "tokenizer.json"))
-    config = {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"}
-    (OUT / "tokenizer_config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    write(build(), OUT, {"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"})
 
 
 if __name__ == "__main__":

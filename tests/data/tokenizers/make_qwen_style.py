@@ -44,13 +44,15 @@ NOT_SPECIAL = [
 ]  # fmt: skip
 
 
-def build() -> Tokenizer:
-    """Train the model and add the tokens."""
+def byte_level_bpe(pattern: str, normalizer: normalizers.Normalizer | None = None) -> Tokenizer:
+    """A byte-level BPE of 1,000 ids trained on the bundled corpus, split by ``pattern`` (the
+    ByteLevel post-processor adds no token)."""
     tok = Tokenizer(models.BPE(byte_fallback=False))
-    tok.normalizer = normalizers.NFC()
+    if normalizer is not None:
+        tok.normalizer = normalizer
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [
-            pre_tokenizers.Split(Regex(QWEN2_PATTERN), behavior="isolated"),
+            pre_tokenizers.Split(Regex(pattern), behavior="isolated"),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )
@@ -61,6 +63,19 @@ def build() -> Tokenizer:
         vocab_size=1000, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
     )
     tok.train_from_iterator(lines, trainer)
+    return tok
+
+
+def write(tok: Tokenizer, out: Path, config: dict) -> None:
+    """Write ``out``/tokenizer.json and ``out``/tokenizer_config.json (``config``)."""
+    out.mkdir(exist_ok=True)
+    tok.save(str(out / "tokenizer.json"))
+    (out / "tokenizer_config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+
+
+def build() -> Tokenizer:
+    """Train the model and add the tokens."""
+    tok = byte_level_bpe(QWEN2_PATTERN, normalizers.NFC())
     tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL])
     tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in NOT_SPECIAL])
     return tok
@@ -68,10 +83,7 @@ def build() -> Tokenizer:
 
 def main() -> None:
     """Write tokenizer.json and tokenizer_config.json."""
-    OUT.mkdir(exist_ok=True)
-    build().save(str(OUT / "tokenizer.json"))
-    config = {"bos_token": None, "eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"}
-    (OUT / "tokenizer_config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    write(build(), OUT, {"bos_token": None, "eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"})
 
 
 if __name__ == "__main__":
