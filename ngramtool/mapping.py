@@ -34,7 +34,7 @@ from .families.stored import StoredConstants
 from .hashing import SequenceHasher
 from .lookup import canonical_ids
 from .model_configs import check_declared, config_fields, spec_fields
-from .presets import PRESETS, resolve_spec
+from .presets import PRESETS, check_released_vocabulary, resolve_spec
 from .spec import HashSpec
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, encode_document, load_tokenizer
 from .vocab import CompressedVocab, build_vocab, identity_vocab, with_dead_tokens
@@ -72,6 +72,9 @@ class NgramHashMapping:
         negative_ids: what a negative (masked) id is to the hash: ``"mask"`` (rows -1, the pad to
             other windows; TileKernels), ``"barrier"`` (windows see the pad from it back, its own
             rows are those of an all-pad window; DeepSeek-V4.1) or ``"hash"`` (the Engram demo).
+        vocab_mismatch: a released model's preset built on purpose with another vocabulary
+            (``allow_vocab_mismatch``): the preset, the model's V' and this vocabulary's; recorded
+            in every manifest.
 
     Examples:
         >>> from ngramtool import NgramHashMapping
@@ -87,6 +90,7 @@ class NgramHashMapping:
     special: str | None = None
     mask_tokens: tuple[int, ...] = ()
     negative_ids: NegativeIds = "mask"
+    vocab_mismatch: dict[str, Any] | None = None
     _hashers: dict[tuple[str, str, str | None], SequenceHasher] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -103,6 +107,7 @@ class NgramHashMapping:
         vocab_size: int | None = None,
         mask_tokens: Sequence[int] = (),
         negative_ids: NegativeIds = "mask",
+        allow_vocab_mismatch: bool = False,
         **fields: Unpack[SpecFields],
     ) -> NgramHashMapping:
         """Load the tokenizer, build its compressed vocabulary (from the disk cache after the
@@ -121,6 +126,8 @@ class NgramHashMapping:
             vocab_size: V' of ids that are canonical already (``tokenizer=None``).
             mask_tokens: raw ids that are DEAD wherever they occur (e.g. a model's image token).
             negative_ids: what a DEAD or other negative id is to the hash (see the class).
+            allow_vocab_mismatch: build a released model's preset (``deepseek-v4.1-flash``) with a
+                tokenizer whose V' is not the model's; without it that is a usage error naming both.
             fields: ``max_ngram``, ``heads``, ``layer_ids``, ``table_sizes``, ``seed``,
                 ``pad_id`` (a raw id of the tokenizer), as for :func:`ngramtool.resolve_spec`.
 
@@ -147,10 +154,13 @@ class NgramHashMapping:
             tok = load_tokenizer(str(tokenizer), special)
             vocab = build_vocab(tok, compress=compress)
         check_negative_ids(negative_ids)
-        resolved = cls._spec(spec, spec_file, tok, vocab, fields)
+        resolved = cls._spec(spec, spec_file, tok, vocab, fields, allow_vocab_mismatch)
         masked = tuple(sorted({int(raw) for raw in mask_tokens}))
         name = None if tokenizer is None else str(tokenizer)
-        return cls(tok, with_dead_tokens(vocab, masked), resolved, name, special, masked, negative_ids)
+        preset_name = spec if isinstance(spec, str) and spec_file is None else None
+        mismatch = check_released_vocabulary(preset_name, vocab.size, allow=True)
+        dead = with_dead_tokens(vocab, masked)
+        return cls(tok, dead, resolved, name, special, masked, negative_ids, mismatch)
 
     @classmethod
     def from_config(
@@ -221,6 +231,7 @@ class NgramHashMapping:
         tokenizer: Tokenizer | None,
         vocab: CompressedVocab,
         fields: SpecFields,
+        allow_vocab_mismatch: bool,
     ) -> HashSpec:
         """The spec of ``spec`` and the fields, over this vocabulary."""
         given = any(value is not None for value in fields.values())
@@ -234,6 +245,7 @@ class NgramHashMapping:
             spec_file=spec_file,
             tokenizer=tokenizer,
             vocab=vocab,
+            allow_vocab_mismatch=allow_vocab_mismatch,
             **fields,
         )
 
@@ -334,6 +346,7 @@ class NgramHashMapping:
             "spec": self.spec.to_json(),
             "mask_tokens": list(self.mask_tokens),
             "negative_ids": self.negative_ids,
+            "vocab_mismatch": self.vocab_mismatch,
         }
 
     @classmethod
@@ -349,15 +362,18 @@ class NgramHashMapping:
         """
         spec = HashSpec.from_json(payload["spec"])
         masked = tuple(payload.get("mask_tokens", ()))
-        negative_ids = payload.get("negative_ids", "mask")
+        recorded = {
+            "negative_ids": payload.get("negative_ids", "mask"),
+            "vocab_mismatch": payload.get("vocab_mismatch"),
+        }
         if payload["tokenizer"] is None:
             vocab = with_dead_tokens(identity_vocab(payload["vocab_size"]), masked)
-            return cls(None, vocab, spec, mask_tokens=masked, negative_ids=negative_ids)
+            return cls(None, vocab, spec, mask_tokens=masked, **recorded)
         tokenizer = load_tokenizer(payload["tokenizer"], payload["special"])
         vocab = build_vocab(tokenizer, compress=payload["compress"])
         fitting = _fitting(spec, vocab)
         name, special = payload["tokenizer"], payload["special"]
-        return cls(tokenizer, with_dead_tokens(vocab, masked), fitting, name, special, masked, negative_ids)
+        return cls(tokenizer, with_dead_tokens(vocab, masked), fitting, name, special, masked, **recorded)
 
     def __eq__(self, other: object) -> bool:
         """Equal when built from the same recipe into the same vocabulary and spec."""

@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .atomic import staged_file
 from .errors import NgramToolError, UsageError
@@ -127,21 +128,31 @@ def preset(name: str) -> Preset:
         raise UsageError(f"unknown `preset` {name!r}; known presets: {', '.join(PRESETS)}") from None
 
 
-def check_released_vocabulary(name: str | None, vocab_size: int) -> None:
-    """For constants an engine will load: a released model's preset (``name``) with a vocabulary
-    of another V' than the model's is an error, since the multipliers follow V'.
+def check_released_vocabulary(
+    name: str | None, vocab_size: int, *, allow: bool = False, vocabulary: str = "this vocabulary"
+) -> dict[str, Any] | None:
+    """A released model's preset (``name``) with a vocabulary of another V' than the model's gives
+    other rows than the model (its multipliers and pad follow V'): a usage error naming both V',
+    unless ``allow`` (hashing with another tokenizer on purpose), when the mismatch is returned
+    for the manifest to record. None when they agree or the preset is no released model's.
 
     Examples:
         >>> check_released_vocabulary("deepseek-v4.1-flash", 99092)
         >>> check_released_vocabulary("engram-demo", 62330)  # not a released checkpoint's constants
+        >>> check_released_vocabulary("deepseek-v4.1-flash", 62330, allow=True)
+        {'preset': 'deepseek-v4.1-flash', 'model_vocab_size': 99092, 'vocab_size': 62330}
     """
-    released = preset(name).released_vocab_size if name is not None else None
-    if released is not None and vocab_size != released:
-        raise NgramToolError(
-            f"the preset {name} is the released model, whose tokenizer has V'={released:,}, but this "
-            f"vocabulary has V'={vocab_size:,}, and the multipliers follow V': give the model's own "
-            "tokenizer, or the spec of your model (spec from-config) with --spec"
+    released = PRESETS[name].released_vocab_size if name in PRESETS else None
+    if released is None or vocab_size == released:
+        return None
+    if not allow:
+        raise UsageError(
+            f"`preset` {name} is the released model, whose tokenizer has V'={released:,}, but "
+            f"{vocabulary} has V'={vocab_size:,}: the rows would not be the model's (its multipliers "
+            "and pad follow V'); give the model's own tokenizer (its tokenizer.json), or pass "
+            "`allow_vocab_mismatch` to hash with this one on purpose"
         )
+    return {"preset": name, "model_vocab_size": released, "vocab_size": vocab_size}
 
 
 def load_spec_file(path: str | Path) -> HashSpec:
@@ -208,6 +219,7 @@ def resolve_spec(
     family: str | None = None,
     stored: StoredConstants | None = None,
     eos_fill: bool | None = None,
+    allow_vocab_mismatch: bool = False,
 ) -> HashSpec:
     """The HashSpec of the given parameters (None means not given).
 
@@ -236,6 +248,8 @@ def resolve_spec(
         stored: the constants of family ``stored`` (read with
             :func:`ngramtool.families.stored.read_stored_constants`).
         eos_fill: segments start after each EOS, which is the pad (Qwen3.8); default the base's.
+        allow_vocab_mismatch: a released model's preset with a vocabulary of another V' than the
+            model's is an error (:func:`check_released_vocabulary`) unless this is True.
 
     Examples:
         >>> from ngramtool import resolve_spec
@@ -262,6 +276,10 @@ def resolve_spec(
             raise UsageError(f"`spec_file` gives the whole hash spec: drop {', '.join(named)}")
         return _checked_spec_file(spec_file, vocab.size if vocab is not None else vocab_size)
     base = _base(preset)
+    if isinstance(preset, str) and (vocab is not None or vocab_size is not None):
+        size = vocab.size if vocab is not None else vocab_size
+        described = f"tokenizer {tok.name}" if tok is not None else "`vocab_size`"
+        check_released_vocabulary(preset, size, allow=allow_vocab_mismatch, vocabulary=described)
     chosen_family = check_family(given.get("family", base.family if base else "engram"))
     for name, reason in _FIXED_BY_FAMILY.get(chosen_family, {}).items():
         if name in given:

@@ -62,6 +62,7 @@ def assert_one_line_error(result: subprocess.CompletedProcess, code: int, fragme
     err = result.stderr.decode()
     assert result.returncode == code, err
     assert "Traceback" not in err
+    assert "Usage:" not in err and "\u256d" not in err, f"a boxed usage error, not one line: {err}"
     assert fragment in err, err
 
 

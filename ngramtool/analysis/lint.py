@@ -12,7 +12,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,8 @@ class HashConstants:
         family: the hash family (docs/families.md). The tutorial's and LongCat's table sizes are
             not prime by their definition, and their heads have multipliers (or weights) of their
             own: the prime, duplicate-size and multiplier checks are Engram's and stored constants'.
+        vocab_mismatch: a released model's preset used with a vocabulary of another V' on purpose
+            (:func:`ngramtool.presets.check_released_vocabulary`), as a manifest records it.
     """
 
     vocab_size: int
@@ -53,6 +55,7 @@ class HashConstants:
     offsets: np.ndarray
     row_dtype: np.dtype
     family: str = "engram"
+    vocab_mismatch: dict[str, Any] | None = None
 
     @property
     def prime_sized(self) -> bool:
@@ -136,7 +139,8 @@ def recorded_constants(target: str | Path) -> HashConstants:
         raise UsageError(f"{target} holds no spec record")
     if "derived" not in manifest["spec"]:  # a saved spec: derive the constants from its fields
         manifest["spec"] = spec_record(HashSpec.from_dict(manifest["spec"]))
-    return HashConstants.from_record(manifest["spec"], rows)
+    constants = HashConstants.from_record(manifest["spec"], rows)
+    return replace(constants, vocab_mismatch=manifest.get("vocab_mismatch"))
 
 
 def lint_spec(
@@ -163,6 +167,8 @@ def lint_constants(
     """
     by_primes = constants.prime_sized
     findings = [
+        *_other_vocabulary(constants),
+        *_tables_below_vocab(constants),
         *_near_vocab_multiples(constants),
         *(_bad_primes(constants) if by_primes else []),
         *(_duplicate_sizes(constants) if by_primes else []),
@@ -177,6 +183,42 @@ def lint_constants(
 
 def _where(constants: HashConstants, li: int, oi: int) -> str:
     return f"layer {constants.layer_ids[li]}, {oi + 2}-grams"
+
+
+def _other_vocabulary(c: HashConstants) -> list[Finding]:
+    mismatch = c.vocab_mismatch
+    if mismatch is None:
+        return []
+    name, model = mismatch["preset"], mismatch["model_vocab_size"]
+    return [
+        Finding(
+            "vocab-mismatch",
+            f"the preset {name} is the released model, whose tokenizer has V'={model:,}, but these "
+            f"constants were made for V'={mismatch['vocab_size']:,}",
+            "the multipliers and the pad follow V': these rows are not the ones the model was trained "
+            "with, so a table of the model read at them returns other rows",
+            f"use the model's own tokenizer (V'={model:,}), or a spec of your own model (spec from-config)",
+        )
+    ]
+
+
+def _tables_below_vocab(c: HashConstants) -> list[Finding]:
+    v = c.vocab_size
+    small = sorted({int(p) for p in c.primes.ravel() if p < v})
+    if not small:
+        return []
+    return [
+        Finding(
+            "table-below-vocab",
+            f"{plural(len(small), 'table size')} {agree(len(small), 'is', 'are')} smaller than V'={v:,}: "
+            + ", ".join(f"{p:,}" for p in small[:6]),
+            "a table with fewer rows than the vocabulary has tokens cannot give even the 2-grams of "
+            "one token distinct rows: most n-grams collide (a size written 646,400 and read as two "
+            "sizes, 646 and 400, looks like this)",
+            "give tables of several times V' (the Engram demo: 5 x V'); write sizes as 646400, "
+            "646_400 or 646,400 (one size) and separate several with commas (262144,1048576)",
+        )
+    ]
 
 
 def _near_vocab_multiples(c: HashConstants) -> list[Finding]:

@@ -43,7 +43,7 @@ from ..mapping import NgramHashMapping
 from ..run.progress import Progress
 from ..spec import HashSpec
 from .measurement import _first_tokens, _Source, open_source
-from .sizing import encodings
+from .sizing import bytes_per_row
 from .type_counts import SUFFIX
 
 NOT_READ = -2  # a masked position: no read
@@ -52,8 +52,6 @@ BLOCK_TOKENS = 1 << 16  # tokens hashed and simulated at a time (bounded memory)
 DIRECT_ROWS = 1 << 26  # the compiled pass indexes its per-row state by the row in row spaces up to this
 TIME_ROOM = 4  # the compiled pass's read times: this many times the distinct rows, then renumbered
 ZIPF_POINTS = 1000  # log-spaced ranks the Zipf law is fitted on
-DEFAULT_ENCODING = "bf16"
-DEFAULT_DIM = 64  # values per row: the engram-demo preset's
 
 
 @dataclass(frozen=True)
@@ -538,29 +536,6 @@ def zipf_fit(descending: np.ndarray) -> tuple[float, float]:
     spread = float(((y - y.mean()) ** 2).sum())
     r2 = 1 - float(((y - (slope * x + intercept)) ** 2).sum()) / spread if spread else 1.0
     return float(-slope), r2
-
-
-# ----------------------------------------------------------------------------- row bytes
-def bytes_per_row(row_bytes: int | None, encoding: str | None, dim: int | None) -> tuple[int, str | None]:
-    """(bytes per row, encoding name or None): ``row_bytes`` as given, or ``encoding``'s bytes per
-    row of ``dim`` values (default: :data:`DEFAULT_ENCODING` of :data:`DEFAULT_DIM`)."""
-    if row_bytes is not None:
-        if encoding is not None or dim is not None:
-            raise UsageError("give `row_bytes` or `encoding` and `dim`, not both")
-        if row_bytes < 1:
-            raise UsageError(f"`row_bytes` must be at least 1 (got {row_bytes})")
-        return row_bytes, None
-    known = {found.name.lower(): found for found in encodings()}
-    chosen = known.get((encoding or DEFAULT_ENCODING).lower())
-    if chosen is None:
-        raise UsageError(f"unknown `encoding` {encoding!r}; known: {', '.join(e.name for e in encodings())}")
-    width = DEFAULT_DIM if dim is None else dim
-    if width < 1:
-        raise UsageError(f"`dim` must be at least 1 (got {width})")
-    size = chosen.row_bytes(width)
-    if size is None:
-        raise UsageError(f"the {chosen.name} encoding needs rows of whole blocks of {chosen.block} values")
-    return size, chosen.name
 
 
 def default_budgets(working_set_bytes: int) -> list[int]:

@@ -80,6 +80,37 @@ def encodings(fp8_block: int = 128) -> tuple[Encoding, ...]:
     )
 
 
+DEFAULT_ENCODING = "bf16"
+DEFAULT_DIM = 64  # values per row: the engram-demo preset's
+
+
+def bytes_per_row(row_bytes: int | None, encoding: str | None, dim: int | None) -> tuple[int, str | None]:
+    """(bytes per row, encoding name or None): ``row_bytes`` as given, or ``encoding``'s bytes per
+    row of ``dim`` values (default: :data:`DEFAULT_ENCODING` of :data:`DEFAULT_DIM`).
+
+    >>> from ngramtool.analysis.sizing import bytes_per_row
+    >>> bytes_per_row(None, "q8_0", 256), bytes_per_row(160, None, None)
+    ((272, 'Q8_0'), (160, None))
+    """
+    if row_bytes is not None:
+        if encoding is not None or dim is not None:
+            raise UsageError("give `row_bytes` or `encoding` and `dim`, not both")
+        if row_bytes < 1:
+            raise UsageError(f"`row_bytes` must be at least 1 (got {row_bytes})")
+        return row_bytes, None
+    known = {found.name.lower(): found for found in encodings()}
+    chosen = known.get((encoding or DEFAULT_ENCODING).lower())
+    if chosen is None:
+        raise UsageError(f"unknown `encoding` {encoding!r}; known: {', '.join(e.name for e in encodings())}")
+    width = DEFAULT_DIM if dim is None else dim
+    if width < 1:
+        raise UsageError(f"`dim` must be at least 1 (got {width})")
+    size = chosen.row_bytes(width)
+    if size is None:
+        raise UsageError(f"the {chosen.name} encoding needs rows of whole blocks of {chosen.block} values")
+    return size, chosen.name
+
+
 @dataclass(frozen=True)
 class RankShard:
     """What one tensor-parallel rank holds when each layer's table is split by column.
@@ -335,28 +366,29 @@ def with_table(spec: HashSpec, table: int) -> HashSpec:
     return replace(spec, table_sizes=(table,) * (spec.max_ngram - 1))
 
 
-def fit_table(spec: HashSpec, dim: int, budget: float) -> int:
-    """The largest base table size per head (same for every order) whose parameters fit ``budget``.
+def fit_table(spec: HashSpec, row_cost: int, budget: float, unit: str = "parameters") -> int:
+    """The largest base table size per head (same for every order) whose rows, at ``row_cost``
+    ``unit`` each (``dim`` parameters, or a row encoding's bytes), fit ``budget``.
 
-    Parameters grow with the base size (each head's prime is the next unused one above it), so
-    a binary search over the base finds it; the real primes are used at every step.
+    The cost grows with the base size (each head's prime is the next unused one above it), so a
+    binary search over the base finds it; the real primes are used at every step.
     """
-    if dim < 1:
-        raise UsageError(f"`dim` must be at least 1 (got {dim})")
+    if row_cost < 1:
+        raise UsageError(f"`dim` must be at least 1 (got {row_cost})")
 
-    def params(table: int) -> int:
-        return int(with_table(spec, table).rows_per_layer.sum()) * dim
+    def cost(table: int) -> int:
+        return int(with_table(spec, table).rows_per_layer.sum()) * row_cost
 
     tables = (spec.max_ngram - 1) * spec.heads * spec.num_layers
-    lo, hi = 2, max(2, int(budget // (dim * tables)))
-    if params(lo) > budget:
+    lo, hi = 2, max(2, int(budget // (row_cost * tables)))
+    if cost(lo) > budget:
         raise UsageError(
-            f"`budget` {budget:.4g} is below the smallest memory of this layout ({params(lo):,} parameters "
+            f"`budget` {budget:.4g} is below the smallest memory of this layout ({cost(lo):,} {unit} "
             f"with 2-row tables); raise it or use fewer heads, orders, layers or a smaller `dim`"
         )
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if params(mid) <= budget:
+        if cost(mid) <= budget:
             lo = mid
         else:
             hi = mid - 1
@@ -369,7 +401,7 @@ class MemorySizing:
 
     report: SizeReport
     preset: str
-    budget: dict[str, float] | None  # {"budget", "table"}: the largest base table that fits
+    budget: dict[str, Any] | None  # {"budget", "unit", "table", ...}: the largest base table that fits
     offload: dict[str, Any] | None
     backbone: dict[str, float] | None
     tensor_parallel: dict[str, Any] | None  # each rank's share when the tables are split by column
@@ -395,6 +427,9 @@ def size_engram(
     table_sizes: int | Sequence[int] | None = None,
     dim: int | None = None,
     budget: float | None = None,
+    budget_bytes: float | None = None,
+    encoding: str | None = None,
+    row_bytes: int | None = None,
     tokens_per_second: float | None = None,
     backbone_params: float | None = None,
     fp8_block: int = 128,
@@ -402,7 +437,9 @@ def size_engram(
 ) -> MemorySizing:
     """Size an Engram memory from its layout alone: a preset, the fields given overriding it.
 
-    ``budget`` (parameters) chooses the largest base table that fits instead of ``table_sizes``;
+    ``budget`` (parameters), or ``budget_bytes`` (bytes of rows in ``encoding``, default bf16,
+    or of ``row_bytes`` bytes each) chooses the largest base table that fits instead of
+    ``table_sizes``;
     ``tokens_per_second`` (a decode rate) adds the read bandwidth and the host-offload link shares,
     ``backbone_params`` the table's share of the model, ``tp`` each tensor-parallel rank's rows
     when every layer's table is split by column over ``tp`` ranks. ``dim`` defaults to the
@@ -413,10 +450,14 @@ def size_engram(
     >>> sized = size_engram("engram-27b", budget=5.7e9)
     >>> sized.budget["table"], sized.report.params <= 5.7e9
     (2226373, True)
+    >>> fitted = size_engram("engram-27b", budget_bytes=10e9, encoding="fp8-e8m0")
+    >>> fitted.budget["table"], fitted.report.table_bytes["fp8-e8m0"] <= 10e9
+    (3764791, True)
     """
     chosen = preset(preset_name)
     for name, value in (
         ("budget", budget),
+        ("budget_bytes", budget_bytes),
         ("tokens_per_second", tokens_per_second),
         ("backbone_params", backbone_params),
     ):
@@ -427,12 +468,13 @@ def size_engram(
     )
     dim = dim if dim is not None else chosen.dim
     fitted = None
-    if budget is not None:
-        if table_sizes is not None:
-            raise UsageError("`budget` chooses the table size: drop `table_sizes`")
-        _refuse_budget_beyond_int64(spec, dim, budget)
-        spec = with_table(spec, fit_table(spec, dim, budget))
-        fitted = {"budget": budget, "table": spec.table_sizes[0]}
+    if budget is not None or budget_bytes is not None:
+        fitted = _budget_fit(spec, dim, budget, budget_bytes, encoding, row_bytes, table_sizes)
+        spec = with_table(spec, fitted["table"])
+    elif encoding is not None or row_bytes is not None:
+        raise UsageError(
+            "`encoding` and `row_bytes` size a budget of bytes (`budget_bytes`): give one, or drop them"
+        )
     declared = chosen.declared_rows if _layout(spec) == _layout(chosen.spec) else None
     report = size_memory(spec, dim, fp8_block=fp8_block, declared_rows=declared)
     return MemorySizing(
@@ -450,14 +492,43 @@ def _layout(spec: HashSpec) -> tuple[Any, ...]:
     return spec.max_ngram, spec.heads, spec.layer_ids, spec.table_sizes
 
 
-def _refuse_budget_beyond_int64(spec: HashSpec, dim: int, budget: float) -> None:
+def _budget_fit(
+    spec: HashSpec,
+    dim: int,
+    budget: float | None,
+    budget_bytes: float | None,
+    encoding: str | None,
+    row_bytes: int | None,
+    table_sizes: Any,
+) -> dict[str, Any]:
+    """The largest base table that fits a budget of parameters or of bytes, and what it was fitted to."""
+    if table_sizes is not None:
+        raise UsageError("`budget` chooses the table size: drop `table_sizes`")
+    if budget is not None and budget_bytes is not None:
+        raise UsageError("give a `budget` of parameters or of bytes, not both")
+    if budget is not None:
+        if encoding is not None or row_bytes is not None:
+            raise UsageError(
+                "`encoding` and `row_bytes` size a budget of bytes: give the budget with a byte unit "
+                "(10GB), or drop them"
+            )
+        _refuse_budget_beyond_int64(spec, dim, budget)
+        return {"budget": budget, "unit": "parameters", "table": fit_table(spec, dim, budget)}
+    assert budget_bytes is not None
+    size, name = bytes_per_row(row_bytes, encoding, None if row_bytes is not None else dim)
+    _refuse_budget_beyond_int64(spec, size, budget_bytes)
+    table = fit_table(spec, size, budget_bytes, "bytes")
+    return {"budget": budget_bytes, "unit": "bytes", "encoding": name, "row_bytes": size, "table": table}
+
+
+def _refuse_budget_beyond_int64(spec: HashSpec, row_cost: int, budget: float) -> None:
     """Refuse a budget whose tables would number their rows past int64 (the spec's limit)."""
     orders_heads = (spec.max_ngram - 1) * spec.heads
     largest = (INT64_MAX - 1) // (orders_heads * 2)  # the largest base table a spec accepts
     tables = orders_heads * spec.num_layers
-    if int(budget // (dim * tables)) > largest:  # fit_table searches bases up to this quotient
+    if int(budget // (row_cost * tables)) > largest:  # fit_table searches bases up to this quotient
         raise UsageError(
             f"`budget` {budget:.4g} asks for tables of more than {largest:,} rows each; row numbers "
-            f"must fit int64: give a `budget` of at most about {largest * dim * tables:.3g} "
+            f"must fit int64: give a `budget` of at most about {largest * row_cost * tables:.3g} "
             "for this layout and `dim`"
         )

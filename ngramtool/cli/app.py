@@ -38,7 +38,17 @@ from .command import Command
 from .helptext import App
 from .options import option_for
 from .render import stderr
-from .terminal import READER_GONE_EXIT, Commands, ReaderGone, escape_controls, silence_stdout, stdout_closed
+from .terminal import (
+    READER_GONE_EXIT,
+    ClickUsageError,
+    Commands,
+    NoArgsIsHelpError,
+    ReaderGone,
+    click_error_line,
+    escape_controls,
+    silence_stdout,
+    stdout_closed,
+)
 
 app = App(
     name="ngramtool",
@@ -134,9 +144,14 @@ def main() -> None:
 def _run() -> int:
     """Run the app; returns its exit status."""
     try:
-        app()
+        status = app(prog_name="ngramtool", standalone_mode=False)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    except NoArgsIsHelpError:
+        return 2  # the help is printed already
+    except ClickUsageError as exc:
+        _error(click_error_line(exc, sys.argv[1:]))
+        return exc.exit_code
     except NgramToolError as exc:
         _error(exc.spelled(option_for))  # the library names parameters; here they are options
         return exc.exit_code
@@ -149,7 +164,7 @@ def _run() -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         _error(f"{where}{exc.strerror or exc}")
         return 1
-    return 0
+    return status if isinstance(status, int) else 0  # an exit status (--help, --version) or nothing
 
 
 LOG_LEVEL_VARIABLE = "NGRAMTOOL_LOG_LEVEL"

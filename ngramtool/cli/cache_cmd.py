@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,6 +10,7 @@ from rich.table import Table
 
 from ..analysis.row_cache import CacheFigures, RowCacheResult, measure_row_cache
 from ..errors import UsageError
+from ..parsing import parse_byte_sizes, parse_sizes
 from ..presets import preset as preset_named
 from ..wording import byte_size, plural
 from .command import Command
@@ -40,7 +40,6 @@ from .options import (
     TokenFileOptions,
     WorkersOpt,
     option_groups,
-    parse_int_list,
     refuse_idle_options,
 )
 from .render import (
@@ -72,26 +71,6 @@ Budgets are bytes (--budget 1GB,512MiB) or rows (--rows), at --row-bytes or --en
   ngramtool cache chat.jsonl --cold-per-document --plot cache.png
   ngramtool cache ids.npy --vocab-size 62330 --row-bytes 160 --max-tokens 1000000
 """
-
-_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}  # fmt: skip
-_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?(?:e[0-9]+)?)\s*([a-z]*)\s*$", re.I)
-
-
-def parse_byte_list(text: str, option: str) -> list[int]:
-    """'1GB,512MiB,1e9' -> bytes (decimal kB..TB, binary KiB..TiB); a usage error otherwise."""
-    sizes = []
-    for part in filter(None, text.split(",")):
-        match = _SIZE.match(part)
-        unit = _UNITS.get(match.group(2).lower()) if match else None
-        if match is None or unit is None or not (float(match.group(1)) * unit).is_integer():
-            raise UsageError(
-                f"{option} takes sizes like 512MB, 1GiB or 1e9 (bytes), comma-separated; got {part!r}"
-            )
-        sizes.append(int(float(match.group(1)) * unit))
-    if not sizes:
-        raise UsageError(f"{option} needs at least one size")
-    return sizes
 
 
 @option_groups
@@ -153,8 +132,8 @@ def cache_command(
     if row_bytes is not None and (encoding is not None or dim is not None):
         raise UsageError("give --row-bytes, or --encoding and --dim, not both")
     sizes = {
-        "budgets": None if budget is None else parse_byte_list(budget, "--budget"),
-        "budget_rows": None if rows is None else parse_int_list(rows, "--rows"),
+        "budgets": None if budget is None else parse_byte_sizes(budget, "--budget"),
+        "budget_rows": None if rows is None else parse_sizes(rows, "--rows", minimum=0),
         "row_bytes": row_bytes,
         "encoding": encoding,
         "dim": dim

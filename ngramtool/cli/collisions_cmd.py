@@ -132,7 +132,7 @@ def collisions_command(
     spec: dict[str, Any] = {**spec_options.fields, **vocab.values(), "spec_file": spec_options.spec_file}
     if preset is not None:
         fields = {name: value for name, value in spec_options.fields.items() if name != "table_sizes"}
-        chosen = SpecChoice(preset, spec_options.spec_file, fields)
+        chosen = SpecChoice(preset, spec_options.spec_file, fields, spec_options.allow_vocab_mismatch)
         mapping = preset_mapping(inputs, chosen, vocab, reading.special)
         spec = {"mapping": mapping, "table_sizes": spec_options.fields["table_sizes"]}
     with InputProgress.new_bar(quiet) as bar:

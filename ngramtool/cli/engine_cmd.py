@@ -12,7 +12,7 @@ import typer
 from ..atomic import check_output_file
 from ..errors import UsageError
 from ..mapping import NgramHashMapping
-from ..presets import check_released_vocabulary, preset
+from ..presets import preset
 from ..tools.engine_check import CheckReport, ConstantCheck, RuleCheck, check_deployment
 from ..tools.engine_constants import EngineConstants
 from ..tools.engine_files import FORMATS, export_constants, format_of, read_deployed
@@ -185,9 +185,7 @@ def _derived(
     spec's alone; ``key_length`` is --dim, else the preset's."""
     key_length = dim if dim is not None or options.preset_name is None else preset(options.preset_name).dim
     if not tokenizer:
-        spec = options.resolve(ctx)
-        check_released_vocabulary(options.preset_name, spec.vocab_size)
-        return EngineConstants.from_spec(spec, key_length=key_length)
+        return EngineConstants.from_spec(options.resolve(ctx), key_length=key_length)
     chosen = options.choose(options.preset_name)
     mapping = _mapping(options)
     raw_pad = options.pad_id if chosen.spec_file is None else None
@@ -197,11 +195,9 @@ def _derived(
 def _mapping(options: SpecCommandOptions) -> NgramHashMapping:
     """The mapping of the options' tokenizer and spec; a released model's preset must have its
     own tokenizer's V' (:func:`ngramtool.presets.check_released_vocabulary`)."""
-    mapping = options.choose(options.preset_name).mapping(
+    return options.choose(options.preset_name).mapping(
         options.tokenizer, special=None, compress=not options.no_compress, vocab_size=options.vocab_size
     )
-    check_released_vocabulary(options.preset_name, mapping.vocab_size)
-    return mapping
 
 
 # --------------------------------------------------------------------------------- vectors

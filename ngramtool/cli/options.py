@@ -24,6 +24,7 @@ from ..errors import UsageError, idle_parameters
 from ..formats.tokenfiles import READ_FORMATS
 from ..inputs.sources import CorpusReader, TokenFileReader
 from ..mapping import NgramHashMapping
+from ..parsing import parse_ids, parse_sizes
 from ..presets import PRESETS, resolve_spec
 from ..presets import preset as preset_named
 from ..spec import HashSpec
@@ -107,6 +108,14 @@ DeviceOpt = Annotated[
 VerboseOpt = Annotated[
     bool,
     typer.Option("--verbose", "-v", help="Say which backend and device hash (hash: and where CPU went)."),
+]
+AllowVocabMismatchOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-vocab-mismatch",
+        help="Use a released model's --preset with a tokenizer whose V' is not the model's, on purpose "
+        "(the rows are then not the model's; the manifest records it).",
+    ),
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing output file.")]
 DimOpt = Annotated[int | None, typer.Option("--dim", help="Values per row, per head.", min=1)]
@@ -311,7 +320,8 @@ class LayoutOptions(OptionGroup):
         str | None,
         typer.Option(
             "--table",
-            help="Base table size per order 2..N (one value applies to all).",
+            help="Base table size per order 2..N (one value applies to all); 646400, 646_400 and "
+            "646,400 are one size.",
             show_default=str(HashSpec.table_sizes[0]),
         ),
     ] = None
@@ -323,8 +333,8 @@ class LayoutOptions(OptionGroup):
         return {
             "max_ngram": self.max_ngram,
             "heads": self.heads,
-            "layer_ids": None if self.layers is None else tuple(parse_int_list(self.layers, "--layers")),
-            "table_sizes": None if self.table is None else tuple(parse_int_list(self.table, "--table")),
+            "layer_ids": None if self.layers is None else tuple(parse_ids(self.layers, "--layers")),
+            "table_sizes": None if self.table is None else tuple(parse_sizes(self.table, "--table")),
         }
 
 
@@ -348,6 +358,7 @@ class SpecOptions(LayoutOptions):
         ),
     ] = None
     spec_file: SpecFileOpt = None
+    allow_vocab_mismatch: AllowVocabMismatchOpt = False
 
     @property
     def fields(self) -> dict[str, Any]:
@@ -356,7 +367,9 @@ class SpecOptions(LayoutOptions):
 
     def choose(self, preset: str | None) -> SpecChoice:
         """The spec these options choose over ``preset`` (parses ``--layers`` and ``--table`` now)."""
-        return SpecChoice(preset, self.spec_file, self.fields)
+        if self.allow_vocab_mismatch and preset is None:
+            raise UsageError("--allow-vocab-mismatch applies only with a released model's --preset: drop it")
+        return SpecChoice(preset, self.spec_file, self.fields, self.allow_vocab_mismatch)
 
 
 SPEC_OPTIONS = SpecOptions.placeholder()
@@ -388,7 +401,7 @@ class MaskingOptions(OptionGroup):
 
     def settings(self, preset: str | None) -> dict[str, Any]:
         """``mask_tokens`` and ``negative_ids`` for :meth:`ngramtool.NgramHashMapping.build`."""
-        tokens = () if self.mask_token is None else tuple(parse_int_list(self.mask_token, "--mask-token"))
+        tokens = () if self.mask_token is None else tuple(parse_ids(self.mask_token, "--mask-token"))
         if self.masked is None and tokens and preset is None:
             raise UsageError(
                 "--mask-token needs the convention its DEAD tokens hash by: --masked barrier "
@@ -504,29 +517,6 @@ TEXT_READING_OPTIONS = (
 """The parameters of :class:`ReadingOptions`, in the order a usage error names them."""
 
 
-def parse_int_list(text: str, option: str) -> list[int]:
-    """'1,15' -> [1, 15]; a clear usage error otherwise."""
-    try:
-        values = [_integer(part) for part in text.split(",") if part]
-    except ValueError:
-        raise UsageError(
-            f"{option} takes comma-separated integers (1e6 style allowed), got {text!r}"
-        ) from None
-    if not values:
-        raise UsageError(f"{option} needs at least one value")
-    return values
-
-
-def _integer(text: str) -> int:
-    """An integer written plainly or as an exact power-of-ten form (2.2624e6); anything else fails."""
-    if "e" not in text.lower():
-        return int(text)
-    value = float(text)
-    if not value.is_integer():
-        raise ValueError(text)
-    return int(value)
-
-
 @dataclass(frozen=True)
 class SpecChoice:
     """The hash spec that a command's options choose: a preset, a spec file, and the fields given
@@ -535,6 +525,7 @@ class SpecChoice:
     preset: str | None = None
     spec_file: Path | None = None
     fields: dict[str, Any] = field(default_factory=dict)
+    allow_vocab_mismatch: bool = False
 
     def mapping(
         self,
@@ -550,13 +541,25 @@ class SpecChoice:
         vocab = {"special": special, "compress": compress, "vocab_size": vocab_size}
         masked = masking.settings(self.preset) if masking is not None else {}
         return NgramHashMapping.build(
-            tokenizer, spec=self.preset, spec_file=self.spec_file, **vocab, **masked, **self.fields
+            tokenizer,
+            spec=self.preset,
+            spec_file=self.spec_file,
+            allow_vocab_mismatch=self.allow_vocab_mismatch,
+            **vocab,
+            **masked,
+            **self.fields,
         )
 
     def resolve(self, *, tokenizer: str | None, no_compress: bool, vocab_size: int | None) -> HashSpec:
         """:func:`ngramtool.resolve_spec` of this spec, V' from ``tokenizer`` or ``vocab_size``."""
         vocab = {"tokenizer": tokenizer, "no_compress": no_compress, "vocab_size": vocab_size}
-        return resolve_spec(preset=self.preset, spec_file=self.spec_file, **vocab, **self.fields)
+        return resolve_spec(
+            preset=self.preset,
+            spec_file=self.spec_file,
+            allow_vocab_mismatch=self.allow_vocab_mismatch,
+            **vocab,
+            **self.fields,
+        )
 
 
 # Library parameters whose option is not --NAME-WITH-DASHES.
@@ -565,6 +568,7 @@ _OPTIONS = {
     "negative_ids": "--masked",
     "layer_ids": "--layers",
     "table_sizes": "--table",
+    "budget_bytes": "--budget",
     "spec_file": "--spec",
     "tokens_file": "--tokens",
     "output": "-o",

@@ -9,8 +9,9 @@ from rich.table import Table
 
 from ..analysis.sizing import PCIE_X16, SizeReport, size_engram
 from ..families import TABLE_SIZES_IN_WORDS
+from ..parsing import parse_amount
 from ..presets import PRESETS
-from ..wording import plural
+from ..wording import byte_size, plural
 from .command import Command
 from .options import LAYOUT_OPTIONS, DimOpt, JsonOpt, LayoutOptions, given_options, option_groups
 from .render import print_json, print_line, print_table, report_table
@@ -30,6 +31,7 @@ preset (default: engram-demo). --heads counts heads PER ORDER.
   ngramtool size --preset engram-27b --tokens-per-second 2e6 --json
   ngramtool size --preset engram-27b --backbone-params 21e9
   ngramtool size --preset engram-27b --budget 5.7e9   # table that fits
+  ngramtool size --budget 10GB --encoding fp8-e8m0    # bytes that fit
   ngramtool size --heads 4 --max-ngram 4 --table 1000003 --dim 32
   ngramtool size --preset deepseek-v4.1-flash --tp 8  # rows of 8 ranks
 """
@@ -42,8 +44,27 @@ def size_command(
     layout: LayoutOptions = LAYOUT_OPTIONS,
     dim: DimOpt = None,
     budget: Annotated[
-        float | None,
-        typer.Option("--budget", help="Parameter budget: find the largest per-head table that fits."),
+        str | None,
+        typer.Option(
+            "--budget",
+            help="Find the largest per-head table that fits: parameters (5.7e9), or bytes with a unit "
+            "(10GB, 512GiB) of rows in --encoding (default bf16) or of --row-bytes each.",
+            show_default=False,
+        ),
+    ] = None,
+    encoding: Annotated[
+        str | None,
+        typer.Option(
+            "--encoding",
+            help="With a --budget in bytes: the row encoding (fp32, bf16, fp8, fp8-e8m0, q8_0, q4_k, q3_k).",
+            show_default=False,
+        ),
+    ] = None,
+    row_bytes: Annotated[
+        int | None,
+        typer.Option(
+            "--row-bytes", help="With a --budget in bytes: bytes per row (in place of --encoding).", min=1
+        ),
     ] = None,
     tokens_per_second: Annotated[
         float | None,
@@ -66,11 +87,15 @@ def size_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Report the sizes and costs of a memory."""
+    amount = None if budget is None else parse_amount(budget, "--budget")
     sized = size_engram(
         preset_name,
         **layout.fields,
         dim=dim,
-        budget=budget,
+        budget=None if amount is None or amount.in_bytes else amount.value,
+        budget_bytes=amount.value if amount is not None and amount.in_bytes else None,
+        encoding=encoding,
+        row_bytes=row_bytes,
         tokens_per_second=tokens_per_second,
         backbone_params=backbone_params,
         fp8_block=fp8_block,
@@ -130,8 +155,7 @@ def _render(name: str, report: SizeReport, data: dict[str, Any]) -> None:
         ("share of rows per token", f"{report.touched_fraction:.3g}", "rows read / rows"),
     ]
     if data["budget"]:
-        fit = data["budget"]
-        rows.append(("budget", f"{fit['budget']:,.0f}", f"largest base table that fits: {fit['table']:,}"))
+        rows.extend(_budget_rows(data["budget"]))
     if data["backbone"]:
         backbone = data["backbone"]
         rows.append(("backbone parameters", f"{backbone['backbone_params']:,.0f}", ""))
@@ -143,6 +167,18 @@ def _render(name: str, report: SizeReport, data: dict[str, Any]) -> None:
     print_table(_storage_table(report, data["offload"], data["tensor_parallel"]), drop=("format",))
     if data["tensor_parallel"]:
         print_table(_tensor_parallel_table(report, data["tensor_parallel"]))
+
+
+def _budget_rows(fit: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The figure rows of a budget: parameters, or bytes of rows of an encoding (or a size)."""
+    found = f"largest base table that fits: {fit['table']:,}"
+    if fit["unit"] == "parameters":
+        return [("budget", f"{fit['budget']:,.0f}", found)]
+    rows = f"{fit['encoding']} rows" if fit["encoding"] else "--row-bytes"
+    return [
+        ("budget", byte_size(round(fit["budget"])), found),
+        ("  bytes per row", f"{fit['row_bytes']:,}", rows),
+    ]
 
 
 def _declared_rows(report: SizeReport) -> list[tuple[str, str, str]]:

@@ -14,7 +14,7 @@ from ..errors import UsageError
 from ..families import family_note
 from ..formats.index import spec_record
 from ..model_configs import ConfigFields, check_declared, config_fields, spec_fields
-from ..presets import preset, save_spec_file
+from ..presets import check_released_vocabulary, preset, save_spec_file
 from ..spec import HashSpec
 from ..wording import plural
 from .command import Command
@@ -379,7 +379,9 @@ def lint_command(
         constants, label = recorded_constants(target), str(target)
     else:
         spec = options.resolve(ctx)
-        constants, label = HashConstants.from_spec(spec), f"spec {spec.fingerprint[:16]}"
+        mismatch = check_released_vocabulary(options.preset_name, spec.vocab_size, allow=True)
+        constants = replace(HashConstants.from_spec(spec), vocab_mismatch=mismatch)
+        label = f"spec {spec.fingerprint[:16]}"
     if options.preset_name is not None:
         chosen = preset(options.preset_name)
         dim = dim if dim is not None else chosen.dim

@@ -37,6 +37,50 @@ def escape_json_controls(document: str) -> str:
     return _JSON_CONTROLS.sub(lambda match: f"\\u{ord(match.group()):04x}", document)
 
 
+# Typer's copy of click raises these for what it parses itself (unknown options, bad numbers).
+ClickUsageError = typer._click.exceptions.UsageError
+NoArgsIsHelpError = typer._click.exceptions.NoArgsIsHelpError
+# Typer's wording of a value that is not a number, or out of its range, as a usage error reads.
+_TYPER_WORDS = (
+    (re.compile(r"Input should be a valid integer"), "takes a whole number"),
+    (re.compile(r"Input should be a finite number"), "takes a finite number"),
+    (re.compile(r"Input should be a valid number"), "takes a number"),
+    (re.compile(r"Input should be greater than or equal to (\S+)"), r"takes a number of at least \1"),
+    (re.compile(r"Input should be less than or equal to (\S+)"), r"takes a number of at most \1"),
+    (re.compile(r"Input should be greater than (\S+)"), r"takes a number above \1"),
+    (re.compile(r"Input should be less than (\S+)"), r"takes a number below \1"),
+)
+
+
+def click_error_line(exc: Any, args: list[str]) -> str:
+    """One line for a usage error that typer's click found (the option, what it takes, the value
+    given in ``args``, and where the help is), in place of click's boxed message."""
+    command = exc.ctx.command_path if exc.ctx is not None else "ngramtool"
+    see = f" (see '{command} --help')"
+    param = getattr(exc, "param", None)
+    message = exc.format_message() if param is None else str(exc.message)
+    if param is None or not getattr(param, "opts", None):
+        return message.rstrip(".") + see
+    option = max(param.opts, key=len)
+    for typer_words, ours in _TYPER_WORDS:
+        found = typer_words.match(message)
+        if found:
+            given = _given_value(param.opts, args)
+            return f"{option} {found.expand(ours)}" + (f", got {given!r}" if given is not None else "") + see
+    return f"{option}: {message.rstrip('.')}{see}"
+
+
+def _given_value(opts: list[str], args: list[str]) -> str | None:
+    """The value given to an option (``--x v`` or ``--x=v``) on the command line ``args``."""
+    for i, arg in enumerate(args):
+        if arg in opts and i + 1 < len(args):
+            return args[i + 1]
+        name, equals, value = arg.partition("=")
+        if equals and name in opts:
+            return value
+    return None
+
+
 class ReaderGone(Exception):
     """Standard output's reader went away (a broken pipe) while a command wrote to it."""
 

@@ -90,6 +90,7 @@ class IndexMeta:
     storage: str = "stored"  # an index's rows: "stored", or "lazy" (computed from its tokens)
     row_groups: tuple[int, int] | None = None  # the row groups [first, stop) of the one parquet source
     negative_ids: str = "mask"  # how masked (DEAD) tokens hash: "mask" (rows -1) or "barrier"
+    vocab_mismatch: dict[str, Any] | None = None  # a released model's preset with another V', on purpose
 
     def manifest(self, format_name: str = FORMAT_NAME, version: str = FORMAT_VERSION) -> dict[str, Any]:
         """The manifest fields every output shares (counts and arrays are added by the writer)."""
@@ -104,6 +105,7 @@ class IndexMeta:
             "boundary": self.boundary,
             **({"tokenization": self.tokenization} if self.tokenization is not None else {}),
             "negative_ids": self.negative_ids,
+            **({"vocab_mismatch": self.vocab_mismatch} if self.vocab_mismatch is not None else {}),
             "offsets_added": True,
             "rows": {
                 "dtype": self.spec.row_dtype.newbyteorder("<").str,

@@ -146,6 +146,7 @@ def job_meta(job: HashJob) -> IndexMeta:
         storage=job.outputs.rows,
         row_groups=row_groups,
         negative_ids=mapping.negative_ids,
+        vocab_mismatch=mapping.vocab_mismatch,
     )
 
 

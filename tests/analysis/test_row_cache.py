@@ -17,11 +17,11 @@ from ngramtool.analysis.row_cache import (
     CompiledStack,
     NumpyStack,
     Tally,
-    bytes_per_row,
     default_budgets,
     figures,
     measure_row_cache,
 )
+from ngramtool.analysis.sizing import bytes_per_row
 from ngramtool.errors import NgramToolError, UsageError
 
 numba = pytest.importorskip("numba")

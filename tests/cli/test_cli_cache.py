@@ -7,8 +7,6 @@ import pytest
 from conftest import assert_one_line_error, run, run_json
 
 from ngramtool.analysis.row_cache import measure_row_cache
-from ngramtool.cli.cache_cmd import parse_byte_list
-from ngramtool.errors import UsageError
 
 
 def test_cache_prints_the_reads_and_every_budget(files):
@@ -83,9 +81,3 @@ def test_saved_type_counts_are_refused(tmp_path):
 def test_an_index_refuses_a_preset_and_table_sizes(files):
     assert_one_line_error(run("cache", files["index"], "--preset", "tutorial"), 2, "drop --preset")
     assert_one_line_error(run("cache", files["index"], "--table", "1009"), 2, "own table sizes; drop --table")
-
-
-def test_byte_sizes_parse_decimal_and_binary_units():
-    assert parse_byte_list("1GB,512MiB,1e9,3", "--budget") == [10**9, 2**29, 10**9, 3]
-    with pytest.raises(UsageError, match="at least one"):
-        parse_byte_list(",", "--budget")

@@ -54,10 +54,10 @@ def test_hash_from_stdin_and_default_output(sample, tmp_path):
         (["hash", "x.txt", "--max-ngram", "1"], 2, "error: --max-ngram must be at least 2"),
         (["hash", "x.txt", "--table", "1"], 2, "every size in --table must be at least 2"),
         (["hash", "x.txt", "--tokenizer", "no_such_encoding"], 2, "unknown tokenizer"),
-        (["hash", "x.txt", "--table", "12,abc"], 2, "comma-separated integers"),
+        (["hash", "x.txt", "--table", "12,abc"], 2, "--table takes whole numbers, got 'abc'"),
         (["hash", "x.txt", "--boundary", "sometimes"], 2, "--boundary"),
         (["hash"], 2, "reading stdin: name the output directory with -o"),
-        (["hash", "x.txt", "--heads", "many"], 2, "Invalid value"),
+        (["hash", "x.txt", "--heads", "many"], 2, "--heads takes a whole number, got 'many'"),
     ],
 )
 def test_bad_input_is_a_clear_error(tmp_path, args, code, fragment):
