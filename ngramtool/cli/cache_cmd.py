@@ -140,11 +140,11 @@ def cache_command(
         if dim is not None or preset is None or row_bytes is not None
         else preset_named(preset).dim,
     }
+    chosen = spec_options.choose(preset)
     if preset is not None or masking.mask_token is not None or masking.masked is not None:
-        chosen = preset_mapping(inputs, spec_options.choose(preset), vocab, reading.special, masking)
-        spec: dict[str, Any] = {"mapping": chosen}
+        spec: dict[str, Any] = {"mapping": preset_mapping(inputs, chosen, vocab, reading.special, masking)}
     else:
-        spec = {**vocab.values(), **spec_options.fields, "spec_file": spec_options.spec_file}
+        spec = {**vocab.values(), **chosen.fields, "spec_file": chosen.spec_file}
     with InputProgress.new_bar(quiet) as bar:
         result = measure_row_cache(
             tokens.inputs(inputs, "cache --rows 100000"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -35,7 +35,6 @@ from .options import (
     MeasuredBoundaryOpt,
     PresetOpt,
     QuietOpt,
-    SpecChoice,
     SpecOptions,
     TokenFileOptions,
     WorkersOpt,
@@ -129,12 +128,12 @@ def collisions_command(
         refuse_idle_options(ctx, ["force"], "with --plot or --save-types (the files it may replace)")
     figure = plot_figure(plot, force, inputs or []) if plot is not None else None
     inputs = tokens.inputs(inputs, "collisions --table 262144")
-    spec: dict[str, Any] = {**spec_options.fields, **vocab.values(), "spec_file": spec_options.spec_file}
+    chosen = spec_options.choose(preset)
+    spec: dict[str, Any] = {**chosen.fields, **vocab.values(), "spec_file": chosen.spec_file}
     if preset is not None:
-        fields = {name: value for name, value in spec_options.fields.items() if name != "table_sizes"}
-        chosen = SpecChoice(preset, spec_options.spec_file, fields, spec_options.allow_vocab_mismatch)
-        mapping = preset_mapping(inputs, chosen, vocab, reading.special)
-        spec = {"mapping": mapping, "table_sizes": spec_options.fields["table_sizes"]}
+        fields = {name: value for name, value in chosen.fields.items() if name != "table_sizes"}
+        mapping = preset_mapping(inputs, replace(chosen, fields=fields), vocab, reading.special)
+        spec = {"mapping": mapping, "table_sizes": chosen.fields["table_sizes"]}
     with InputProgress.new_bar(quiet) as bar:
         result = measure_collisions(
             inputs,

@@ -367,8 +367,6 @@ class SpecOptions(LayoutOptions):
 
     def choose(self, preset: str | None) -> SpecChoice:
         """The spec these options choose over ``preset`` (parses ``--layers`` and ``--table`` now)."""
-        if self.allow_vocab_mismatch and preset is None:
-            raise UsageError("--allow-vocab-mismatch applies only with a released model's --preset: drop it")
         return SpecChoice(preset, self.spec_file, self.fields, self.allow_vocab_mismatch)
 
 
@@ -526,6 +524,10 @@ class SpecChoice:
     spec_file: Path | None = None
     fields: dict[str, Any] = field(default_factory=dict)
     allow_vocab_mismatch: bool = False
+
+    def __post_init__(self) -> None:
+        if self.allow_vocab_mismatch and self.preset is None:
+            raise UsageError("--allow-vocab-mismatch applies only with a released model's --preset: drop it")
 
     def mapping(
         self,

@@ -12,18 +12,21 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import UsageError
-from ..mapping import NgramHashMapping
+from ..presets import default_compress, default_tokenizer
 from ..tools.tokenization import Tokenized
 from ..wording import plural
 from .command import Command
 from .options import (
     TOKENIZER_OPTIONS,
+    AllowVocabMismatchOpt,
     CorpusInputsArg,
     ForceOpt,
     JsonOpt,
     QuietOpt,
     ReadingOptions,
+    SpecChoice,
     TokenizerOptions,
+    given_options,
     inputs_or_stdin,
     option_groups,
     refuse_idle_options,
@@ -46,6 +49,7 @@ exactly what the tokenizers library's encode(document).ids gives (see --special)
   ngramtool tokenize docs.jsonl.gz --json
   ngramtool tokenize train.parquet --text-key content -o ids.npy
   ngramtool tokenize chat.txt --tokenizer tokenizer.json --special none   # specials as text
+  ngramtool tokenize notes.txt --preset tutorial --canonical    # the tutorial's raw GPT-2 ids
 """
 
 
@@ -68,6 +72,15 @@ def tokenize_command(
     ctx: typer.Context,
     inputs: CorpusInputsArg = None,
     vocab: TokenizerOptions = TOKENIZER_OPTIONS,
+    preset: Annotated[
+        str | None,
+        typer.Option(
+            "--preset",
+            help="The tokenizer and vocabulary of a preset (tutorial: gpt2, raw ids); a released "
+            "model's preset checks that the tokenizer is the model's.",
+        ),
+    ] = None,
+    allow_vocab_mismatch: AllowVocabMismatchOpt = False,
     canonical: Annotated[
         bool, typer.Option("--canonical", help="Output canonical ids instead of raw ids.")
     ] = False,
@@ -97,10 +110,11 @@ def tokenize_command(
         fix = None if output is not None else "add --show"  # -o and --show do not combine
         refuse_idle_options(ctx, ["limit"], "with --show or --json", fix)
     reader = reading.reader(inputs_or_stdin(inputs, "tokenize"))
-    compress = not vocab.no_compress
-    text = Tokenized(
-        reader, lambda: NgramHashMapping.build(vocab.tokenizer, special=reading.special, compress=compress)
-    )
+    chosen = SpecChoice(preset, allow_vocab_mismatch=allow_vocab_mismatch)
+    named = "tokenizer" in given_options(ctx) or preset is None
+    tokenizer = vocab.tokenizer if named else default_tokenizer(preset)
+    compress = not vocab.no_compress and default_compress(preset)
+    text = Tokenized(reader, lambda: chosen.mapping(tokenizer, special=reading.special, compress=compress))
     if output is not None:
         count = text.save(output, canonical=canonical, force=force)
         if not quiet:

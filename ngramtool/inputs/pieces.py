@@ -125,6 +125,38 @@ def invalid_utf8(name: str, offset: int, byte: int, *, skippable: bool) -> str:
     )
 
 
+# Byte-order marks of the encodings that are not UTF-8, longest first (UTF-32LE begins like UTF-16LE),
+# with iconv's name for text that begins with that mark.
+_OTHER_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32LE", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32BE", "UTF-32"),
+    (b"\xff\xfe", "UTF-16LE", "UTF-16"),
+    (b"\xfe\xff", "UTF-16BE", "UTF-16"),
+)
+
+
+def refuse_other_encodings(name: str, head: bytes) -> None:
+    """A usage error when the first bytes of an input show UTF-16 or UTF-32 text (a byte-order mark,
+    or ASCII with a zero byte beside each character), saying how to convert it to UTF-8."""
+    found = next(((shown, iconv) for bom, shown, iconv in _OTHER_BOMS if head.startswith(bom)), None)
+    pairs = len(head) // 2
+    if found is None and pairs >= 4:
+        even_zeros, odd_zeros = head[0 : 2 * pairs : 2].count(0) / pairs, head[1::2].count(0) / pairs
+        if odd_zeros > 0.9 and even_zeros < 0.1:
+            found = ("UTF-16LE (no byte-order mark)", "UTF-16LE")
+        elif even_zeros > 0.9 and odd_zeros < 0.1:
+            found = ("UTF-16BE (no byte-order mark)", "UTF-16BE")
+    if found is None:
+        return
+    shown, iconv = found
+    convert = (
+        f"pipe it through iconv -f {iconv} -t UTF-8"
+        if name.startswith("<")
+        else f"convert it first: iconv -f {iconv} -t UTF-8 {name} > converted.txt"
+    )
+    raise UsageError(f"{name} is {shown} text, not UTF-8: {convert}")
+
+
 def input_size(inputs: Sequence[str]) -> int | None:
     """Total bytes of the input files, the files of dataset directories included (for progress),
     or None when stdin is among them."""

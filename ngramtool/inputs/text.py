@@ -13,9 +13,10 @@ from typing import BinaryIO
 
 from ..errors import NgramToolError
 from ..tokenizers.textcuts import WholeStrings, cut_pieces
-from .pieces import Errors, TextPiece, invalid_utf8
+from .pieces import Errors, TextPiece, invalid_utf8, refuse_other_encodings
 
 READ_BLOCK_BYTES = 1 << 20
+HEAD_BYTES = 4096  # the first bytes that tell UTF-16 and UTF-32 text from UTF-8
 TARGET_PIECE_CHARS = 1 << 20
 
 
@@ -26,9 +27,12 @@ class _Utf8Stream:
         self.name = name
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors)
         self._consumed = 0
-        self._at_start = True  # a byte-order mark at the very start is not text
+        self._checked = False  # whether the first bytes were checked for UTF-16 and UTF-32
 
     def decode(self, data: bytes, final: bool = False) -> str:
+        if not self._checked and (data or final):  # the first block (of 1 MiB, or the whole input)
+            refuse_other_encodings(self.name, data[:HEAD_BYTES])
+            self._checked = True
         pending = len(self._decoder.getstate()[0])
         try:
             text = self._decoder.decode(data, final)
@@ -38,10 +42,7 @@ class _Utf8Stream:
                 invalid_utf8(self.name, offset, exc.object[exc.start], skippable=False)
             ) from None
         self._consumed += len(data)
-        if self._at_start and text:
-            self._at_start = False
-            text = text.removeprefix("\ufeff")
-        return text
+        return text  # a UTF-8 byte-order mark stays: the tokenizers keep it (docs/inputs.md)
 
 
 def plain_pieces(

@@ -72,7 +72,7 @@ def test_every_record_form_reads_like_plain_jsonl_and_like_strings(small_blocks,
 def test_every_compressed_text_reads_like_plain_text(small_blocks, tmp_path_factory, text):
     paths = write_text_forms(tmp_path_factory.mktemp("text"), text)
     expected = read(paths["txt"])
-    assert expected[0] == TOKENIZER.encode(text.removeprefix("\ufeff")).tolist()
+    assert expected[0] == TOKENIZER.encode(text).tolist()  # a byte-order mark is text, as to the tokenizer
     for form, path in paths.items():
         assert read(path) == expected, form
         assert read(path, doc_sep="\n") == read(paths["txt"], doc_sep="\n"), form
