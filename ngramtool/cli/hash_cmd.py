@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -300,6 +301,11 @@ def _refuse_idle_options(
         refuse_idle_options(ctx, TEXT_READING_OPTIONS, "to text INPUT files, not to --tokens")
         if tokenizer is None and vocab_size is not None:
             refuse_idle_options(ctx, ["no_compress"], "with a tokenizer, and --vocab-size replaces it")
+    if output == "-" and sys.stdout.isatty():
+        raise UsageError(
+            "-o - writes a binary stream to standard output, which is a terminal: redirect it to a "
+            "file or a pipe (-o - > corpus.ngstream, or -o - | ngramtool inspect -)"
+        )
     if save_tokens is None:
         refuse_idle_options(ctx, ["save_format"], "with --save-tokens FILE", "add --save-tokens FILE")
         if output == "-":

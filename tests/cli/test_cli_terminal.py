@@ -150,3 +150,23 @@ def test_error_messages_escape_control_characters_from_the_input(tmp_path):
     )
     assert result.returncode == 2
     assert result.stderr.decode().strip() == "error: input file not found: missing\\x1b[2Jname.txt"
+
+
+def test_a_binary_stream_is_refused_on_a_terminal(tmp_path):
+    """``hash -o -`` with standard output on a terminal would write the binary stream over the
+    screen (and the progress bar): refused, as gzip and zstd refuse it, before any work."""
+    import pty
+
+    (tmp_path / "x.txt").write_text("some text")
+    main, terminal = pty.openpty()
+    try:
+        result = subprocess.run(
+            [*NGRAMTOOL, "hash", "x.txt", "-o", "-"], stdout=terminal, stderr=subprocess.PIPE, cwd=tmp_path
+        )
+    finally:
+        os.close(terminal)
+        os.close(main)
+    assert result.returncode == 2
+    err = result.stderr.decode()
+    assert "error: -o - writes a binary stream to standard output, which is a terminal" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
