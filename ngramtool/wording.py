@@ -8,6 +8,16 @@ def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
     return f"{count:,} {noun if count == 1 else plural_noun or noun + 's'}"
 
 
+def all_of(count: int, noun: str) -> str:
+    """``all 3 rows``, ``the 1 row``, ``0 rows``: every one of a count, in agreement.
+
+    >>> from ngramtool.wording import all_of
+    >>> all_of(3, "row"), all_of(1, "row"), all_of(0, "row")
+    ('all 3 rows', 'the 1 row', '0 rows')
+    """
+    return f"{'all ' if count > 1 else 'the ' if count == 1 else ''}{plural(count, noun)}"
+
+
 def agree(count: int, singular: str, plural_form: str) -> str:
     """The word that agrees with ``count``: ``agree(1, "lies", "lie")`` is ``lies``."""
     return singular if count == 1 else plural_form

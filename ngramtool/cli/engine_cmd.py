@@ -18,6 +18,7 @@ from ..tools.engine_constants import EngineConstants
 from ..tools.engine_files import FORMATS, export_constants, format_of, read_deployed
 from ..tools.engine_gguf import DEFAULT_PREFIX
 from ..tools.engine_vectors import engine_vectors, write_vectors
+from ..wording import plural
 from .options import ForceOpt, JsonOpt, QuietOpt, given_options, option_groups
 from .render import print_json, stderr, stdout
 from .spec_options import SPEC_COMMAND_OPTIONS, SpecCommandOptions
@@ -237,8 +238,8 @@ def vectors_command(
     write_vectors(vectors, output, force=force)
     if not quiet:
         stderr.print(
-            f"wrote {output}: {len(vectors['raw_ids']):,} tokens, layers {vectors['layer_ids']}, "
-            f"DEAD span {vectors['masked_span']}, {len(vectors['serving']['steps'])} serving steps",
+            f"wrote {output}: {plural(len(vectors['raw_ids']), 'token')}, layers {vectors['layer_ids']}, "
+            f"DEAD span {vectors['masked_span']}, {plural(len(vectors['serving']['steps']), 'serving step')}",
             markup=False,
         )
 

@@ -116,14 +116,15 @@ def _render(spec: HashSpec, total: int, records: list[dict[str, Any]]) -> None:
             f"canonical {record['canonical_id']} (key {record['key']!r})"
         )
         grid = report_table(title)
+        modulus = "prime" if spec.family == "engram" else "modulus"  # other families' sizes are not prime
         for name in (
             "layer",
             "n",
             "window",
             "mix (int64)",
             "head",
-            "prime",
-            "mix % prime",
+            modulus,
+            f"mix % {modulus}",
             "+ offset",
             "= row",
         ):

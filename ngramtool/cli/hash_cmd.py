@@ -355,14 +355,19 @@ def _report(outcome: HashOutcome, as_json: bool, quiet: bool, verbose: bool, *, 
     if quiet:
         return
     for summary in summaries:
-        rate = f" ({_rate(summary.tokens_per_second)})" if summary.tokens_per_second else ""
+        rate = summary.tokens_per_second
+        shown_rate = f" ({_rate(rate)})" if rate and summary.num_tokens >= RATE_FROM_TOKENS else ""
         target = "a stream to stdout" if summary.output == "-" else summary.output
         computed = " computed when read (tokens-only)" if summary.rows == "lazy" else ""
+        held = (
+            f"{plural(summary.num_tokens, 'token')}, {plural(summary.num_documents, 'document')}"
+            if summary.num_tokens
+            else f"the input holds no tokens ({plural(summary.num_documents, 'empty document')})"
+        )
         stderr.print(
-            f"wrote {target}: {plural(summary.num_tokens, 'token')}, "
-            f"{plural(summary.num_documents, 'document')}{skipped_note(summary.skipped_records)}, "
+            f"wrote {target}: {held}{skipped_note(summary.skipped_records)}, "
             f"rows {summary.rows_dtype} {list(summary.rows_shape)}{computed} in {summary.seconds:.2f} s"
-            f"{rate}",
+            f"{shown_rate}",
             markup=False,
         )
         if verbose:
@@ -374,6 +379,10 @@ def _profile_line(profile: dict[str, Any]) -> str:
     seconds = {**profile["stage_cpu_seconds"], "other": profile["other_cpu_seconds"]}
     stages = ", ".join(f"{name} {value:.2f} s" for name, value in seconds.items())
     return f"cpu {profile['cpu_seconds']:.2f} s, {profile['cores_busy']} cores busy: {stages}"
+
+
+RATE_FROM_TOKENS = 1000
+"""A run of fewer tokens shows no rate: its time is start-up, and the figure would mislead."""
 
 
 def _rate(tokens_per_second: float) -> str:

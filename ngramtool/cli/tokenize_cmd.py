@@ -119,7 +119,8 @@ def tokenize_command(
         count = text.save(output, canonical=canonical, force=force)
         if not quiet:
             kind = "canonical id" if canonical else "raw id"
-            stderr.print(f"wrote {plural(count, kind)} to {output}{skipped_note(text.skipped)}", markup=False)
+            held = plural(count, kind) if count else "no ids (the input holds no tokens)"
+            stderr.print(f"wrote {held} to {output}{skipped_note(text.skipped)}", markup=False)
         warn_unsafe_cuts(text.hard_cuts)
         return
     if show or as_json:

@@ -210,10 +210,17 @@ class IndexWriter:
             self.doc_offsets = self._writer("doc_offsets.npy", np.dtype(np.int64))
 
     def _refuse_to_replace(self, force: bool) -> None:
-        if self.dest.exists() and not force:
+        """An existing index is replaced only with ``force``; anything else that exists, never."""
+        if not self.dest.exists():
+            return
+        if not (self.dest / MANIFEST).is_file():
+            what = "a directory" if self.dest.is_dir() else "a file"
+            raise UsageError(
+                f"{self.dest} is {what} that is not an ngramtool index, and ngramtool never replaces it: "
+                "choose another `output`"
+            )
+        if not force:
             raise UsageError(f"{self.dest} already exists; pass `force=True` to replace it")
-        if self.dest.exists() and not (self.dest / MANIFEST).is_file():
-            raise UsageError(f"{self.dest} exists and is not an ngramtool index; refusing to replace it")
 
     def _writer(
         self,

@@ -8,9 +8,10 @@ from ..errors import UsageError
 from .engine_choice import engine_setting, with_engine
 from .engines import ENGINE_CHOICES
 from .hf import HFTokenizer
+from .names import encoding_of_model, hub_cache_tokenizer, refuse_config_file, unknown_tokenizer
 from .protocol import Tokenizer
 from .special import SpecialRule, parse_special
-from .tiktoken_files import _tiktoken_by_name, _tiktoken_from_file
+from .tiktoken_files import _tiktoken_by_name, _tiktoken_from_file, tiktoken_names
 from .utf8_bytes import ByteTokenizer
 
 DEFAULT_TOKENIZER = "cl100k_base"
@@ -67,13 +68,16 @@ def _resolve(spec: str, special: SpecialRule | None) -> Tokenizer:
             raise UsageError(f"tokenizer file not found: {spec}")
         return _tiktoken_from_file(path, special)
     if name.endswith(".json"):
+        refuse_config_file(path)
         if not path.is_file():
             raise UsageError(f"tokenizer file not found: {spec}")
         return HFTokenizer(path, special)
     found = _tiktoken_by_name(spec, special)
+    if found is None and (encoding := encoding_of_model(spec)) is not None:
+        found = _tiktoken_by_name(encoding, special)  # an OpenAI model name: its encoding
     if found is not None:
         return found
-    raise UsageError(
-        f"unknown tokenizer '{spec}': use a tiktoken encoding name (cl100k_base works offline), "
-        "a path to a *.tiktoken ranks file, a path to an HF tokenizer.json, or 'bytes'"
-    )
+    cached = hub_cache_tokenizer(spec)
+    if cached is not None:
+        return HFTokenizer(cached, special)
+    raise unknown_tokenizer(spec, [*tiktoken_names(), "bytes"])

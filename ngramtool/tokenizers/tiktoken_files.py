@@ -169,6 +169,15 @@ class _MissingDataFile(Exception):
         self.blobpath = blobpath
 
 
+def tiktoken_names() -> list[str]:
+    """The encoding names tiktoken knows (``cl100k_base``, ``o200k_base``, ...)."""
+    import tiktoken.registry as registry
+
+    with _TIKTOKEN_LOCK:
+        registry._find_constructors()
+        return [name for name in registry.ENCODING_CONSTRUCTORS or {} if not name.endswith("_offline")]
+
+
 def _construct_offline(constructor_name: str, file_bytes: bytes | None):
     """Run tiktoken's constructor for a known encoding without any download.
 

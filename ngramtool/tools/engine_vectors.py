@@ -22,6 +22,7 @@ from ..errors import NgramToolError, UsageError
 from ..hashing import hash_ngrams
 from ..mapping import NgramHashMapping
 from ..serving import HashState
+from ..wording import plural
 from .engine_constants import EngineConstants
 
 FORMAT = "ngramtool.engram-vectors"
@@ -60,7 +61,9 @@ def engine_vectors(
         raise UsageError(f"the text has {length} token(s): give a text of at least two tokens")
     start, end = masked_span if masked_span is not None else (length // 3, length // 3 + max(1, length // 6))
     if not 0 <= start < end <= length:
-        raise UsageError(f"`masked_span` [{start}, {end}) must lie within the text's {length} tokens")
+        raise UsageError(
+            f"`masked_span` [{start}, {end}) must lie within the text's {plural(length, 'token')}"
+        )
     cut = prefill if prefill is not None else length // 2
     if not 1 <= cut < length:
         raise UsageError(f"`prefill` must leave at least one token to decode: 1 <= prefill < {length}")

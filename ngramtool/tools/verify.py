@@ -28,7 +28,7 @@ from ..hashing import NgramHasher
 from ..lookup import DEAD
 from ..spec import HashSpec
 from ..vocab import CompressedVocab, table_vocab
-from ..wording import plural
+from ..wording import all_of, plural
 
 
 @dataclass
@@ -189,7 +189,7 @@ def verify_index(index: Index, seen: _Seen | None = None) -> VerifyReport:
         for _ in canonical_chunks(iter_index_chunks(index), table.vocab):
             pass  # an id without a canonical id raises, naming its position
         report.checks.append(
-            f"block checksums of all {len(index):,} tokens; every token has a canonical id "
+            f"block checksums of {all_of(len(index), 'token')}; every token has a canonical id "
             "(tokens-only: the rows are computed from them when read)"
         )
         return report
@@ -197,7 +197,7 @@ def verify_index(index: Index, seen: _Seen | None = None) -> VerifyReport:
     for lo, chunk, canonical in canonical_chunks(iter_index_chunks(index), table.vocab):
         stored = np.asarray(index.rows[lo : lo + chunk.tokens.shape[0]])
         _check_rows(stored, hasher(canonical, chunk.doc_starts), lo, index.spec)
-    report.checks.append(f"all {len(index):,} rows re-derived (boundary {manifest['boundary']})")
+    report.checks.append(f"{all_of(len(index), 'row')} re-derived (boundary {manifest['boundary']})")
     return report
 
 
@@ -215,7 +215,7 @@ def verify_stream(reader: StreamReader) -> VerifyReport:
         checks=[
             f"chunk CRCs, trailer counts and stream {reader.checksum}",
             "vocabulary, spec fingerprint and derived constants",
-            f"all {reader.num_tokens:,} rows re-derived",
+            f"{all_of(reader.num_tokens, 'row')} re-derived",
         ],
     )
 
@@ -235,9 +235,9 @@ def verify_dataset(dataset: IndexLike) -> VerifyReport:
         except NgramToolError as exc:
             raise NgramToolError(f"shard {shard.path} (dataset tokens from {start:,}): {exc}") from None
         start += len(shard)
-    report.checks.append(f"{len(dataset.shards)} shard manifests match dataset.json")
+    report.checks.append(f"{plural(len(dataset.shards), 'shard manifest')} match dataset.json")
     report.checks.append(
-        f"every shard verified: checksums, fingerprints, all {len(dataset):,} rows re-derived"
+        f"every shard verified: checksums, fingerprints, {all_of(len(dataset), 'row')} re-derived"
     )
     left_out = manifest.get("left_out", [])
     if left_out:
