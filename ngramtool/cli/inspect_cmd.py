@@ -103,6 +103,10 @@ def _render(report: dict[str, Any]) -> None:
             "on disk",
             f"{plural(disk['total'], 'byte')}, {disk['lookup_table']:,} of them the lookup table{per_token}",
         )
+    stream = report.get("stream")
+    if stream is not None:
+        checked = f"chunk CRCs, trailer counts and {stream['checksum']} checked"
+        info.add_row("stream", f"{plural(stream['chunks'], 'chunk')}; {checked}")
     info.add_row("tokenization", _tokenization_line(report["tokenization"]))
     if report["kind"] == "dataset":
         info.add_row(

@@ -239,6 +239,8 @@ class StreamReader:
         lut: int64 [V], the raw -> canonical table the rows were made with.
         num_tokens: the tokens yielded so far (all of them once the iteration has ended).
         num_documents: the documents started so far (likewise).
+        chunks: the chunks yielded so far (likewise).
+        checksum: the algorithm of the trailer's checksum (``xxh3-128``, or ``sha256``).
     """
 
     def __init__(self, src: BinaryIO) -> None:
@@ -287,11 +289,11 @@ class StreamReader:
             )
         self.num_tokens = 0
         self.num_documents = 0
+        self.chunks = 0
 
     def __iter__(self) -> Iterator[StreamChunk]:
         spec = self.spec
         digest = new_digest(self.checksum)
-        chunks = 0
         row_dtype = spec.row_dtype.newbyteorder("<")
         row_bytes = spec.num_layers * spec.num_columns * row_dtype.itemsize
         while True:
@@ -299,10 +301,10 @@ class StreamReader:
             if tag == TRAILER_TAG:
                 rest = _read_exact(self.src, _TRAILER.size - 4, "trailer", self.num_tokens)
                 _, total, docs, count, checksum = _TRAILER.unpack(tag + rest)
-                if (total, docs, count) != (self.num_tokens, self.num_documents, chunks):
+                if (total, docs, count) != (self.num_tokens, self.num_documents, self.chunks):
                     raise NgramToolError(
                         f"stream trailer says {total} tokens, {docs} documents, {count} chunks but "
-                        f"{self.num_tokens}, {self.num_documents}, {chunks} arrived"
+                        f"{self.num_tokens}, {self.num_documents}, {self.chunks} arrived"
                     )
                 if checksum != _trailer_digest(digest):
                     raise NgramToolError(
@@ -337,7 +339,7 @@ class StreamReader:
                 payload, dtype=row_dtype, offset=sizes[0], count=n_tokens * row_bytes // row_dtype.itemsize
             )
             starts = np.frombuffer(payload, dtype="<i8", offset=sizes[0] + sizes[1], count=n_starts)
-            chunks += 1
+            self.chunks += 1
             self.num_tokens += n_tokens
             self.num_documents += n_starts
             yield StreamChunk(tokens, rows.reshape(n_tokens, spec.num_layers, spec.num_columns), starts)

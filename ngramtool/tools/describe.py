@@ -89,7 +89,8 @@ def _bytes_on_disk(index: Index) -> dict[str, Any]:
 
 
 def _describe_stream(reader: StreamReader, path: str, rows: int) -> dict[str, Any]:
-    """A stream's report: it is read to its end (which checks it) for the counts."""
+    """A stream's report: it is read to its end (which checks it) for the counts; it carries its
+    rows (``rows_storage`` is ``stored``), in ``stream.chunks`` frames."""
     first_tokens, first_rows = [], []
     for chunk in reader:
         have = sum(len(t) for t in first_tokens)
@@ -98,6 +99,8 @@ def _describe_stream(reader: StreamReader, path: str, rows: int) -> dict[str, An
             first_rows.append(chunk.rows[: rows - have])
     report = _description(reader.manifest, reader.spec)
     report.update(kind="stream", path=path, num_tokens=reader.num_tokens, num_documents=reader.num_documents)
+    report["rows_storage"] = "stored"
+    report["stream"] = {"chunks": reader.chunks, "checksum": reader.checksum}
     if first_tokens:
         report["first"] = _first_rows(np.concatenate(first_tokens), np.concatenate(first_rows))
     else:
