@@ -58,9 +58,9 @@ def click_error_line(exc: Any, args: list[str]) -> str:
     command = exc.ctx.command_path if exc.ctx is not None else "ngramtool"
     see = f" (see '{command} --help')"
     param = getattr(exc, "param", None)
-    message = exc.format_message() if param is None else str(exc.message)
-    if param is None or not getattr(param, "opts", None):
-        return message.rstrip(".") + see
+    message = str(exc.message) if param is not None else ""
+    if not message or not getattr(param, "opts", None):  # no parameter, or a missing one
+        return exc.format_message().rstrip(".") + see
     option = max(param.opts, key=len)
     for typer_words, ours in _TYPER_WORDS:
         found = typer_words.match(message)
