@@ -19,7 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from .backends import BACKENDS, MASKED_ROW, NegativeIds, RowsKernel, check_negative_ids, choose_backend
+from .backends import (
+    BACKENDS,
+    MASKED_ROW,
+    NegativeIds,
+    RowsKernel,
+    check_backend,
+    check_negative_ids,
+    choose_backend,
+)
 from .backends.arrays import as_array, device_of, is_integer, is_tensor, like, to_numpy, to_tensor
 from .backends.numpy_backend import BLOCK_TOKENS, lag_windows, ngram_mixes, rows_from_windows
 from .errors import NgramToolError, UsageError
@@ -58,7 +66,7 @@ class Kernels:
         device: str | None = None,
     ) -> None:
         check_negative_ids(negative_ids)
-        choose_backend(backend, device)  # an unknown or unusable backend fails here, not mid-stream
+        check_backend(backend, device)  # an unknown or unusable backend fails here, not mid-stream
         self.spec = spec
         self.offsets = offsets
         self.negative_ids = negative_ids

@@ -19,13 +19,13 @@ What the hash's tables make of these n-grams is in :mod:`ngramtool.analysis.repo
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
 
+from ..backends import use_numba
 from ..errors import NgramToolError, UsageError
 from ..hashing import lag_windows
 from ..spec import Boundary, HashSpec, check_boundary_policy
@@ -402,9 +402,7 @@ def _counting_kernels(spec: HashSpec, compiled: bool | None) -> ModuleType | Non
                 "exceeds 2^64 (count with compiled=False)"
             )
         return None
-    if importlib.util.find_spec("numba") is None:
-        if compiled:
-            raise UsageError("counting with compiled kernels needs numba: pip install 'ngramtool[numba]'")
+    if not use_numba(compiled, "counting with compiled kernels"):
         return None
     from . import counting_kernels
 

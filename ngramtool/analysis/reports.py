@@ -10,7 +10,6 @@ time. The distinct n-grams come from :mod:`ngramtool.analysis.counting`, the exp
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -19,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import use_numba
 from ..backends.numpy_backend import column_mixes
 from ..errors import UsageError
 from ..hashing import ngram_mixes
@@ -183,8 +183,8 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
 
 
 def _analysis_kernels() -> ModuleType | None:
-    """The compiled kernels of the analysis' passes when numba is installed, else None (numpy)."""
-    if importlib.util.find_spec("numba") is None:
+    """The compiled kernels of the analysis' passes when numba imports, else None (numpy)."""
+    if not use_numba(None, "the compiled analysis"):
         return None
     from . import counting_kernels
 

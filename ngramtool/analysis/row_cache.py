@@ -24,7 +24,6 @@ intervals, tallied with numpy).
 from __future__ import annotations
 
 import difflib
-import importlib.util
 import inspect
 import math
 import time
@@ -35,6 +34,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..backends import use_numba
 from ..chunks import TokenChunk, canonical_chunks, starts_within
 from ..errors import NgramToolError, UsageError
 from ..hashing import NgramHasher
@@ -390,13 +390,9 @@ def _earlier_greater(values: np.ndarray) -> np.ndarray:
 
 
 def stack(cold: bool, compiled: bool | None, rows: int | None = None) -> LruStack:
-    """The compiled stack (numba installed and ``compiled`` not False) or the numpy one; ``rows``:
+    """The compiled stack (numba imports and ``compiled`` is not False) or the numpy one; ``rows``:
     every row read is below it (None: unknown)."""
-    if compiled is False:
-        return NumpyStack(cold)
-    if importlib.util.find_spec("numba") is None:
-        if compiled:
-            raise UsageError("the compiled row-cache pass needs numba: pip install 'ngramtool[numba]'")
+    if not use_numba(compiled, "the compiled row-cache pass"):
         return NumpyStack(cold)
     return CompiledStack(cold, rows)
 

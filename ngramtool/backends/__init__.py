@@ -17,7 +17,10 @@ backend     devices     implementation
 ==========  ==========  ==============================================================
 
 ``auto`` takes the first available backend of :data:`AUTO_ORDER` for the device, fastest
-first as measured (docs/performance.md); it never picks the Triton interpreter.
+first as measured (docs/performance.md); it never picks the Triton interpreter. A backend whose
+package is installed but does not import (numba built for another NumPy) is passed over with one
+:class:`FallbackWarning` per process that names the cause; asked for by name, it is a usage error
+that names it. A package is imported once, when a backend that needs it is chosen.
 
 For a command line: :func:`choose_backend` turns ``--backend``/``--device`` into a
 :class:`BackendChoice` (a usage error names what is missing and how to fix it), whose
@@ -27,8 +30,10 @@ For a command line: :func:`choose_backend` turns ``--backend``/``--device`` into
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
+import warnings
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -63,6 +68,71 @@ CHOICES = ("auto", *NAMES)
 # division-free modulo beats torch.
 AUTO_ORDER = {"cpu": ("numba", "numpy", "torch"), "cuda": ("triton", "torch")}
 DEVICE_TYPES = tuple(AUTO_ORDER)
+
+
+class FallbackWarning(UserWarning):
+    """A faster implementation is installed but does not import: a slower one with the same
+    results runs instead (the message names the cause and the fix). The command line shows it
+    as one ``warning:`` line."""
+
+
+@functools.cache
+def import_failure(package: str) -> str | None:
+    """Why the installed ``package`` does not import (the first line of the error its import
+    raised), or None: it imports, or it is not installed. The import is tried once per process."""
+    if importlib.util.find_spec(package) is None:
+        return None
+    try:
+        importlib.import_module(package)
+    except Exception as error:  # a broken install raises anything: ImportError, AttributeError, OSError
+        lines = str(error).strip().splitlines()
+        return lines[0].rstrip(".") if lines else type(error).__name__
+    return None
+
+
+def broken_line(package: str, why: str) -> str:
+    """``numba is installed but does not import (CAUSE)``."""
+    return f"{package} is installed but does not import ({why})"
+
+
+_WARNED: set[str] = set()
+
+
+def warn_fallback(package: str, why: str, fallback: str) -> None:
+    """The :class:`FallbackWarning` that ``fallback`` runs instead of what needs ``package``: once
+    per package and process."""
+    if package not in _WARNED:
+        _WARNED.add(package)
+        warnings.warn(
+            f"{broken_line(package, why)}: using {fallback} instead (the same results, slower); "
+            f"pip install -U {package}",
+            FallbackWarning,
+            stacklevel=2,
+        )
+
+
+def use_numba(compiled: bool | None, what: str) -> bool:
+    """Whether ``what`` (a pass with compiled kernels) runs them: ``compiled`` None when numba
+    imports (a :class:`FallbackWarning` when it is installed but does not), True always (else a
+    usage error that says what to install), False never (numba is not imported).
+
+    >>> from ngramtool.backends import use_numba
+    >>> use_numba(False, "counting with compiled kernels")
+    False
+    """
+    if compiled is False:
+        return False
+    if importlib.util.find_spec("numba") is None:
+        if compiled:
+            raise UsageError(f"{what} needs numba: pip install 'ngramtool[numba]'")
+        return False
+    why = import_failure("numba")
+    if why is not None:
+        if compiled:
+            raise UsageError(f"{what} needs numba, but {broken_line('numba', why)}: pip install -U numba")
+        warn_fallback("numba", why, "numpy")
+        return False
+    return True
 
 
 class RowsKernel(Protocol):
@@ -100,8 +170,8 @@ class Backend:
     """Its kernels release the GIL and keep no state between chunks: chunks may hash on several
     threads at once (``ngramtool.run.pipeline.hash_chunks``). Others parallelize inside a chunk."""
     cpu_only: bool = False
-    """It runs on the CPU whenever its packages are installed: choosing it imports nothing (numba
-    takes 0.4-0.9 s to import, which a hash run then spends while the tokenizer threads start)."""
+    """It runs on the CPU whenever its packages import: choosing it imports them (numba: 0.4-0.9 s,
+    once per process), not its implementation module, whose kernels load when it first hashes."""
 
     def _impl(self) -> ModuleType:
         return importlib.import_module(f"{__name__}.{self.module}")
@@ -110,9 +180,14 @@ class Backend:
         """The packages this backend needs that are not installed."""
         return [name for name in self.requires if importlib.util.find_spec(name) is None]
 
+    def broken_packages(self) -> dict[str, str]:
+        """The installed packages this backend needs that do not import, with why
+        (:func:`import_failure`: each is imported once per process)."""
+        return {name: why for name in self.requires if (why := import_failure(name)) is not None}
+
     def devices(self) -> tuple[str, ...]:
         """Device types (``cpu``, ``cuda``) it can run on in this process, usable first."""
-        if self.missing_packages():
+        if self.missing_packages() or self.broken_packages():
             return ()
         return ("cpu",) if self.cpu_only else self._impl().devices()
 
@@ -129,6 +204,10 @@ class Backend:
                 f"the {self.name} backend needs {' and '.join(missing)}, which is not installed: "
                 f"pip install 'ngramtool[{self.extra}]'"
             )
+        broken = self.broken_packages()
+        if broken:
+            causes = "; ".join(broken_line(name, why) for name, why in broken.items())
+            return f"the {self.name} backend cannot run: {causes}: pip install -U {' '.join(broken)}"
         return self._impl().unavailable_reason(device_type(device))
 
     def kernel(self, spec: HashSpec, *, offsets: bool, negative_ids: str, device: str) -> RowsKernel:
@@ -208,12 +287,7 @@ def choose_backend(
     if device is not None:
         device_type(device)
     if backend == "auto":
-        where = device or input_device or "cpu"
-        order = AUTO_ORDER[device_type(where)]
-        for name in order:
-            if BACKENDS[name].available(where):
-                return BackendChoice(name, where, auto=True)
-        raise UsageError(f"no backend can hash on {where}: {BACKENDS[order[-1]].unavailable_reason(where)}")
+        return _auto_backend(device or input_device or "cpu")
     entry = BACKENDS[backend]
     if device is None:
         usable = entry.devices()
@@ -224,6 +298,28 @@ def choose_backend(
     if not entry.available(device):
         raise UsageError(entry.unavailable_reason(device))
     return BackendChoice(backend, device)
+
+
+def check_backend(backend: str = "auto", device: str | None = None) -> None:
+    """The usage error :func:`choose_backend` would raise, without importing a backend's packages
+    where nothing can be wrong: ``auto`` on the CPU always has numpy. (A hasher checks its options
+    when it is made and chooses its backend when it first hashes.)"""
+    if backend == "auto" and device_type(device or "cpu") == "cpu":
+        return
+    choose_backend(backend, device)
+
+
+def _auto_backend(where: str) -> BackendChoice:
+    """The first backend of :data:`AUTO_ORDER` that runs on ``where``; passing over one whose
+    packages are installed but do not import warns (:func:`warn_fallback`)."""
+    order = AUTO_ORDER[device_type(where)]
+    for rank, name in enumerate(order):
+        if BACKENDS[name].available(where):
+            for passed in order[:rank]:
+                for package, why in BACKENDS[passed].broken_packages().items():
+                    warn_fallback(package, why, name)
+            return BackendChoice(name, where, auto=True)
+    raise UsageError(f"no backend can hash on {where}: {BACKENDS[order[-1]].unavailable_reason(where)}")
 
 
 def available_backends(device: str = "cpu") -> list[str]:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 import sys
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TextIO
 
 from rich import box
 from rich.measure import Measurement
@@ -25,7 +26,7 @@ from rich.segment import Segment, Segments
 from rich.table import Table
 from rich.text import Text
 
-from ..backends import BackendChoice
+from ..backends import BackendChoice, FallbackWarning
 from ..run.progress import Progress as Events
 from ..wording import plural
 from .progress_lines import ProgressLines
@@ -221,6 +222,26 @@ def print_line(markup: str) -> None:
 def say_backend(choice: BackendChoice) -> None:
     """The ``--verbose`` line that says which backend hashes where."""
     stderr.print(choice.describe(), markup=False)
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """The library's :class:`~ngramtool.backends.FallbackWarning` as one ``warning:`` line on
+    stderr (a command's whole run shows it once); other warnings as Python shows them."""
+    if issubclass(category, FallbackWarning):
+        stderr.print(f"warning: {message}", markup=False)
+    else:
+        _python_show_warning(message, category, filename, lineno, file, line)
+
+
+_python_show_warning = warnings.showwarning
+warnings.showwarning = _show_warning  # the commands print what the library warns, in their words
 
 
 def note_assumed_tokenizer(tokens_file: object, tokenizer: str, raw_ids: int, quiet: bool) -> None:
