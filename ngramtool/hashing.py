@@ -87,6 +87,17 @@ class Kernels:
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_made": {}}
 
+    def describe(self) -> str:
+        """``spec=<fingerprint> backend='auto'`` and the options not at their defaults, for a repr."""
+        words = [f"spec={self.spec.fingerprint[:16]}", f"backend={self.backend!r}"]
+        if self.device is not None:
+            words.append(f"device={self.device!r}")
+        if self.negative_ids != "mask":
+            words.append(f"negative_ids={self.negative_ids!r}")
+        if not self.offsets:
+            words.append("offsets=False")
+        return " ".join(words)
+
 
 class NgramHasher:
     """Streaming hasher: feed chunks of canonical ids, get their rows; any chunking gives the same rows.
@@ -142,6 +153,10 @@ class NgramHasher:
         self.device = device
         self._context = np.full(spec.max_ngram - 1, spec.pad_id, dtype=np.int64)
         self._position = 0
+
+    def __repr__(self) -> str:
+        where = f"boundary={self.boundary!r} position={self._position}"
+        return f"<NgramHasher {self._kernels.describe()} {where}>"
 
     def __call__(self, ids: Any, doc_starts: Any = None) -> Any:
         """Rows [T, L, C] for the next ``T`` canonical ids of the stream.
@@ -256,6 +271,9 @@ class SequenceHasher:
         self._kernels = Kernels(
             spec, offsets=offsets, negative_ids=negative_ids, backend=backend, device=device
         )
+
+    def __repr__(self) -> str:
+        return f"<SequenceHasher {self._kernels.describe()}{'' if self.check_ids else ' check_ids=False'}>"
 
     def __call__(self, ids: Any, before: Any = None, doc_starts: Any = None) -> Any:
         """Rows ``[T, L, C]`` of a sequence ``[T]``, or ``[B, T, L, C]`` of a batch ``[B, T]``.

@@ -95,6 +95,18 @@ class NgramHashMapping:
         default_factory=dict, init=False, repr=False, compare=False
     )
 
+    def __repr__(self) -> str:
+        """One line: the tokenizer, V', the spec's fingerprint and what else changes the ids."""
+        words = [] if self.tokenizer is None else [repr(self.tokenizer.name)]
+        words += [f"V'={self.vocab_size}", f"spec={self.spec.fingerprint[:16]}"]
+        if self.special is not None:
+            words.append(f"special={self.special!r}")
+        if self.mask_tokens:
+            words.append(f"mask_tokens={len(self.mask_tokens)}")
+        if self.negative_ids != "mask":
+            words.append(f"negative_ids={self.negative_ids!r}")
+        return f"<NgramHashMapping {' '.join(words)}>"
+
     @classmethod
     def build(
         cls,

@@ -82,6 +82,10 @@ class HashState:
         self._kept = np.zeros(0, dtype=np.int64)  # the last ids, at most _keep; replaced, never mutated
         self._length = 0
 
+    def __repr__(self) -> str:
+        where = f"length={self._length} rollback_limit={self.rollback_limit}"
+        return f"<HashState spec={self.spec.fingerprint[:16]} {where} max_rollback={self.max_rollback}>"
+
     @property
     def length(self) -> int:
         """The number of tokens of the request so far."""
@@ -199,6 +203,11 @@ class BatchHashState:
             self._kernel = TorchRows(spec, offsets=True, negative_ids="mask", device=choice.device)
             self._history, self._lags = to_tensor(history, device), to_tensor(lags, device)
             self._rows = self._torch_rows
+
+    def __repr__(self) -> str:
+        slots = f"slots={self.slots} active={int(self._active.sum())} max_rollback={self.max_rollback}"
+        where = "" if self.device is None else f" device={self.device!r}"
+        return f"<BatchHashState spec={self.spec.fingerprint[:16]} {slots}{where}>"
 
     @property
     def lengths(self) -> np.ndarray:

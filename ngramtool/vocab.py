@@ -51,6 +51,11 @@ class CompressedVocab:
     compressed: bool
     tokenizer_fingerprint: str
 
+    def __repr__(self) -> str:
+        kind = "compressed" if self.compressed else "identity"
+        sizes = f"V={self.raw_size} V'={self.size}"
+        return f"<CompressedVocab {sizes} {kind} fingerprint={self.fingerprint[:16]}>"
+
     @property
     def raw_size(self) -> int:
         """V: the raw id space (the tokenizer's n_vocab)."""

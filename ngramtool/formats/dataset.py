@@ -31,7 +31,7 @@ from ..spec import HashSpec
 from ..version import __version__
 from ..wording import plural
 from .checksum import DEFAULT_CHECKSUM, bytes_checksum, check_algorithm, checksum_record, recorded
-from .index import MANIFEST, VOCAB_STORE, Index, RowsFactory, row_storage, timestamp
+from .index import MANIFEST, VOCAB_STORE, Index, RowsFactory, index_repr, row_storage, timestamp
 from .ranged import RangeArray
 from .schema import DATASET as DATASET_SCHEMA
 from .schema import load_json_document, spec_from_record
@@ -360,6 +360,10 @@ class MergedIndex:
             offsets.append(np.asarray(shard.doc_offsets[1:]) + base)
             base += len(shard)
         return np.concatenate(offsets)
+
+    def __repr__(self) -> str:
+        shards = f"shards={len(self.manifest['shards'])}"
+        return index_repr(type(self).__name__, self.path, self.manifest, self.spec, shards)
 
     @property
     def stores_rows(self) -> bool:

@@ -75,6 +75,22 @@ def row_storage(manifest: dict[str, Any]) -> str:
     return manifest["rows"].get("storage", "stored")
 
 
+def index_repr(kind: str, path: Path, manifest: dict[str, Any], spec: HashSpec, *extra: str) -> str:
+    """An index or a merged dataset in one line, from its manifest: ``<Index 'corpus.ngidx'
+    tokens=158122 documents=1 rows=int32[158122, 2, 16] stored spec=15f9e7371b9f6f16>``."""
+    tokens = manifest["num_tokens"]
+    words = [
+        repr(str(path)),
+        *extra,
+        f"tokens={tokens}",
+        f"documents={manifest['num_documents']}",
+        f"rows={spec.row_dtype.name}[{tokens}, {spec.num_layers}, {spec.num_columns}]",
+        row_storage(manifest),
+        f"spec={spec.fingerprint[:16]}",
+    ]
+    return f"<{kind} {' '.join(words)}>"
+
+
 @dataclass(frozen=True)
 class IndexMeta:
     """What a manifest records besides the arrays, and the vocabulary table stored with them."""
@@ -461,6 +477,9 @@ class Index:
             self.rows = ComputedRows(self, rows_factory)
             self.checked_tokens = CheckedTokens(self.tokens, self.token_blocks)
         self._check_structure()
+
+    def __repr__(self) -> str:
+        return index_repr(type(self).__name__, self.path, self.manifest, self.spec)
 
     def _check_arrays(self, arrays: dict[str, Any]) -> None:
         """The arrays the manifest lists are those of its row storage."""

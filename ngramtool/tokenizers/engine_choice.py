@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import UsageError
 from .engines import ENGINE_CHOICES, ENGINE_VERSIONS, Encoder, EngineUnavailable, engine_for
 from .guard import CHECK_EVERY, PrefixCut, RunCheck, startup_problem
-from .protocol import Tokenizer
+from .protocol import Tokenizer, tokenizer_repr
 from .textcuts import safe_cut, whole_strings
 
 ENGINE_VARIABLE, CHECK_VARIABLE = "NGRAMTOOL_TOKENIZER_ENGINE", "NGRAMTOOL_ENGINE_CHECK"
@@ -90,6 +90,10 @@ class EngineTokenizer:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.reference, name)
+
+    def __repr__(self) -> str:
+        """The reference tokenizer's repr and the engine (its choice until one is decided)."""
+        return tokenizer_repr(self.reference, engine=self.engine.name if self.engine else self.choice)
 
     def decide(self, input_bytes: int | None) -> Encoder | None:
         """Choose the engine for a run and return it (None: the reference): ``input_bytes``, the

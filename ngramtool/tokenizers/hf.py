@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import NgramToolError
-from .protocol import TokenText, _read_maybe_gz, joined_ids
+from .protocol import TokenText, _read_maybe_gz, joined_ids, tokenizer_repr
 from .special import SpecialRule, _check_special_names
 from .textcuts import cuts_keep_ids
 
@@ -54,6 +54,9 @@ class HFTokenizer:
         self.n_vocab = self._plain.get_vocab_size(with_added_tokens=True)
         self.pad_token_id = self._find_pad()
         self.document_prefix, self.document_suffix = self._post_processor_ids()
+
+    def __repr__(self) -> str:
+        return tokenizer_repr(self)
 
     @property
     def config_path(self) -> Path:

@@ -100,6 +100,21 @@ def tokenizer_record(tokenizer: Tokenizer | None) -> dict[str, Any]:
     return {"name": tokenizer.name, "fingerprint": tokenizer.fingerprint, "n_vocab": tokenizer.n_vocab}
 
 
+def tokenizer_repr(tokenizer: Tokenizer, **extra: str) -> str:
+    """``<TiktokenTokenizer 'cl100k_base' n_vocab=100277 special='none' fingerprint=483ae1f5e1151981>``:
+    a tokenizer in one line (a rule of more than two names: their count), then ``extra``."""
+    rule = tokenizer.special
+    special = repr(rule) if isinstance(rule, str) or len(rule) <= 2 else f"({len(rule)} names)"
+    words = [
+        repr(tokenizer.name),
+        f"n_vocab={tokenizer.n_vocab}",
+        f"special={special}",
+        f"fingerprint={tokenizer.fingerprint[:16]}",
+        *(f"{key}={value!r}" for key, value in extra.items()),
+    ]
+    return f"<{type(tokenizer).__name__} {' '.join(words)}>"
+
+
 NO_IDS = np.zeros(0, dtype=np.uint32)
 
 
@@ -129,6 +144,9 @@ class _OneByOne:
     cut_safe = True  # the tiktoken patterns and bytes: tested in tests/inputs/test_inputs.py
     document_prefix = NO_IDS
     document_suffix = NO_IDS
+
+    def __repr__(self) -> str:
+        return tokenizer_repr(self)  # type: ignore[arg-type]
 
     def encode_batch(self, texts: list[str]) -> list[np.ndarray]:
         """``[encode(t) for t in texts]`` on this thread."""

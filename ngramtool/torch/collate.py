@@ -75,6 +75,9 @@ class RowsCollate:
         self.key = key
         self.rows_key = rows_key
 
+    def __repr__(self) -> str:
+        return f"<RowsCollate {self.key!r} -> {self.rows_key!r} {self.ngram_rows!r}>"
+
     def __call__(self, batch: Mapping[str, Any] | Sequence[Any]) -> dict[str, Any]:
         """The batch (collated when it is a list of items) with its rows added."""
         if isinstance(batch, Mapping):

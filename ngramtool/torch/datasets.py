@@ -224,6 +224,11 @@ class StreamDataset(IterableDataset):
         self.seq_len = check_seq_len(seq_len)
         self._consumed = False
 
+    def __repr__(self) -> str:
+        source = self.source
+        named = repr(str(source)) if isinstance(source, str | Path) else f"<{type(source).__name__}>"
+        return f"<StreamDataset {named} seq_len={self.seq_len}>"
+
     def __iter__(self) -> Iterator[Window]:
         worker = get_worker_info()
         if worker is not None and worker.id > 0:

@@ -168,7 +168,7 @@ class NgramRows(nn.Module):
         return (
             f"N={spec.max_ngram}, heads={spec.heads}, layers={list(spec.layer_ids)}, "
             f"V={self.lut.shape[0]:,}, V'={spec.vocab_size:,}, rows {spec.row_dtype.name} [B, T, "
-            f"{spec.num_layers}, {spec.num_columns}]"
+            f"{spec.num_layers}, {spec.num_columns}], spec {spec.fingerprint[:16]}"
         )
 
 

@@ -107,6 +107,12 @@ class WindowDataset(Dataset):
                 f"seq_len={self.seq_len} (it needs seq_len + 1)"
             )
 
+    def __repr__(self) -> str:
+        drawn = f"random=True seed={self.seed}" if self.random else "random=False"
+        windows = f"seq_len={self.seq_len} windows={len(self)} padding={self.padding!r} {drawn}"
+        source = f"{str(self.path)!r} tokens={self.num_tokens}"
+        return f"<{type(self).__name__} {source} {windows} spec={self.spec.fingerprint[:16]}>"
+
     def _open(self) -> WindowSource:
         """Open the source (in the process that reads it)."""
         raise NotImplementedError

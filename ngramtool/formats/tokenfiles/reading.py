@@ -40,6 +40,11 @@ class TokenFile:
     files: tuple[Path, ...] = ()
     details: dict[str, Any] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        documents = f" documents={self.num_documents}" if self.has_documents else ""  # else not recorded
+        kind = f"format={self.format!r} dtype={self.dtype.name}"
+        return f"<TokenFile {str(self.path)!r} {kind} tokens={self.num_tokens}{documents}>"
+
     @property
     def num_tokens(self) -> int:
         """T, the number of tokens."""
