@@ -38,6 +38,7 @@ LAYERS = (
     (
         "errors",
         "wording",
+        "parsing",
         "version",
         "run.progress",
         "run.profiling",
