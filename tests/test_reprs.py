@@ -25,6 +25,7 @@ from ngramtool import (
     merge_shards,
     open_index,
 )
+from ngramtool.families.stored import StoredConstants
 from ngramtool.formats.tokenfiles import open_token_file
 from ngramtool.hashing import SequenceHasher
 
@@ -84,6 +85,15 @@ BUILDERS: dict[str, Callable[[dict[str, Any]], tuple[Any, list[str]]]] = {
         ["<Index", "stored.ngidx", f"tokens={_tokens(m)} documents=1 rows=int32[{_tokens(m)}, 2, 4]", _fp(m)],
     ),
     "tokens-only index": lambda m: (open_index(m["lazy.ngidx"].path), ["lazy.ngidx", "lazy", _fp(m)]),
+    "computed rows": lambda m: (
+        open_index(m["lazy.ngidx"].path).rows,
+        ["ComputedRows", f"shape=[{_tokens(m)}, 2, 4]", "dtype=int32"],
+    ),
+    "merged tokens": lambda m: (open_index(m["dataset"]).tokens, ["ConcatArray", "dtype=uint32"]),
+    "stored constants": lambda m: (
+        StoredConstants.from_arrays([[3, 5, 7]] * 4, [[11, 13, 17, 19]] * 4, [[0, 11, 24, 41]] * 4),
+        ["StoredConstants", "layers=4", "columns=4", "rows=[60, 60, 60, 60]"],
+    ),
     "merged dataset": lambda m: (open_index(m["dataset"]), ["MergedIndex", "out", "shards=2", "tokens="]),
     "token file": lambda m: (
         open_token_file(m["ids.npy"]),

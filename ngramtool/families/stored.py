@@ -51,6 +51,11 @@ class StoredConstants:
     offsets: Matrix
     rows: tuple[int, ...]
 
+    def __repr__(self) -> str:
+        """One line: the layers, columns and rows (the constants themselves are in :meth:`to_dict`)."""
+        columns = len(self.table_sizes[0]) if self.table_sizes else 0
+        return f"<StoredConstants layers={len(self.rows)} columns={columns} rows={list(self.rows)}>"
+
     def __post_init__(self) -> None:
         for name in ("multipliers", "table_sizes", "offsets"):
             object.__setattr__(self, name, _matrix(getattr(self, name), name))

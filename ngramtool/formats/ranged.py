@@ -71,6 +71,10 @@ class RangeArray:
         position %= size
         return self._range(position, position + 1)[0][rest]
 
+    def __repr__(self) -> str:
+        """One line: the kind, the shape and the dtype (nothing is read)."""
+        return f"<{type(self).__name__} {self.what} shape={list(self.shape)} dtype={self.dtype}>"
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         whole = self[:]
         return whole if dtype is None else whole.astype(dtype)
