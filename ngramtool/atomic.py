@@ -34,6 +34,7 @@ import secrets
 import shutil
 import socket
 import stat
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -590,7 +591,8 @@ def check_output_file(
 ) -> None:
     """Refuse, before any work, an output file that would clobber an input, a directory or (without
     ``force``) an existing file, or whose directory does not exist (a mistyped directory is not
-    created; index directories, which are not files, are). ``what`` names the output in messages."""
+    created; index directories, which are not files, are) or refuses new files (read-only, no
+    permission). ``what`` names the output in messages."""
     path = Path(path)
     if str(path) == "-":
         raise UsageError(f"the {what} must be a file path; '-' (stdout) is not supported here")
@@ -614,6 +616,15 @@ def check_output_file(
             f"the directory of the {what} {path} does not exist: create it first (mkdir -p {folder}) "
             "or fix the path"
         )
+    try:  # can this user create a file there? (nothing is left: the probe has no name, or loses it)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        reason = (exc.strerror or str(exc)).lower()
+        fix = _FIXES.get(exc.errno or 0, "write elsewhere")
+        raise UsageError(
+            f"the {what} {path} cannot be written: its directory {folder} refuses new files ({reason}): {fix}"
+        ) from None
 
 
 def write_json_durably(path: str | Path, data: dict[str, Any]) -> None:

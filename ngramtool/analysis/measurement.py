@@ -9,7 +9,6 @@ asked for in one pass (:func:`ngramtool.analysis.reports.sweep_collisions`).
 
 from __future__ import annotations
 
-import contextlib
 import resource
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..artifacts import Kind, expect_kind, open_index
-from ..atomic import check_output_file, staged_file
+from ..atomic import OutputError, check_output_file, staged_file
 from ..chunks import CHUNK_TOKENS, Canonicalizer, TokenChunk, canonical_chunks
 from ..errors import NgramToolError, UsageError, idle_parameters
 from ..formats.index import iter_index_chunks, negative_ids_of
@@ -109,6 +108,15 @@ class CollisionsResult:
         }
 
 
+class PartNotSaved(OutputError):
+    """The figures were measured but the part (``save_types``) could not be written; the message
+    says why, ``result`` holds the figures (:class:`CollisionsResult`), so that they are not lost."""
+
+    def __init__(self, error: OutputError, result: CollisionsResult) -> None:
+        super().__init__(str(error), error.dest, error.written, error.expected, error.free)
+        self.result = result
+
+
 @dataclass(frozen=True)
 class _Source:
     """Raw token chunks, how to canonicalize them, and the settings that go with them."""
@@ -188,6 +196,7 @@ def measure_collisions(
 
     Raises:
         NgramToolError: the input holds no tokens (unless ``save_types``: an empty part merges).
+        PartNotSaved: the part could not be written (a full disk); its ``result`` holds the figures.
 
     Examples:
         >>> from ngramtool.analysis.measurement import measure_collisions
@@ -228,15 +237,10 @@ def measure_collisions(
     if tokens == 0 and save_types is None:
         raise NgramToolError("the input holds no tokens: nothing to analyse")
     reports: list[CollisionReport] = []
-    with contextlib.ExitStack() as saving:  # the saved counts are published when the analysis is done
-        if save_types is not None:
-            record = {**source.meta, "tokens": tokens, "documents": documents, "skipped_records": skipped,
-                      "sources": source.sources, "spec": analysed_specs_record(specs)}  # fmt: skip
-            type_counts.write_types(saving.enter_context(staged_file(Path(save_types))), types, record)
-        if tokens:
-            with progress.step(f"analysing {len(specs)} table size{'s' if len(specs) != 1 else ''}"):
-                reports = sweep_collisions(types, specs)
-    return CollisionsResult(
+    if tokens:
+        with progress.step(f"analysing {len(specs)} table size{'s' if len(specs) != 1 else ''}"):
+            reports = sweep_collisions(types, specs)
+    result = CollisionsResult(
         kind=source.kind,
         sources=source.sources,
         tokens=tokens,
@@ -253,6 +257,23 @@ def measure_collisions(
         seconds_counting=counted - started,
         seconds_analysing=time.perf_counter() - counted,
     )
+    if save_types is not None:  # saved once the analysis is done: a failed analysis saves no part
+        record = {**source.meta, "tokens": tokens, "documents": documents, "skipped_records": skipped,
+                  "sources": source.sources, "spec": analysed_specs_record(specs)}  # fmt: skip
+        _save_part(Path(save_types), types, record, result)
+    return result
+
+
+def _save_part(
+    path: Path, types: dict[int, NgramTypes], record: dict[str, Any], result: CollisionsResult
+) -> None:
+    """Write the distinct n-gram counts to ``path``; a file system failure raises
+    :class:`PartNotSaved` with ``result``."""
+    try:
+        with staged_file(path) as tmp:
+            type_counts.write_types(tmp, types, record)
+    except OutputError as exc:
+        raise PartNotSaved(exc, result) from None
 
 
 def open_source(

@@ -20,6 +20,7 @@ from .measuring import (
     MaxTokensOpt,
     MeasuredInputs,
     MeasuredReadingOptions,
+    SideOutputs,
     plot_figure,
     save_plot,
 )
@@ -159,15 +160,21 @@ def cache_command(
             workers=workers,
             **{k: v for k, v in reading.values().items() if k != "special" or "mapping" not in spec},
         )
-    if plot is not None:
-        _plot(figure(figsize=(7.5, 4.5), layout="constrained"), plot, result.shared)
     if as_json:
         print_json(result.to_dict())
     else:
         _render(result)
+    outputs = SideOutputs(quiet)
+    if plot is not None:
+        draw = figure(figsize=(7.5, 4.5), layout="constrained")
+        outputs.write(plot, lambda: _plot(draw, plot, result.shared))
+    outputs.finish()
 
 
 # --------------------------------------------------------------------------------- output
+_MOST_TICKS = 8  # budgets labelled on the plot's axis
+
+
 def _render(result: RowCacheResult) -> None:
     spec = result.spec
     print_line(
@@ -223,15 +230,21 @@ def _budgets(figures: CacheFigures) -> Table:
 
 
 def _plot(figure: Any, path: Path, figures: CacheFigures) -> None:
-    """LRU and static hit rates against the budget in rows, with the ceiling."""
+    """LRU and static hit rates against the budget, in the unit the budgets were given in (bytes,
+    as the default sweep is, or rows), with the ceiling."""
     axes = figure.add_subplot()
-    budgets = [b for b in figures.budgets if b.rows > 0]
-    rows = [b.rows for b in budgets]
-    axes.plot(rows, [b.lru_hit_rate for b in budgets], "o-", label="LRU")
-    axes.plot(rows, [b.static_hit_rate for b in budgets], "s--", label="static (most frequent rows pinned)")
+    in_bytes = all(b.bytes is not None for b in figures.budgets)
+    budgets = sorted((b for b in figures.budgets if b.rows > 0), key=lambda b: b.rows)
+    sizes = [b.bytes if in_bytes else b.rows for b in budgets]
+    axes.plot(sizes, [b.lru_hit_rate for b in budgets], "o-", label="LRU")
+    axes.plot(sizes, [b.static_hit_rate for b in budgets], "s--", label="static (most frequent rows pinned)")
     axes.axhline(figures.hit_ceiling, color="gray", linewidth=1, label=f"ceiling {figures.hit_ceiling:.1%}")
-    axes.set_xscale("log")
-    axes.set_xlabel("budget (rows)")
+    if sizes:  # (budgets of no row: only the ceiling)
+        axes.set_xscale("log")
+    ticks = sizes[:: max(1, -(-len(sizes) // _MOST_TICKS))]  # every k-th budget of a long sweep
+    axes.set_xticks(ticks, [byte_size(t) if in_bytes else f"{t:,}" for t in ticks])
+    axes.tick_params(axis="x", which="minor", labelbottom=False)
+    axes.set_xlabel("budget (bytes)" if in_bytes else "budget (rows)")
     axes.set_ylabel("hit rate")
     axes.set_title(f"row cache, {_name(figures)}: {figures.unique_rows:,} distinct rows")
     axes.grid(True, which="both", alpha=0.3)

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ..analysis.counting import NgramTypes
 from ..analysis.expectations import expected_collision_ratio
-from ..analysis.measurement import CollisionsResult, measure_collisions
+from ..analysis.measurement import CollisionsResult, PartNotSaved, measure_collisions
 from ..analysis.reports import CollisionReport
 from ..families import family_note
 from ..wording import plural
@@ -23,6 +23,7 @@ from .measuring import (
     MaxTokensOpt,
     MeasuredInputs,
     MeasuredReadingOptions,
+    SideOutputs,
     plot_figure,
     save_plot,
 )
@@ -57,10 +58,12 @@ from .spec_options import preset_mapping
 
 HELP = """Measure how a corpus's n-grams share the rows of each hash table.
 
-Per layer, order and head: distinct n-grams (types), the rows they occupy, the
-collision ratio 1 - rows/types, token-weighted shared rows, n-grams per row,
-and the n-grams that collide on every head, each next to its uniform-random
-expectation. See docs/analysis.md.
+Per table size and order: the collision ratio 1 - rows/types of its heads on
+every layer (mean, min, max) next to the uniform-random expectation. With
+--per-head, per layer, order and head: distinct n-grams (types), the rows they
+occupy, the collision ratio, token-weighted shared rows, n-grams per row, and
+the n-grams that collide on every head, each next to its expectation (--json
+always has them). See docs/analysis.md.
 
 INPUT is text (tokenized as 'hash' does), an index directory (its own spec and
 boundary), or a token file (.npy, .bin, .ds). --table takes one or more base
@@ -69,7 +72,7 @@ sizes, each applied to every order: a sweep in one pass over the corpus.
 [bold]Examples[/]
 
   cat corpus.txt | ngramtool collisions --table 262144      # stdin when no INPUT is given
-  ngramtool collisions examples/corpus.txt --heads 4 --layers 1
+  ngramtool collisions examples/corpus.txt --heads 4 --layers 1 --per-head
   ngramtool collisions train.parquet --table 262144,1048576
   ngramtool collisions examples/corpus.txt --table 16384,262144 --plot s.png
   ngramtool collisions corpus.ngidx --json
@@ -118,6 +121,14 @@ def collisions_command(
         Path | None,
         typer.Option("--plot", help="Draw measured vs expected collision ratio against table size (PNG)."),
     ] = None,
+    per_head: Annotated[
+        bool,
+        typer.Option(
+            "--per-head",
+            help="Also every head's figures, and the n-grams that collide on all heads of an order "
+            "(--json always has them).",
+        ),
+    ] = False,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
@@ -134,32 +145,42 @@ def collisions_command(
         fields = {name: value for name, value in chosen.fields.items() if name != "table_sizes"}
         mapping = preset_mapping(inputs, replace(chosen, fields=fields), vocab, reading.special)
         spec = {"mapping": mapping, "table_sizes": chosen.fields["table_sizes"]}
+    outputs = SideOutputs(quiet)
     with InputProgress.new_bar(quiet) as bar:
-        result = measure_collisions(
-            inputs,
-            **spec,
-            **tokens.values(),
-            boundary=boundary,
-            **reading.values(),
-            workers=workers,
-            max_tokens=max_tokens,
-            save_types=save_types,
-            force=force,
-            progress=CountingProgress(bar, quiet),
-        )
+        try:
+            result = measure_collisions(
+                inputs,
+                **spec,
+                **tokens.values(),
+                boundary=boundary,
+                **reading.values(),
+                workers=workers,
+                max_tokens=max_tokens,
+                save_types=save_types,
+                force=force,
+                progress=CountingProgress(bar, quiet),
+            )
+        except PartNotSaved as unsaved:  # the figures stand: reported, then the part's failure
+            result = unsaved.result
+            outputs.failed(unsaved)
     if result.assumed_tokenizer is not None:
         note_assumed_tokenizer(result.sources[0], *result.assumed_tokenizer, quiet)
     warn_unsafe_cuts(result.hard_cuts)
     if not result.reports:  # an empty shard's part still merges: not a failure
+        outputs.finish()
         if not quiet:
             stderr.print(f"note: the input holds no tokens: saved the empty part {save_types}", markup=False)
         return
-    if plot is not None:
-        _plot(figure(figsize=(7.5, 4.5), layout="constrained"), plot, result.types, result.reports)
     if as_json:
         print_json(result.to_dict())
     else:
-        _render(result)
+        _render(result, per_head)
+    if save_types is not None and not outputs.failures:
+        outputs.wrote(save_types)
+    if plot is not None:
+        draw = figure(figsize=(7.5, 4.5), layout="constrained")
+        outputs.write(plot, lambda: _plot(draw, plot, result.types, result.reports))
+    outputs.finish()
 
 
 # --------------------------------------------------------------------------------- output
@@ -170,7 +191,9 @@ def _share(value: float) -> str:
     return f"{value:.1e}"
 
 
-def _render(result: CollisionsResult) -> None:
+def _render(result: CollisionsResult, per_head: bool) -> None:
+    """The input, the distinct n-grams, each order's collision ratio at each table size, and with
+    ``per_head`` each head's figures and the all-heads figures."""
     data, reports = result.to_dict(), result.reports
     source, spec = data["input"], reports[0].spec
     print_line(
@@ -194,9 +217,59 @@ def _render(result: CollisionsResult) -> None:
             f"{row['types'] / row['occurrences']:.3f}",
         )
     print_table(orders)
+    print_table(_summary_table(reports, list(result.types)))
+    if not per_head:
+        print_line("(per head and on every head of an order: --per-head; every figure: --json)")
+        return
     for report in reports:
         print_table(_head_table(report), drop=("max/row (exp)", "mean/row (exp)", "shared tok (exp)"))
         print_table(_order_table(report))
+
+
+@dataclass(frozen=True)
+class _Spread:
+    """The collision ratios of one order's heads, on every layer, at one table size."""
+
+    base: int  # the base table size
+    tables: np.ndarray  # each head's table size M
+    measured: np.ndarray  # each head's collision ratio
+    expected: np.ndarray  # each head's uniform-random expectation
+
+
+def _spread(report: CollisionReport, order: int) -> _Spread:
+    heads = [h for h in report.heads if h.order == order]
+    return _Spread(
+        report.spec.table_sizes[order - 2],
+        np.array([h.table for h in heads]),
+        np.array([h.collision for h in heads]),
+        np.array([h.expected_collision for h in heads]),
+    )
+
+
+def _summary_table(reports: list[CollisionReport], orders: list[int]) -> Table:
+    """One row per table size and order: the mean, min and max of the heads' collision ratios."""
+    spec = reports[0].spec
+    grid = report_table(
+        f"collision ratio over {plural(spec.heads, 'head')} x {plural(spec.num_layers, 'layer')} per order "
+        "(uniform-random expectation)"
+    )
+    for name in ("base table", "n", "mean (exp)", "min", "max", "ratio"):
+        grid.add_column(name, justify="right")
+    for report in reports:
+        previous = None
+        for order in orders:
+            spread = _spread(report, order)
+            mean, expected = spread.measured.mean(), spread.expected.mean()
+            grid.add_row(
+                *first_only(spread.base != previous, f"{spread.base:,}"),
+                str(order),
+                f"{_share(mean)} ({_share(expected)})",
+                _share(spread.measured.min()),
+                _share(spread.measured.max()),
+                f"{mean / expected:.3f}" if expected > 0 else "-",
+            )
+            previous = spread.base
+    return grid
 
 
 def _head_table(report: CollisionReport) -> Table:
@@ -254,13 +327,13 @@ def _plot(figure: Any, path: Path, types: dict[int, NgramTypes], reports: list[C
     """Measured (mean over layers and heads, with their range) and expected collision ratio vs M."""
     axes = figure.add_subplot()
     for i, (order, grams) in enumerate(types.items()):
-        points = [[h for h in r.heads if h.order == order] for r in reports]
-        tables = np.array([np.mean([h.table for h in heads]) for heads in points])
-        measured = [np.array([h.collision for h in heads]) for heads in points]
-        mean = np.array([m.mean() for m in measured])
-        spread = np.array([[mean[j] - m.min(), m.max() - mean[j]] for j, m in enumerate(measured)]).T
+        spreads = [_spread(report, order) for report in reports]
+        tables = np.array([s.tables.mean() for s in spreads])
+        mean = np.array([s.measured.mean() for s in spreads])
+        low = np.array([s.measured.min() for s in spreads])
+        high = np.array([s.measured.max() for s in spreads])
         axes.errorbar(
-            tables, mean, yerr=spread, fmt="o", color=f"C{i}", capsize=3,
+            tables, mean, yerr=[mean - low, high - mean], fmt="o", color=f"C{i}", capsize=3,
             label=f"{order}-grams measured ({grams.types:,} distinct)",
         )  # fmt: skip
         grid = np.geomspace(tables.min() / 2, tables.max() * 2, 200)

@@ -1,9 +1,11 @@
 """What the measuring commands (``collisions``, ``cache``) share: reading options whose --errors
-defaults to an index's, the progress of a counting pass, and the --plot file."""
+defaults to an index's, the progress of a counting pass, the --plot file, and the files written
+beside the report."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,7 +15,7 @@ import typer
 from ..atomic import check_output_file, staged_file
 from ..errors import NgramToolError, UsageError
 from .options import CORPUS_FILES, STDIN_DEFAULT, ReadingOptions, corpus_inputs
-from .render import InputProgress
+from .render import InputProgress, stderr
 
 PLOT_SUFFIXES = {".png", ".pdf", ".svg"}
 
@@ -83,3 +85,42 @@ def save_plot(figure: Any, path: Path) -> None:
             figure.savefig(handle, dpi=120, format=path.suffix.lstrip(".").lower())
     except OSError as exc:
         raise NgramToolError(f"cannot write the plot {path}: {exc.strerror}") from None
+
+
+class SideOutputs:
+    """The files a measuring command writes beside its report (--plot, --save-types), said after
+    the report: ``wrote FILE`` on stderr (unless quiet), or the failure. A failed file never costs
+    the report: every file is tried, the report printed, then :meth:`finish` fails (exit 1)."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.written: list[Path] = []
+        self.failures: list[NgramToolError] = []
+
+    def write(self, path: Path, write: Callable[[], None]) -> None:
+        """Write ``path`` with ``write``, keeping its failure for :meth:`finish`."""
+        try:
+            write()
+        except NgramToolError as exc:
+            self.failed(exc)
+        else:
+            self.wrote(path)
+
+    def wrote(self, path: Path) -> None:
+        """``path`` was written (by the library, while measuring)."""
+        self.written.append(path)
+
+    def failed(self, error: NgramToolError) -> None:
+        """A file could not be written (by the library: its figures stand)."""
+        self.failures.append(error)
+
+    def finish(self) -> None:
+        """Say what was written; then raise the failure (several: one line naming each)."""
+        sys.stdout.flush()  # the report first
+        if not self.quiet:
+            for path in self.written:
+                stderr.print(f"wrote {path}", markup=False)
+        if len(self.failures) == 1:
+            raise self.failures[0]
+        if self.failures:
+            raise NgramToolError("; ".join(map(str, self.failures)))

@@ -1,12 +1,16 @@
 """``ngramtool cache`` through a subprocess: tables, --json fields, --plot, presets, refused
-options (the figures: tests/analysis/test_row_cache.py)."""
+options (the figures: tests/analysis/test_row_cache.py; files beside the report:
+test_cli_measuring.py)."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from conftest import assert_one_line_error, run, run_json
 
 from ngramtool.analysis.row_cache import measure_row_cache
+from ngramtool.wording import byte_size
 
 
 def test_cache_prints_the_reads_and_every_budget(files):
@@ -55,6 +59,23 @@ def test_an_index_a_token_file_and_a_preset(files, tmp_path):
     drawn = run("cache", files["a"], "--tokenizer", "bytes", "--heads", "2", "--plot", png, "--quiet")
     assert drawn.returncode == 0, drawn.stderr.decode()
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    ("sizes", "unit"),
+    [(["--budget", "1kB,2KiB,5MB"], "bytes"), (["--rows", "5,50,5000"], "rows"), ([], "bytes")],
+    ids=["--budget", "--rows", "default sweep (bytes)"],
+)
+def test_the_plot_is_drawn_in_the_unit_the_budgets_are_given_in(files, tmp_path, sizes, unit):
+    pytest.importorskip("matplotlib")
+    svg = tmp_path / "hits.svg"
+    args = ("cache", files["a"], "--tokenizer", "bytes", "--heads", "2", *sizes)
+    drawn = run(*args, "--plot", svg, "-q")
+    assert drawn.returncode == 0, drawn.stderr.decode()
+    texts = re.findall(r"<!-- (.*?) -->", svg.read_text())  # matplotlib's SVG names each text it draws
+    budgets = run_json(*args)["budgets"]
+    ticks = [byte_size(b["bytes"]) if unit == "bytes" else f"{b['rows']:,}" for b in budgets]
+    assert f"budget ({unit})" in texts and set(ticks) <= set(texts), texts
 
 
 @pytest.mark.parametrize(

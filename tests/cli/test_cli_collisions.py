@@ -1,17 +1,22 @@
-"""``ngramtool collisions`` through a subprocess: tables, --plot, refused options, notes (the
-figures: tests/analysis/test_measurement.py)."""
+"""``ngramtool collisions`` through a subprocess: tables, --per-head, --plot, refused options, notes
+(the figures: tests/analysis/test_measurement.py; files beside the report: test_cli_measuring.py)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import statistics
 
 import pytest
 from conftest import run, run_json
 from typer.testing import CliRunner
 
+import ngramtool.analysis.type_counts as type_counts
 import ngramtool.inputs.text as text_input
 import ngramtool.tokenizers.textcuts as textcuts
+from ngramtool.analysis.measurement import PartNotSaved, measure_collisions
+from ngramtool.atomic import OutputError
 from ngramtool.cli.app import app
 
 
@@ -20,14 +25,63 @@ def test_collisions_prints_tables_and_draws_a_plot(files, tmp_path):
     png = tmp_path / "sweep.png"
     result = run(
         "collisions",
-        *(files["a"], "--tokenizer", "bytes", "--heads", "2", "--table", "61,257", "--plot", png),
+        *(files["a"], "--tokenizer", "bytes", "--heads", "2", "--table", "61,1031", "--plot", png),
+        "--per-head",
         env={"COLUMNS": "200"},  # wide enough for every column on one line
     )
     out = result.stdout.decode()
     assert result.returncode == 0, result.stderr.decode()
     assert "2 orders x 2 heads = 4 tables per layer" in out and "collision (exp)" in out
-    assert "base table 61" in out and "base table 257" in out
+    assert "base table 61: per head" in out and "base table 1,031: per head" in out
+    assert out.count("all heads of an order together") == 2
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+SWEEP = ("--tokenizer", "bytes", "--heads", "2", "--table", "61,1031,4099")
+
+
+def summary_rows(output: str) -> list[str]:
+    """The rows of the table titled ``collision ratio over ...`` (below its rule)."""
+    table = output.split("collision ratio over", 1)[1].split("\n\n")[1].splitlines()
+    rule = next(i for i, line in enumerate(table) if set(line.strip()) == {"─"})
+    return table[rule + 1 :]
+
+
+def test_the_default_is_one_line_per_table_size_and_order_within_80_columns(files):
+    result = run("collisions", files["a"], *SWEEP, env={"COLUMNS": "80"})
+    out = result.stdout.decode()
+    assert result.returncode == 0, result.stderr.decode()
+    assert all(len(line) <= 80 for line in out.splitlines()), out
+    assert ": per head, measured" not in out and "all heads of an order together" not in out
+    assert "(per head and on every head of an order: --per-head; every figure: --json)" in out
+    rows = summary_rows(out)
+    figures = run_json("collisions", files["a"], *SWEEP)  # per head, as before
+    assert len(rows) == len(figures["tables"]) * len(figures["orders"]) == 6, out
+    for table, lines in zip(figures["tables"], (rows[0:2], rows[2:4], rows[4:6]), strict=True):
+        for line, order in zip(lines, (2, 3), strict=True):
+            heads = [h for h in table["heads"] if h["order"] == order]  # both layers
+            measured = [h["collision"] for h in heads]
+            mean, expected = (
+                statistics.mean(measured),
+                statistics.mean(h["expected_collision"] for h in heads),
+            )
+            cells = [f"{mean:.2%}", f"({expected:.2%})", f"{min(measured):.2%}", f"{max(measured):.2%}"]
+            assert line.split()[-6:] == [str(order), *cells, f"{mean / expected:.3f}"], line
+    assert rows[0].split()[0] == "61" and rows[2].split()[0] == "1,031" and rows[4].split()[0] == "4,099"
+
+
+def test_a_part_that_cannot_be_saved_keeps_the_figures(files, tmp_path, monkeypatch):
+    def full_disk(*args: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(type_counts, "write_types", full_disk)
+    part = tmp_path / "a.ngtypes.npz"
+    with pytest.raises(PartNotSaved) as caught:
+        measure_collisions(files["a"], tokenizer="bytes", heads=2, table_sizes=[257], save_types=part)
+    assert isinstance(caught.value, OutputError)
+    assert f"cannot write {part}: no space left on device" in str(caught.value)
+    assert caught.value.result.tokens > 0 and caught.value.result.reports[0].heads
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_plot_without_matplotlib_says_how_to_install_it(files, tmp_path):

@@ -81,10 +81,10 @@ def test_inspect_fits_80_columns_without_padding(index):
 
 
 def test_collisions_stacks_measured_over_expected_at_80_columns_and_keeps_every_figure():
-    output = at_80_columns(*COMMANDS["collisions"])
+    output = at_80_columns(*COMMANDS["collisions"], "--per-head")
     # Headers and `measured (expected)` cells stack; the expectation sits under its figure.
     assert re.search(r"78\.\d\d%.*\n.*\(78\.\d\d%\)", output), output
-    wide = run(*COMMANDS["collisions"], env={"COLUMNS": "200"}).stdout.decode()
+    wide = run(*COMMANDS["collisions"], "--per-head", env={"COLUMNS": "200"}).stdout.decode()
     assert "collision (exp)" in wide and "max/row (exp)" in wide
     assert max(map(len, table_lines(wide))) > WIDTH  # the wide layout needs more than 80 columns
     figures = json.loads(run(*COMMANDS["collisions"], "--json").stdout)
