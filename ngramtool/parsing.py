@@ -138,8 +138,6 @@ def parse_amounts(text: str, option: str) -> list[Amount]:
                 f"{value!r} (units: kB, MB, GB, TB, KiB, MiB, GiB, TiB, B)"
             )
         number = float(match.group(1)) * (BYTE_UNITS[unit] if unit else 1)
-        if not number > 0:
-            raise UsageError(f"{option} takes positive amounts, got {value!r}")
         amounts.append(Amount(number, bool(unit), value))
     return amounts
 

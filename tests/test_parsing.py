@@ -77,10 +77,9 @@ def test_amounts_with_a_byte_unit_are_bytes_and_others_counts():
     found = [(a.value, a.in_bytes) for a in parse_amounts("10GB,512MiB,5.7e9,1.5TiB", "--budget")]
     assert found == [(10e9, True), (2**29, True), (5.7e9, False), (1.5 * 2**40, True)]
     assert parse_amounts("1,000MB", "--budget")[0].value == 1e9
-    assert parse_byte_sizes("1GB,512MiB,1e9,3", "--budget") == [10**9, 2**29, 10**9, 3]
+    assert parse_byte_sizes("1GB,512MiB,1e9,3,0", "--budget") == [10**9, 2**29, 10**9, 3, 0]  # 0: no cache
     for bad, fragment in (
         ("10XB", "units: kB"),
-        ("0GB", "positive"),
         ("1,000MB,2GB", "reads as one number"),
         (",", "empty value"),
     ):

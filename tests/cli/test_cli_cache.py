@@ -81,14 +81,14 @@ def test_the_plot_is_drawn_in_the_unit_the_budgets_are_given_in(files, tmp_path,
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (["--budget", "1XB"], "--budget takes sizes like"),
+        (["--budget", "1XB"], "--budget takes amounts like 10GB"),
         (["--budget", "1MB", "--rows", "5"], "not both"),
         (["--row-bytes", "10", "--encoding", "bf16"], "not both"),
         (["--encoding", "q3_k"], "whole blocks of 256"),
         (["--encoding", "int3"], "unknown --encoding"),
         (["--force"], "--force applies only with --plot"),
         (["--plot", "hits.gif"], "use one of"),
-        (["--rows", "-1"], "0 or more"),
+        (["--rows", "-1"], "--rows takes numbers of at least 0, got -1"),
     ],
 )
 def test_bad_options_are_one_line_usage_errors(files, args, fragment):
