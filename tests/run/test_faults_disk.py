@@ -23,7 +23,7 @@ from fakedisk import FakeDisk
 
 from ngramtool import NgramHashMapping, hash_files
 
-FAKE_DISK = Path(__file__).with_name("fakedisk.py")
+FAKE_DISK = Path(__file__).parent.parent / "fakedisk.py"
 _PAGE = 4096
 
 
