@@ -98,14 +98,6 @@ def parse_sizes(text: str, option: str, *, minimum: int = 1) -> list[int]:
     return sizes
 
 
-def parse_size(text: str, option: str, *, minimum: int = 1) -> int:
-    """One size (see :func:`parse_sizes`)."""
-    sizes = parse_sizes(text, option, minimum=minimum)
-    if len(sizes) != 1:
-        raise UsageError(f"{option} takes one number, got {len(sizes)} ({text!r}); {SIZES_RULE}")
-    return sizes[0]
-
-
 def parse_ids(text: str, option: str) -> list[int]:
     """Ids (Engram layer ids, token ids): plain integers, comma-separated (``1,15``).
 
