@@ -36,6 +36,8 @@ MODULES = (
     "ngramtool.formats.tokenfiles.reading",
     "ngramtool.formats.tokenfiles.registry",
     "ngramtool.hashing",
+    "ngramtool.inputs.chat",
+    "ngramtool.inputs.fields",
     "ngramtool.inputs.sources",
     "ngramtool.lookup",
     "ngramtool.mapping",

@@ -162,6 +162,7 @@ def measure_collisions(
     json_key: str | None = None,
     doc_sep: str | None = None,
     errors: str | None = None,
+    chat_template: bool = False,
     workers: int | None = None,
     max_tokens: int | None = None,
     save_types: str | Path | None = None,
@@ -173,10 +174,11 @@ def measure_collisions(
     Args:
         inputs: corpus files or ``-`` in any form hashing reads (tokenized as hashing does, with
             ``tokenizer``, ``special``, ``add_eot``, ``input_format``, ``text_key`` (or its older
-            name ``json_key``), ...; or a :class:`~ngramtool.CorpusReader` holding the reading
-            options), one index or merged dataset (its own spec, vocabulary and boundary), one
-            token file (or ``tokens_file``, with ``token_format``, ``token_dtype``, ``eos_id``; or
-            a :class:`~ngramtool.TokenFileReader`), or saved type counts (``*.ngtypes.npz``).
+            name ``json_key``), ``chat_template``, ...; or a :class:`~ngramtool.CorpusReader`
+            holding the reading options), one index or merged dataset (its own spec, vocabulary
+            and boundary), one token file (or ``tokens_file``, with ``token_format``,
+            ``token_dtype``, ``eos_id``; or a :class:`~ngramtool.TokenFileReader`), or saved type
+            counts (``*.ngtypes.npz``).
         mapping: the tokenizer, vocabulary and spec (:class:`~ngramtool.NgramHashMapping`) of
             text or a token file, in place of ``tokenizer``, ``special``, ``no_compress``,
             ``vocab_size``, ``spec_file`` and the spec fields.
@@ -214,8 +216,8 @@ def measure_collisions(
         eos_id=eos_id, tokenizer=tokenizer, special=special, no_compress=no_compress, vocab_size=vocab_size,
         spec_file=spec_file, max_ngram=max_ngram, heads=heads, layer_ids=layer_ids, seed=seed,
         pad_id=pad_id, boundary=boundary, add_eot=add_eot, eot_token=eot_token, input_format=input_format,
-        text_key=text_key, json_key=json_key, doc_sep=doc_sep, errors=errors, workers=workers,
-        max_tokens=max_tokens, progress=progress,
+        text_key=text_key, json_key=json_key, doc_sep=doc_sep, errors=errors, chat_template=chat_template,
+        workers=workers, max_tokens=max_tokens, progress=progress,
     )  # fmt: skip
     if save_types is not None:
         check_output_file(save_types, force, source.sources, what="`save_types` file")
@@ -302,6 +304,7 @@ def open_source(
     json_key: str | None = None,
     doc_sep: str | None = None,
     errors: str | None = None,
+    chat_template: bool = False,
     workers: int | None = None,
     max_tokens: int | None = None,
     progress: Progress,
@@ -322,7 +325,8 @@ def open_source(
         inputs = ()
     elif isinstance(inputs, CorpusReader):
         given = {"input_format": input_format, "text_key": text_key, "json_key": json_key, "doc_sep": doc_sep,
-                 "errors": errors, "add_eot": add_eot, "eot_token": eot_token}  # fmt: skip
+                 "errors": errors, "add_eot": add_eot, "eot_token": eot_token,
+                 "chat_template": chat_template}  # fmt: skip
         _refuse_given(given, "to inputs given as paths (a CorpusReader holds its own)")
         input_format, text_key, doc_sep, errors = (
             inputs.input_format,
@@ -330,7 +334,8 @@ def open_source(
             inputs.doc_sep,
             inputs.errors,
         )
-        add_eot, eot_token, inputs = inputs.add_eot, inputs.eot_token, inputs.paths
+        add_eot, eot_token, chat_template = inputs.add_eot, inputs.eot_token, inputs.chat_template
+        inputs = inputs.paths
     if mapping is not None:
         held = {"tokenizer": tokenizer, "special": special, "no_compress": no_compress,
                 "vocab_size": vocab_size, "spec_file": spec_file, "max_ngram": max_ngram, "heads": heads,
@@ -341,8 +346,9 @@ def open_source(
     if boundary is not None:
         check_boundary_policy(boundary)
     reading = {"add_eot": add_eot, "eot_token": eot_token, "input_format": input_format,
-               "text_key": text_key_of(text_key, json_key), "doc_sep": doc_sep, "errors": errors,
-               "special": special, "workers": workers}  # fmt: skip
+               "text_key": text_key_of(text_key, json_key, chat_template), "doc_sep": doc_sep,
+               "errors": errors, "chat_template": chat_template, "special": special,
+               "workers": workers}  # fmt: skip
     counting = {"tokens_file": tokens_file, "token_format": token_format, "token_dtype": token_dtype,
                 "eos_id": eos_id, "vocab_size": vocab_size,
                 "tokenizer": tokenizer, "no_compress": no_compress, "boundary": boundary, "mapping": mapping,
@@ -449,7 +455,9 @@ def _open(
             negative_ids=mapping.negative_ids,
         )
     assert tok is not None
-    text_options = {key: reading[key] for key in ("add_eot", "eot_token", "doc_sep", "input_format")}
+    text_options = {
+        key: reading[key] for key in ("add_eot", "eot_token", "doc_sep", "input_format", "chat_template")
+    }
     errors = reading["errors"] or "strict"
     forms = [input_form(name, reading["input_format"], reading["text_key"]) for name in names]
     meta["tokenization"] = tokenization_record(

@@ -147,6 +147,8 @@ def _tokenization_line(record: dict[str, Any] | None) -> str:
     for key, option in (("json_key", "--text-key"), ("doc_sep", "--doc-sep"), ("format", "--format")):
         if record.get(key):
             parts.append(f"{option} {record[key]!r}")
+    if record.get("chat_template"):
+        parts.append(f"--chat-template (sha256 {record['chat_template']['sha256'][:12]}...)")
     parts.append(f"errors {record.get('errors')}")
     return "; ".join(parts)
 

@@ -451,11 +451,21 @@ class ReadingOptions(OptionGroup):
         typer.Option(
             "--text-key",
             "--json-key",
-            help="The key (JSONL) or column (parquet, datasets) that holds the text [default: text]; "
+            help="The key (JSONL; a dotted path reads a nested field: messages.-1.content) or column "
+            "(parquet, datasets) that holds the text [default: text; messages with --chat-template]; "
             "naming it reads an input of no known suffix (or stdin) as JSONL. --json-key is its older name.",
             show_default=False,
         ),
     ] = None
+    chat_template: Annotated[
+        bool,
+        typer.Option(
+            "--chat-template",
+            help="Records hold chats (lists of role/content messages): render each through the chat "
+            "template of the HF tokenizer (tokenizer_config.json beside its tokenizer.json), as "
+            "apply_chat_template does (extra 'chat'). See docs/inputs.md.",
+        ),
+    ] = False
     doc_sep: Annotated[
         str | None, typer.Option("--doc-sep", help="Plain text: this literal string separates documents.")
     ] = None
@@ -510,7 +520,8 @@ READING_OPTIONS = ReadingOptions.placeholder()
 
 ENGINE_OPTIONS = ("tokenizer_engine", "no_engine_check")
 TEXT_READING_OPTIONS = (
-    "input_format", "text_key", "doc_sep", "errors", "add_eot", "eot_token", "special", *ENGINE_OPTIONS
+    "input_format", "text_key", "chat_template", "doc_sep", "errors", "add_eot", "eot_token", "special",
+    *ENGINE_OPTIONS,
 )  # fmt: skip
 """The parameters of :class:`ReadingOptions`, in the order a usage error names them."""
 

@@ -56,6 +56,7 @@ exactly what the tokenizers library's encode(document).ids gives (see --special)
 TOKENIZE_READING = ReadingOptions.placeholder(
     "input_format",
     "text_key",
+    "chat_template",
     "doc_sep",
     "errors",
     "special",

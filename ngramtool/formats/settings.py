@@ -4,10 +4,10 @@ A finished shard is skipped by a resumed sharded run only when the run would mak
 same way, and ``merge`` joins only shards made the same way: one tokenizer, vocabulary (with its
 DEAD tokens), hash spec, boundary policy, masking convention, row storage (stored, or computed
 from the tokens) and tokenization (``special``, ``add_eot`` and its token, the records' text key,
-``doc_sep``, ``errors``, a forced input form). Both ask :func:`settings_difference`, so they can
-never disagree on what "the same way" means. A manifest written before ``tokenization`` was
-recorded (format 1.0) differs from every manifest that records it: what it did with special
-tokens is unknown.
+``doc_sep``, ``errors``, a forced input form, a chat template). Both ask
+:func:`settings_difference`, so they can never disagree on what "the same way" means. A manifest
+written before ``tokenization`` was recorded (format 1.0) differs from every manifest that records
+it: what it did with special tokens is unknown.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ _TOKENIZATION_LABELS = {
     "doc_sep": "`doc_sep`",
     "errors": "`errors`",
     "format": "input form (`input_format`)",
+    "chat_template": "chat template (`chat_template`)",
 }
 
 
@@ -80,8 +81,9 @@ def settings_difference(ours: dict[str, Any], theirs: dict[str, Any]) -> Setting
 
 def _comparable(field: str, value: Any) -> Any:
     """What of a tokenization field decides the ids: the end-of-sequence token's id and string,
-    not where it was found (a config, a post-processor or --eot-token)."""
-    if field == "eot" and isinstance(value, dict):
+    not where it was found (a config, a post-processor or --eot-token); a chat template's text and
+    special tokens, not the file that held it."""
+    if field in ("eot", "chat_template") and isinstance(value, dict):
         return {key: item for key, item in value.items() if key != "source"}
     return value
 

@@ -4,7 +4,9 @@
 ``datasets.save_to_disk`` directory, or ``-`` for stdin); its form comes from ``input_format`` or its name
 (:mod:`.forms`): plain text (:mod:`.text`), JSONL (:mod:`.jsonl`), either one compressed
 (:mod:`.compressed`: gzip, bzip2, xz, zstd, decompressed on a thread beside tokenizing), parquet
-and Arrow (:mod:`.columnar`). :func:`iter_string_pieces` reads documents given as Python strings.
+and Arrow (:mod:`.columnar`); a record's field may be a dotted path (:mod:`.fields`), and a record's
+chat becomes text through the tokenizer's chat template (:mod:`.chat`).
+:func:`iter_string_pieces` reads documents given as Python strings.
 Every reader yields :class:`TextPiece` objects: pieces of text that encode on their own to the ids
 of the whole text (cut where :mod:`ngramtool.tokenizers.textcuts` allows), the first piece of each document
 marked; the record readers (JSONL, parquet, Arrow) yield records many at a time, as :class:`Documents`
@@ -20,8 +22,10 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..errors import UsageError
 from ..tokenizers.textcuts import whole_strings
 from . import text
+from .chat import ChatTemplate
 from .columnar import arrow_pieces, parquet_pieces, parquet_row_groups, parquet_share
 from .compressed import open_decompressed
 from .forms import (
@@ -29,6 +33,7 @@ from .forms import (
     ERRORS,
     FORMATS,
     RECORD_FORMATS,
+    chat_key,
     check_errors,
     check_input,
     check_reading,
@@ -46,9 +51,11 @@ __all__ = [
     "ERRORS",
     "FORMATS",
     "RECORD_FORMATS",
+    "ChatTemplate",
     "Documents",
     "Errors",
     "TextPiece",
+    "chat_key",
     "check_reading",
     "input_form",
     "input_size",
@@ -86,6 +93,7 @@ def iter_text_items(
     safe_cuts: bool = True,
     keep_whole: tuple[str, ...] = (),
     row_groups: tuple[int, int] | None = None,
+    chat: ChatTemplate | None = None,
 ) -> Iterator[TextPiece | Documents]:
     """The text of one input (a path, a saved dataset directory or ``-``), in order: pieces, the
     first piece of each document marked, and records many at a time (:class:`Documents`).
@@ -96,18 +104,25 @@ def iter_text_items(
     which those cuts change ids, see :func:`~ngramtool.tokenizers.textcuts.cuts_keep_ids`) only every
     ``MAX_PIECE_CHARS``, reported as hard cuts. No cut splits one of the ``keep_whole`` strings
     (the tokenizer's special tokens). A record (a JSONL line, a parquet or dataset row: its text
-    under ``text_key``, default ``text``) is one document, never cut. ``row_groups`` (first, stop)
-    reads only those row groups of a parquet file.
+    under ``text_key``, default ``text``; a dotted path reads a nested field) is one document,
+    never cut; with ``chat``, its chat (under ``text_key``, default ``messages``) rendered through
+    that template. ``row_groups`` (first, stop) reads only those row groups of a parquet file.
     """
     check_errors(errors)
+    text_key = chat_key(text_key, chat is not None)
     form = check_input(source, input_format, text_key, doc_sep)
     key = text_key or DEFAULT_TEXT_KEY
     log.debug("reading %s as %s%s", source, form, "" if form == "text" else f" (text under {key!r})")
+    if chat is not None and form == "text":
+        raise UsageError(
+            f"`chat_template` renders the chats of records (JSONL, parquet, datasets), but {source} is "
+            "read as plain text (`input_format=text`): drop one of them"
+        )
     if form == "parquet":
-        yield from parquet_pieces(source, key, errors, row_groups)
+        yield from parquet_pieces(source, key, errors, row_groups, chat)
         return
     if form == "arrow":
-        yield from arrow_pieces(source, key, errors)
+        yield from arrow_pieces(source, key, errors, chat)
         return
     name = "<stdin>" if source == "-" else source
     with contextlib.ExitStack() as opened:
@@ -117,7 +132,7 @@ def iter_text_items(
         stream, consumed = open_decompressed(handle, name)
         opened.callback(stream.close)
         if form == "jsonl":
-            yield from jsonl_pieces(stream, name, errors, key, consumed)
+            yield from jsonl_pieces(stream, name, errors, key, consumed, chat)
         else:
             target = piece_chars or text.TARGET_PIECE_CHARS
             whole = whole_strings(keep_whole)

@@ -1,5 +1,5 @@
-"""Optional packages that some input forms need: imported when first needed, or one clear error
-with the pip command that adds them."""
+"""Optional packages that some input forms (and chat templates) need: imported when first needed,
+or one clear error with the pip command that adds them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from types import ModuleType
 
 from ..errors import MissingDependencyError
 
-EXTRAS = {"zstandard": "zstd", "pyarrow": "parquet"}
+EXTRAS = {"zstandard": "zstd", "pyarrow": "parquet", "jinja2": "chat"}
 """The package extra of ngramtool that installs each optional module."""
 
 
@@ -17,6 +17,7 @@ def require(module: str, purpose: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError:
+        extra = EXTRAS[module.partition(".")[0]]  # pyarrow.parquet comes with pyarrow
         raise MissingDependencyError(
-            f"{purpose} needs {module}, which is not installed: pip install 'ngramtool[{EXTRAS[module]}]'"
+            f"{purpose} needs {module}, which is not installed: pip install 'ngramtool[{extra}]'"
         ) from None

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import UsageError
+from .chat import CHAT_KEY
 from .compressed import COMPRESSION_SUFFIXES
 from .dependencies import require
 
@@ -138,8 +139,15 @@ def record_key(forms: Sequence[str], text_key: str | None) -> str | None:
     return (text_key or DEFAULT_TEXT_KEY) if any(form in RECORD_FORMATS for form in forms) else None
 
 
-def text_key_of(text_key: str | None, json_key: str | None) -> str | None:
-    """The text key given as ``text_key`` or as its older name ``json_key`` (not both)."""
+def text_key_of(text_key: str | None, json_key: str | None, chat_template: bool = False) -> str | None:
+    """The text key given as ``text_key`` or as its older name ``json_key`` (not both); with
+    ``chat_template``, :func:`chat_key` of it."""
     if text_key is not None and json_key is not None and text_key != json_key:
         raise UsageError("`json_key` is the older name of `text_key`: give one of them")
-    return text_key if text_key is not None else json_key
+    return chat_key(text_key if text_key is not None else json_key, chat_template)
+
+
+def chat_key(text_key: str | None, chat_template: bool) -> str | None:
+    """The key a reading names: ``text_key``, or with ``chat_template`` ``messages`` when none is
+    named (naming a key reads an input of no known suffix, or stdin, as JSONL)."""
+    return CHAT_KEY if chat_template and text_key is None else text_key

@@ -1,6 +1,7 @@
 """JSONL: one document per line, its text under one key (``text`` unless ``text_key`` names
-another); bad records are errors that name the line, or with ``errors="skip"`` are skipped and
-counted."""
+another, or a dotted path: :mod:`.fields`), or its chat rendered through a chat template
+(:mod:`.chat`); bad records are errors that name the line, or with ``errors="skip"`` are skipped
+and counted."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import json
 from collections.abc import Callable, Iterator
 from typing import BinaryIO, Literal
 
-from ..errors import NgramToolError
+from ..errors import NgramToolError, UsageError
+from .chat import CHAT_KEY, PICK_A_FIELD, ChatRecordError, ChatTemplate
+from .fields import MISSING, field_value, json_kind
 from .pieces import Documents, Errors, TextPiece, invalid_utf8, record_runs
-
-_JSON_KINDS = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
 
 
 class _BadRecord(NgramToolError):
@@ -19,18 +20,21 @@ class _BadRecord(NgramToolError):
 
 
 class _JsonlRecords:
-    """The texts of JSONL lines, under one key; errors name the line and say what it holds.
+    """The texts of JSONL lines, under one key (or the chats there rendered by ``chat``); errors
+    name the line and say what it holds.
 
     Lines are read in blocks (:meth:`texts`): a block that is valid UTF-8 is decoded at once, and
-    each line holding nothing but a JSON object with a string under the key (the common case)
-    is parsed by the JSON scanner alone; any other line goes through :meth:`line_text`, which
-    reads it as a line on its own would be read and names what is wrong with it.
+    each line holding nothing but a JSON object with a string under the key (the common case,
+    without ``chat``) is parsed by the JSON scanner alone; any other line goes through
+    :meth:`line_text`, which reads it as a line on its own would be read and names what is wrong
+    with it.
     """
 
-    def __init__(self, name: str, key: str, errors: Errors) -> None:
+    def __init__(self, name: str, key: str, errors: Errors, chat: ChatTemplate | None = None) -> None:
         self.name = name
         self.key = key
         self.errors = errors
+        self.chat = chat
         self.key_seen = False  # whether an earlier record had the key
         self.offset = 0  # bytes before the current line
         self.line_no = 0  # lines read so far
@@ -52,6 +56,7 @@ class _JsonlRecords:
             lines[0] = lines[0].removeprefix("\ufeff")
         escapes = "\\ud" in decoded or "\\uD" in decoded  # \ud800-\udfff: maybe a lone surrogate
         scan, key, first, found = self._scan, self.key, self.line_no, False
+        plain = self.chat is None  # a chat is rendered by line_text
         texts: list[str | None] = []
         keep = texts.append
         for line_no, line in enumerate(lines, start=first + 1):
@@ -61,7 +66,8 @@ class _JsonlRecords:
                 record = end = None
             value = record.get(key) if type(record) is dict else None
             if (
-                type(value) is str
+                plain
+                and type(value) is str
                 and (end == len(line) or line[end:] == "\r")
                 and (not escapes or _is_text(value))
             ):
@@ -124,34 +130,49 @@ class _JsonlRecords:
             fix = skip if self.key_seen else "is this a JSONL file (one JSON object per line)?"
             raise _BadRecord(f"{where}: not valid JSON: {exc.msg} at column {exc.colno}; {fix}") from None
         if not isinstance(record, dict):
-            raise _BadRecord(f"{where}: the line holds a JSON {_kind(record)}, not an object; {skip}")
-        if self.key not in record:
+            raise _BadRecord(f"{where}: the line holds a JSON {json_kind(record)}, not an object; {skip}")
+        value = field_value(record, self.key)
+        if value is MISSING:
             keys = _key_list(record)
             if self.key_seen:
                 raise _BadRecord(
                     f"{where}: this record has no key {self.key!r} (its keys: {keys}) though earlier "
                     f"records have it; {skip}"
                 )
+            if (
+                self.chat is None
+                and isinstance(record.get(CHAT_KEY), list)
+                and not _starts_in(record, self.key)
+            ):
+                raise UsageError(
+                    f"{where}: this record holds a chat ({CHAT_KEY!r}: a list of messages), not "
+                    f"{self.key!r}: pass `chat_template=True` to render each chat through the tokenizer's "
+                    f"chat template, or pick one field with {PICK_A_FIELD}"
+                )
             raise _BadRecord(
                 f"{where}: no key {self.key!r} in this record (its keys: {keys}); name the key that holds "
                 "the text with `text_key`"
             )
         self.key_seen = True
-        value = record[self.key]
-        if not isinstance(value, str):
-            raise _BadRecord(f"{where}: {self.key!r} holds a JSON {_kind(value)}, not text; {skip}")
+        if self.chat is not None:
+            try:
+                value = self.chat.render(value)
+            except ChatRecordError as exc:
+                raise _BadRecord(f"{where}: {self.key!r}: {exc}; {skip}") from None
+        elif not isinstance(value, str):
+            raise _BadRecord(f"{where}: {self.key!r} holds a JSON {json_kind(value)}, not text; {skip}")
         return _no_lone_surrogates(value, where, self.errors)
+
+
+def _starts_in(record: dict, key: str) -> bool:
+    """Whether a dotted ``key`` begins with a key of the record (the path ends further in)."""
+    return "." in key and key.partition(".")[0] in record
 
 
 def json_scanner() -> Callable[[str, int], tuple[object, int]]:
     """The JSON scanner that parses plain records: ``scan(line, index)`` gives the value that
     starts at ``index`` and where it ends (what ``json.loads`` runs, without its checks around)."""
     return json.JSONDecoder().scan_once  # type: ignore[attr-defined,no-any-return]
-
-
-def _kind(value: object) -> str:
-    """The JSON name of a decoded value's type."""
-    return _JSON_KINDS.get(type(value), "null")
 
 
 def _key_list(record: dict, shown: int = 8) -> str:
@@ -165,12 +186,18 @@ READ_BYTES = 1 << 20  # bytes of lines read at a time
 
 
 def jsonl_pieces(
-    stream: BinaryIO, name: str, errors: Errors, key: str, consumed: Callable[[], int]
+    stream: BinaryIO,
+    name: str,
+    errors: Errors,
+    key: str,
+    consumed: Callable[[], int],
+    chat: ChatTemplate | None = None,
 ) -> Iterator[Documents | TextPiece]:
     """The records, as :class:`Documents` (:func:`~.pieces.record_runs`: the records of a block of
     lines, between bad ones); with ``errors="skip"`` bad records are counted, not raised.
-    ``consumed()`` counts the source bytes read so far (compressed ones for a compressed input)."""
-    records = _JsonlRecords(name, key, errors)
+    ``consumed()`` counts the source bytes read so far (compressed ones for a compressed input);
+    ``chat``: the template that renders each record's chat (under ``key``) as its text."""
+    records = _JsonlRecords(name, key, errors, chat)
 
     def blocks() -> Iterator[tuple[list[str | None], int]]:
         seen = 0

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .forms import check_errors, input_form, record_key
+from .forms import chat_key, check_errors, input_form, record_key
 
 
 @dataclass(frozen=True)
@@ -25,13 +25,18 @@ class CorpusReader:
         paths: files, HF ``datasets.save_to_disk`` directories, or ``-`` for stdin.
         input_format: the form of every input (``text``, ``jsonl``, ``parquet``, ``arrow``);
             None: each input's name decides.
-        text_key: the key (JSONL) or column (parquet, datasets) of the text; None: ``text``.
+        text_key: the key (JSONL; a dotted path reads a nested field: ``messages.-1.content``) or
+            column (parquet, datasets) of the text; None: ``text`` (``messages`` with
+            ``chat_template``).
         doc_sep: plain text: the literal string that separates documents.
         errors: bad input: ``strict`` (stop), ``replace`` (invalid UTF-8 by U+FFFD) or ``skip``
             (bad records skipped and counted).
         add_eot: append the tokenizer's end-of-sequence token after each document.
         eot_token: the token ``add_eot`` appends (None: from the tokenizer's configuration).
         row_groups: (first, stop): only these row groups of a parquet input (a shard's share).
+        chat_template: each record holds a chat (a list of ``{role, content}`` messages), rendered
+            through the tokenizer's chat template as HF ``apply_chat_template`` renders it
+            (docs/inputs.md#chat-data).
 
     Examples:
         >>> from ngramtool import CorpusReader
@@ -47,10 +52,12 @@ class CorpusReader:
     add_eot: bool = False
     eot_token: str | None = None
     row_groups: tuple[int, int] | None = None
+    chat_template: bool = False
 
     def __post_init__(self) -> None:
         paths = (self.paths,) if isinstance(self.paths, str | Path) else self.paths
         object.__setattr__(self, "paths", tuple(str(path) for path in paths))
+        object.__setattr__(self, "text_key", chat_key(self.text_key, self.chat_template))
         check_errors(self.errors)
 
     @property
@@ -64,6 +71,7 @@ class CorpusReader:
             "row_groups": self.row_groups,
             "add_eot": self.add_eot,
             "eot_token": self.eot_token,
+            "chat_template": self.chat_template,
         }
 
     def record_key(self) -> str | None:

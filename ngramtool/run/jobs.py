@@ -132,6 +132,7 @@ def job_meta(job: HashJob) -> IndexMeta:
             doc_sep=source.doc_sep,
             errors=source.errors,
             input_format=source.input_format,
+            chat_template=source.chat_template,
         )
         sources, row_groups = source.paths, source.row_groups
     return IndexMeta(

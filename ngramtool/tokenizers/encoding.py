@@ -2,7 +2,9 @@
 
 Every document is the tokenizer's document prefix, its text's ids and its document suffix (for an
 HF tokenizer.json exactly ``encode(document).ids``), optionally followed by the end-of-sequence
-token (``add_eot``). The ids never depend on how many threads encode or how the text was cut.
+token (``add_eot``); a chat rendered through the tokenizer's chat template carries the template's
+own marks instead (HF's ``apply_chat_template(..., tokenize=True)``). The ids never depend on how
+many threads encode or how the text was cut.
 """
 
 from __future__ import annotations
@@ -20,7 +22,15 @@ from typing import Any
 import numpy as np
 
 from ..chunks import CHUNK_TOKENS, TokenChunk
-from ..inputs import Documents, Errors, TextPiece, input_size, iter_string_pieces, iter_text_items
+from ..inputs import (
+    ChatTemplate,
+    Documents,
+    Errors,
+    TextPiece,
+    input_size,
+    iter_string_pieces,
+    iter_text_items,
+)
 from ..run.profiling import StageClock, timed
 from . import Tokenizer, encode_each, joined_ids, resolve_eot, special_record
 from .engine_choice import EngineTokenizer
@@ -30,6 +40,7 @@ BATCH_CHARS = 1 << 20
 
 
 NO_STARTS = np.zeros(0, dtype=np.int64)
+NO_IDS = np.zeros(0, dtype=np.uint32)
 
 
 @dataclass
@@ -296,17 +307,21 @@ def iter_token_chunks(
     doc_sep: str | None = None,
     errors: Errors = "strict",
     row_groups: tuple[int, int] | None = None,
+    chat_template: bool = False,
     **encoding: Any,
 ) -> Iterator[TokenChunk]:
     """Tokenize inputs (paths, saved dataset directories or ``-``, read by
     :func:`ngramtool.inputs.iter_text_items` with the reading options given) into chunks; each
-    input starts a document. ``encoding``: the options of :func:`encode_documents`."""
+    input starts a document. ``chat_template``: each record's chat is rendered through the
+    tokenizer's chat template (:class:`~ngramtool.inputs.ChatTemplate`). ``encoding``: the options
+    of :func:`encode_documents`."""
+    chat = ChatTemplate.of(tokenizer) if chat_template else None
     reading = {"input_format": input_format, "text_key": text_key, "doc_sep": doc_sep, "errors": errors,
-               "row_groups": row_groups, **_cutting(tokenizer)}  # fmt: skip
+               "row_groups": row_groups, "chat": chat, **_cutting(tokenizer)}  # fmt: skip
     decide_engine(tokenizer, input_size(list(inputs)))
     places = InputPlaces()
     pieces = chain.from_iterable(places.read(source, iter_text_items(source, **reading)) for source in inputs)
-    return encode_documents(pieces, tokenizer, where=places.where, **encoding)
+    return encode_documents(pieces, tokenizer, where=places.where, chat_template=chat_template, **encoding)
 
 
 def iter_text_chunks(texts: Iterable[str], tokenizer: Tokenizer, **encoding: Any) -> Iterator[TokenChunk]:
@@ -343,17 +358,19 @@ def encode_documents(
     workers: int = 1,
     clock: StageClock | None = None,
     where: Callable[[int], str] = _unplaced,
+    chat_template: bool = False,
 ) -> Iterator[TokenChunk]:
     """Encode text pieces into chunks of about ``chunk_tokens`` raw ids.
 
     Every document is ``tokenizer.document_prefix`` + its text's ids + ``document_suffix`` (an HF
     post-processor's tokens; none for tiktoken and bytes), so a document's ids equal the tokenizer
-    library's encoding of it. ``add_eot`` then appends the end-of-sequence token after each
+    library's encoding of it; with ``chat_template`` (the texts are rendered chats) just its
+    text's ids. ``add_eot`` then appends the end-of-sequence token after each
     document (:func:`ngramtool.tokenizers.resolve_eot`, ``eot_token`` names it), unless the
     suffix already ends with it. ``workers`` threads encode in parallel (the ids do not depend on
     it); ``clock`` times them; ``where`` names the place of a piece (:func:`encode_batches`).
     """
-    marks = document_marks(tokenizer, add_eot, eot_token)
+    marks = document_marks(tokenizer, add_eot, eot_token, chat_template)
     builder = _ChunkBuilder()
     in_document = False
     for batch, ids, counts in encode_batches(pieces, tokenizer, workers, clock, where):
@@ -375,42 +392,57 @@ def tokenization_record(
     doc_sep: str | None = None,
     errors: str = "strict",
     input_format: str | None = None,
+    chat_template: bool = False,
 ) -> dict[str, Any]:
     """The manifest's ``tokenization``: every setting besides the tokenizer, vocabulary, spec and
     boundary that decides which ids (and so which rows) the input becomes (docs/formats.md).
     ``tokenizer`` None: ids read from a token file. ``record_key``: the key or column records were
     read under (None: no input has records), recorded as ``json_key``; ``input_format``: the form
-    forced on every input (None: each input's name decides), recorded as ``format``."""
+    forced on every input (None: each input's name decides), recorded as ``format``;
+    ``chat_template``: the template's record (:meth:`~ngramtool.inputs.ChatTemplate.record`),
+    recorded only when records' chats were rendered through it."""
     if tokenizer is None:
         return {"input": "tokens", "special": None, "add_eot": False, "eot": None, "document_prefix": [],
                 "document_suffix": [], "json_key": None, "doc_sep": None, "errors": None,
                 "format": None}  # fmt: skip
     eot = resolve_eot(tokenizer, eot_token).record() if add_eot else None
+    opening, closing = _around_documents(tokenizer, chat_template)
     return {
         "input": "text",
         "special": special_record(tokenizer.special),
         "add_eot": add_eot,
         "eot": eot,
-        "document_prefix": tokenizer.document_prefix.tolist(),
-        "document_suffix": tokenizer.document_suffix.tolist(),
+        "document_prefix": opening.tolist(),
+        "document_suffix": closing.tolist(),
         "json_key": record_key,
         "doc_sep": doc_sep,
         "errors": errors,
         "format": input_format,
+        **({"chat_template": ChatTemplate.of(tokenizer).record()} if chat_template else {}),
     }
 
 
 def document_marks(
-    tokenizer: Tokenizer, add_eot: bool = False, eot_token: str | None = None
+    tokenizer: Tokenizer, add_eot: bool = False, eot_token: str | None = None, chat_template: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """(ids before, ids after) every document: the tokenizer's document prefix, and its suffix
-    followed by the end-of-sequence id with ``add_eot`` (not twice when the suffix ends with it)."""
-    closing = tokenizer.document_suffix
+    followed by the end-of-sequence id with ``add_eot`` (not twice when the suffix ends with it);
+    no prefix or suffix for chats rendered through a chat template (:func:`_around_documents`)."""
+    opening, closing = _around_documents(tokenizer, chat_template)
     if add_eot:
         eot = resolve_eot(tokenizer, eot_token).token_id
         if not (closing.shape[0] and int(closing[-1]) == eot):
             closing = np.concatenate([closing, np.asarray([eot], dtype=np.uint32)])
-    return tokenizer.document_prefix, closing
+    return opening, closing
+
+
+def _around_documents(tokenizer: Tokenizer, chat_template: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The tokenizer's document prefix and suffix; none for chats rendered through its chat
+    template, which writes its own marks (HF encodes the rendered text with
+    ``add_special_tokens=False``)."""
+    if chat_template:
+        return NO_IDS, NO_IDS
+    return tokenizer.document_prefix, tokenizer.document_suffix
 
 
 def worker_count(requested: int | None = None) -> int:
