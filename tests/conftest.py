@@ -140,6 +140,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="write what the documented commands print into README.md and docs/*.md",
     )
+    parser.addoption(
+        "--update-pins",
+        action="store_true",
+        default=False,
+        help="write the digests of the commands' outputs into tests/data/pinned_outputs.json",
+    )
 
 
 @pytest.fixture(scope="module")
