@@ -39,7 +39,7 @@ from bench_collisions import StageClock, corpus_file  # the same synthetic corpu
 from ngramtool import HashSpec, TokenFileReader, hash_ngrams
 from ngramtool.analysis import row_cache
 from ngramtool.analysis.row_cache import CompiledStack, LruStack, NumpyStack, Tally, measure_row_cache
-from ngramtool.hashing import NgramHasher
+from ngramtool.hashing.hasher import NgramHasher
 
 
 def lru_hits(rows: np.ndarray, budget: int) -> int:

@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ngramtool import HashSpec, NgramHasher, hash_ngrams
-from ngramtool.backends import BACKENDS
+from ngramtool.hashing.backends import BACKENDS
 from ngramtool.run.pipeline import HASH_BYTES
 
 
@@ -106,7 +106,7 @@ def main() -> None:
     try:
         import torch
 
-        from ngramtool.backends.reference import torch_reference_rows
+        from ngramtool.hashing.backends.reference import torch_reference_rows
 
         torch.set_num_threads(1)
         ref_ids = ids[: args.reference_tokens]

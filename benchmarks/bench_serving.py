@@ -32,9 +32,9 @@ from collections.abc import Callable
 import numpy as np
 
 from ngramtool import BatchHashState, HashSpec
-from ngramtool.backends import MASKED_ROW
-from ngramtool.hashing import lag_windows, rows_from_windows
-from ngramtool.presets import preset
+from ngramtool.hashing.backends import MASKED_ROW
+from ngramtool.hashing.backends.numpy_backend import lag_windows, rows_from_windows
+from ngramtool.model.presets import preset
 
 
 class Straightforward:

@@ -22,34 +22,34 @@ import importlib
 import logging
 from typing import Any
 
-from .version import __version__
+from .util.version import __version__
 
 # name -> the module that defines it
 _API = {
-    "BatchHashState": "serving",
-    "CompressedVocab": "vocab",
+    "BatchHashState": "hashing.serving",
+    "CompressedVocab": "tokenizers.vocab",
     "CorpusReader": "inputs.sources",
-    "NgramHashMapping": "mapping",
+    "NgramHashMapping": "model.mapping",
     "OutputOptions": "run.request",
     "RunOptions": "run.request",
     "TokenFileReader": "inputs.sources",
-    "HashSpec": "spec",
-    "HashState": "serving",
-    "NgramHasher": "hashing",
-    "NgramToolError": "errors",
-    "UsageError": "errors",
-    "build_vocab": "vocab",
+    "HashSpec": "spec.hashspec",
+    "HashState": "hashing.serving",
+    "NgramHasher": "hashing.hasher",
+    "NgramToolError": "util.errors",
+    "UsageError": "util.errors",
+    "build_vocab": "tokenizers.vocab",
     "hash_files": "api",
-    "hash_ngrams": "hashing",
+    "hash_ngrams": "hashing.hasher",
     "hash_texts": "api",
     "load_tokenizer": "tokenizers",
     "measure_collisions": "analysis.measurement",
     "measure_row_cache": "analysis.row_cache",
     "merge_shards": "formats.dataset",
-    "open_index": "artifacts",
+    "open_index": "formats.artifacts",
     "open_token_file": "formats.tokenfiles",
     "read_stream": "formats.stream",
-    "resolve_spec": "presets",
+    "resolve_spec": "model.presets",
 }
 
 __all__ = ["__version__", *sorted(_API)]

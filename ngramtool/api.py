@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from .artifacts import IndexLike, open_index
+from .formats.artifacts import IndexLike, open_index
 from .inputs.sources import CorpusReader, Source, TokenFileReader
-from .mapping import NgramHashMapping
+from .model.mapping import NgramHashMapping
 from .run.executors import HashEvents, HashOutcome, run_hash
 from .run.request import HashRequest, OutputOptions, RunOptions
 

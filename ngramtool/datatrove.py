@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .errors import MissingDependencyError, NgramToolError, UsageError
+from .util.errors import MissingDependencyError, NgramToolError, UsageError
 
 try:
     from datatrove.pipeline.base import PipelineStep
@@ -32,17 +32,17 @@ except ImportError as exc:
         f"ngramtool.datatrove needs datatrove ({exc}); install it with: pip install 'ngramtool[datatrove]'"
     ) from None
 
-from .atomic import reclaim_leftovers
-from .backends import choose_backend
 from .formats.index import timestamp
+from .hashing.backends import choose_backend
+from .inputs.encoding import worker_count
 from .inputs.sources import CorpusReader
-from .mapping import NgramHashMapping
+from .model.mapping import NgramHashMapping
 from .run.jobs import HashJob, job_meta, run_hash_job
 from .run.request import OutputOptions, RunOptions
 from .run.shards import SHARD_SUFFIX, plan_shards
-from .spec import check_boundary_policy
+from .spec.hashspec import check_boundary_policy
 from .tokenizers import DEFAULT_TOKENIZER
-from .tokenizers.encoding import worker_count
+from .util.atomic import reclaim_leftovers
 
 FILE_PATH = "file_path"
 """The metadata key under which datatrove's readers record each document's input file."""

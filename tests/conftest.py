@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from ngramtool import NgramHashMapping, hash_files
-from ngramtool.spec import HashSpec
+from ngramtool.spec.hashspec import HashSpec
 from ngramtool.tokenizers import load_tokenizer
-from ngramtool.vocab import CompressedVocab, build_vocab
+from ngramtool.tokenizers.vocab import CompressedVocab, build_vocab
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parent.parent

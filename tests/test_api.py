@@ -25,8 +25,8 @@ from ngramtool import (
     hash_texts,
     load_tokenizer,
 )
-from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.tools.describe import describe_vocab
+from ngramtool.util.errors import NgramToolError, UsageError
 
 ARRAYS = ("tokens.npy", "rows.npy", "doc_offsets.npy", "lut.npy")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from ngramtool.errors import MissingDependencyError, NgramToolError, UsageError
+from ngramtool.util.errors import MissingDependencyError, NgramToolError, UsageError
 
 
 def test_missing_dependency_is_an_import_error_and_a_one_line_tool_error():

@@ -16,10 +16,10 @@ from test_model_configs import LONGCAT_KEYS, QWEN_KEYS, qwen_constants, write_co
 from ngramtool import HashSpec, NgramHashMapping, hash_ngrams
 from ngramtool.analysis.counting import count_ngram_types
 from ngramtool.analysis.reports import sweep_collisions
-from ngramtool.errors import UsageError
-from ngramtool.families.tutorial import tutorial_multipliers
-from ngramtool.presets import preset, resolve_spec
+from ngramtool.model.presets import preset, resolve_spec
+from ngramtool.spec.families.tutorial import tutorial_multipliers
 from ngramtool.tokenizers import load_tokenizer
+from ngramtool.util.errors import UsageError
 
 TUTORIAL = load_json("families.json")["families"]["tutorial"]
 
@@ -199,8 +199,8 @@ def test_from_config_writes_longcat_and_qwen_specs(tmp_path):
 
 def test_the_torch_modules_serve_every_family():
     torch = pytest.importorskip("torch")
+    from ngramtool.tokenizers.vocab import identity_vocab
     from ngramtool.torch import NgramRows
-    from ngramtool.vocab import identity_vocab
 
     specs = [
         preset("tutorial").spec,

@@ -10,17 +10,11 @@ from conftest import spec_from_golden
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ngramtool.backends.numpy_backend import NumpyRows
-from ngramtool.errors import NgramToolError, UsageError
-from ngramtool.hashing import (
-    BLOCK_TOKENS,
-    MASKED_ROW,
-    NgramHasher,
-    SequenceHasher,
-    hash_ngrams,
-    rows_from_windows,
-)
-from ngramtool.spec import HashSpec
+from ngramtool.hashing.backends import MASKED_ROW
+from ngramtool.hashing.backends.numpy_backend import BLOCK_TOKENS, NumpyRows, rows_from_windows
+from ngramtool.hashing.hasher import NgramHasher, SequenceHasher, hash_ngrams
+from ngramtool.spec.hashspec import HashSpec
+from ngramtool.util.errors import NgramToolError, UsageError
 
 INT64 = 2**64
 
@@ -61,7 +55,7 @@ def test_golden_rows_hash_ids_and_mixes(hash_golden):
                 assert hashed[:, :, li].tolist() == layer["hash_ids"], case["description"]
             first = ids[0].tolist()
             windows = np.asarray(case["ngram_token_ids_first_sequence"])
-            from ngramtool.hashing import ngram_mixes
+            from ngramtool.hashing.backends.numpy_backend import ngram_mixes
 
             mixes = ngram_mixes(windows, spec)
             for li, layer in enumerate(case["layers"]):
@@ -332,7 +326,7 @@ def test_empty_input(small_spec):
 
 def test_torch_reference_agrees(small_spec):
     pytest.importorskip("torch")
-    from ngramtool.backends.reference import torch_reference_rows
+    from ngramtool.hashing.backends.reference import torch_reference_rows
 
     ids = np.random.default_rng(5).integers(0, 500, 3000)
     assert np.array_equal(torch_reference_rows(ids, small_spec), hash_ngrams(ids, small_spec))

@@ -12,8 +12,8 @@ import pytest
 from conftest import assert_one_line_error, load_json, run, run_json
 
 from ngramtool import HashSpec, NgramHashMapping, hash_ngrams
-from ngramtool.errors import NgramToolError, UsageError
-from ngramtool.model_configs import check_declared, config_fields
+from ngramtool.model.configs import check_declared, config_fields
+from ngramtool.util.errors import NgramToolError, UsageError
 
 V3_COMPRESSED = 98627  # DeepSeek-V3's tokenizer (tests/data/compress_deepseek_v3.json)
 V41_ROWS = [384006168, 384016682]  # FAMILIES.md §1, families.json

@@ -1,4 +1,4 @@
-"""The one parser per concept (ngramtool/parsing.py): sizes with thousands separators, ids,
+"""The one parser per concept (ngramtool/util/parsing.py): sizes with thousands separators, ids,
 budgets with byte units; every command reads its numbers through them (tests/cli/test_cli_numbers.py)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ngramtool.errors import UsageError
-from ngramtool.parsing import parse_amount, parse_amounts, parse_byte_sizes, parse_ids, parse_sizes
+from ngramtool.util.errors import UsageError
+from ngramtool.util.parsing import parse_amount, parse_amounts, parse_byte_sizes, parse_ids, parse_sizes
 
 
 @pytest.mark.parametrize(

@@ -25,9 +25,9 @@ from ngramtool import (
     merge_shards,
     open_index,
 )
-from ngramtool.families.stored import StoredConstants
 from ngramtool.formats.tokenfiles import open_token_file
-from ngramtool.hashing import SequenceHasher
+from ngramtool.hashing.hasher import SequenceHasher
+from ngramtool.spec.families.stored import StoredConstants
 
 MAX_CHARS = 200
 DEEPSEEK = DATA / "tokenizers" / "deepseek-v3.tokenizer.json.gz"

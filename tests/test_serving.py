@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ngramtool import BatchHashState, HashSpec, HashState, hash_ngrams
-from ngramtool.errors import NgramToolError, UsageError
-from ngramtool.presets import preset
+from ngramtool.model.presets import preset
+from ngramtool.util.errors import NgramToolError, UsageError
 
 torch = pytest.importorskip("torch")
 

@@ -8,9 +8,9 @@ from conftest import spec_from_golden
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ngramtool.errors import UsageError
-from ngramtool.primes import is_prime, next_prime
-from ngramtool.spec import HashSpec
+from ngramtool.spec.hashspec import HashSpec
+from ngramtool.util.errors import UsageError
+from ngramtool.util.primes import is_prime, next_prime
 
 
 def _brute_is_prime(n: int) -> bool:

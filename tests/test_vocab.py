@@ -10,10 +10,10 @@ from conftest import load_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ngramtool.errors import NgramToolError
-from ngramtool.normalize import normalize, token_key
 from ngramtool.tokenizers import load_tokenizer
-from ngramtool.vocab import CompressedVocab, build_vocab, identity_vocab
+from ngramtool.tokenizers.normalize import normalize, token_key
+from ngramtool.tokenizers.vocab import CompressedVocab, build_vocab, identity_vocab
+from ngramtool.util.errors import NgramToolError
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +82,7 @@ def test_cache_round_trip_gives_the_same_table(deepseek_tokenizer_path):
 
 
 def test_a_truncated_cache_entry_is_rebuilt(deepseek_tokenizer_path):
-    from ngramtool.vocab import _cache_path
+    from ngramtool.tokenizers.vocab import _cache_path
 
     tokenizer = load_tokenizer(str(deepseek_tokenizer_path))
     built = build_vocab(tokenizer)

@@ -24,7 +24,12 @@ import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
-from ngramtool.backends.triton_backend import BLOCK_TOKENS, NUM_WARPS, column_rows_kernel, engram_rows_kernel
+from ngramtool.hashing.backends.triton_backend import (
+    BLOCK_TOKENS,
+    NUM_WARPS,
+    column_rows_kernel,
+    engram_rows_kernel,
+)
 
 POINTERS = {
     "ext_ptr": "*i64",

@@ -6,7 +6,7 @@ Definitions and derivations are in docs/analysis.md. In short:
 * The n-gram of order n at position t is the tuple of the last n canonical ids, padded with the
   spec's pad id before the stream start (and, with boundary ``reset``, before each document
   start): exactly the window the hash sees. Masked (negative) ids make no n-gram of their own and
-  look like the pad id to their neighbours, as in :class:`ngramtool.hashing.NgramHasher`.
+  look like the pad id to their neighbours, as in :class:`ngramtool.hashing.hasher.NgramHasher`.
 * Distinct n-grams are counted exactly by sorting packed keys: the n ids as digits base V' in one
   uint64 when V'^n <= 2^64, else in several uint64 words (a structured key, sorted with lexsort).
   Keys stream through a bounded buffer; each full buffer is sorted into a run of distinct keys
@@ -25,10 +25,10 @@ from types import ModuleType
 
 import numpy as np
 
-from ..backends import use_numba
-from ..errors import NgramToolError, UsageError
-from ..hashing import lag_windows
-from ..spec import Boundary, HashSpec, check_boundary_policy
+from ..hashing.backends import use_numba
+from ..hashing.backends.numpy_backend import lag_windows
+from ..spec.hashspec import Boundary, HashSpec, check_boundary_policy
+from ..util.errors import NgramToolError, UsageError
 from .type_store import RUN_COUNT, ArrayStore, SortedRuns, TypeStore
 
 # Keys buffered per order before they are sorted into a run: 64 MiB with the compiled kernels,
@@ -266,7 +266,7 @@ class NgramTypeCounter:
     """Streaming exact count of distinct n-grams of orders 2..N, with occurrence counts.
 
     Feed canonical ids chunk by chunk (any chunking gives the same result); the windows are the
-    ones :class:`ngramtool.hashing.NgramHasher` hashes with the same ``boundary``.
+    ones :class:`ngramtool.hashing.hasher.NgramHasher` hashes with the same ``boundary``.
 
     Memory, with the compiled kernels: per order a buffer of ``flush_keys`` keys, one shared uint32
     counts scratch of that size, and the current chunk's keys; the runs of distinct n-grams go to

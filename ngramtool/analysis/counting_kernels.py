@@ -19,8 +19,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..backends.jit import compiled
-from ..backends.numba_backend import FAST_MIN_PRIME, inverse_of, reciprocal_mod
+from ..hashing.backends.numba_backend import FAST_MIN_PRIME, inverse_of, reciprocal_mod
+from ..util.jit import compiled
 
 
 def _ngram_keys(ids, context, resets, doc_start, pad, vocab, out):

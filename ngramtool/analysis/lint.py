@@ -1,7 +1,7 @@
 """Lint an n-gram hash configuration: each finding says what is wrong, why it matters, and the fix.
 
 A :class:`HashConstants` holds the numbers a hash kernel consumes (multipliers, table sizes,
-offsets, row dtype). ngramtool derives them from a :class:`~ngramtool.spec.HashSpec`, which rules
+offsets, row dtype). ngramtool derives them from a :class:`~ngramtool.spec.hashspec.HashSpec`, which rules
 out some mistakes by construction (sizes are distinct primes, multipliers odd and bounded); the
 same checks matter for constants that come from elsewhere (an index manifest, another tool).
 """
@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from ..artifacts import Kind, detect
-from ..errors import NgramToolError, UsageError
+from ..formats.artifacts import Kind, detect
 from ..formats.dataset import read_dataset
 from ..formats.index import MANIFEST, read_manifest, spec_record
-from ..primes import is_prime
-from ..spec import INT32_LIMIT, INT64_MAX, HashSpec
-from ..wording import agree, plural
+from ..spec.hashspec import INT32_LIMIT, INT64_MAX, HashSpec
+from ..util.errors import NgramToolError, UsageError
+from ..util.primes import is_prime
+from ..util.wording import agree, plural
 from .expectations import expected_shared_share
 
 NEAR_MULTIPLE = 0.05  # a table size within 5% of V' of some k * V' is flagged
@@ -45,7 +45,7 @@ class HashConstants:
             not prime by their definition, and their heads have multipliers (or weights) of their
             own: the prime, duplicate-size and multiplier checks are Engram's and stored constants'.
         vocab_mismatch: a released model's preset used with a vocabulary of another V' on purpose
-            (:func:`ngramtool.presets.check_released_vocabulary`), as a manifest records it.
+            (:func:`ngramtool.model.presets.check_released_vocabulary`), as a manifest records it.
     """
 
     vocab_size: int

@@ -16,21 +16,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..artifacts import Kind, expect_kind, open_index
-from ..atomic import OutputError, check_output_file, staged_file
-from ..chunks import CHUNK_TOKENS, Canonicalizer, TokenChunk, canonical_chunks
-from ..errors import NgramToolError, UsageError, idle_parameters
+from ..formats.artifacts import Kind, expect_kind, open_index
 from ..formats.index import iter_index_chunks, negative_ids_of
 from ..formats.tokenfiles import check_boundary, format_of_suffix, open_token_file, token_file_chunks
 from ..inputs import check_reading, input_form, input_size, record_key, refuse_repeated_inputs, text_key_of
+from ..inputs.encoding import iter_token_chunks, tokenization_record, worker_count
 from ..inputs.sources import CorpusReader, TokenFileReader
-from ..mapping import NgramHashMapping
-from ..presets import resolve_spec
-from ..run.progress import Progress
-from ..spec import HashSpec, check_boundary_policy
+from ..model.mapping import NgramHashMapping
+from ..model.presets import resolve_spec
+from ..spec.hashspec import HashSpec, check_boundary_policy
 from ..tokenizers import DEFAULT_TOKENIZER, load_tokenizer
-from ..tokenizers.encoding import iter_token_chunks, tokenization_record, worker_count
-from ..vocab import table_vocab
+from ..tokenizers.vocab import table_vocab
+from ..util.atomic import OutputError, check_output_file, staged_file
+from ..util.chunks import CHUNK_TOKENS, Canonicalizer, TokenChunk, canonical_chunks
+from ..util.errors import NgramToolError, UsageError, idle_parameters
+from ..util.progress import Progress
 from . import type_counts
 from .counting import NgramTypeCounter, NgramTypes
 from .reports import CollisionReport, sweep_collisions

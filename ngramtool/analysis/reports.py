@@ -18,11 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import use_numba
-from ..backends.numpy_backend import column_mixes
-from ..errors import UsageError
-from ..hashing import ngram_mixes
-from ..spec import HashSpec
+from ..hashing.backends import use_numba
+from ..hashing.backends.numpy_backend import column_mixes, ngram_mixes
+from ..spec.hashspec import HashSpec
+from ..util.errors import UsageError
 from .counting import MIX_BLOCK, NgramTypes, _merge, _runs
 from .expectations import (
     expected_all_heads_shared,

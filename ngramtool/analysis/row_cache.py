@@ -34,14 +34,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..backends import use_numba
-from ..chunks import TokenChunk, canonical_chunks, starts_within
-from ..errors import NgramToolError, UsageError
-from ..hashing import NgramHasher
+from ..hashing.backends import use_numba
+from ..hashing.hasher import NgramHasher
 from ..inputs.sources import CorpusReader, TokenFileReader
-from ..mapping import NgramHashMapping
-from ..run.progress import Progress
-from ..spec import HashSpec
+from ..model.mapping import NgramHashMapping
+from ..spec.hashspec import HashSpec
+from ..util.chunks import TokenChunk, canonical_chunks, starts_within
+from ..util.errors import NgramToolError, UsageError
+from ..util.progress import Progress
 from .measurement import _first_tokens, _Source, open_source
 from .sizing import bytes_per_row
 from .type_counts import SUFFIX

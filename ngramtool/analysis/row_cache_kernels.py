@@ -34,7 +34,7 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
-from ..backends.jit import compiled
+from ..util.jit import compiled
 
 EMPTY = -1  # a free slot of the hash table
 NOT_READ = -1  # a masked position (rows -1): no read, misses no budget

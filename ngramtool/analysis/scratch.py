@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..atomic import output_error
-from ..errors import NgramToolError
+from ..util.atomic import output_error
+from ..util.errors import NgramToolError
 
 
 class ScratchFile:

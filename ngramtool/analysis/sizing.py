@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import UsageError
-from ..presets import preset, resolve_spec
-from ..spec import INT64_MAX, HashSpec
-from ..wording import plural
+from ..model.presets import preset, resolve_spec
+from ..spec.hashspec import INT64_MAX, HashSpec
+from ..util.errors import UsageError
+from ..util.wording import plural
 
 FP32_SCALE_BYTES = 4  # the "fp8" encoding: one fp32 scale per block of a row
 ADAMW_STATE_BYTES = 8  # two fp32 moments per parameter

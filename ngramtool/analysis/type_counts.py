@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from ..artifacts import TYPE_COUNTS_SUFFIX
-from ..atomic import staged_file
-from ..errors import NgramToolError, UsageError
+from ..formats.artifacts import TYPE_COUNTS_SUFFIX
 from ..formats.settings import settings_difference
-from ..spec import HashSpec
+from ..spec.hashspec import HashSpec
+from ..util.atomic import staged_file
+from ..util.errors import NgramToolError, UsageError
 from .counting import NgramTypes, _merge, key_codec
 
 SUFFIX = TYPE_COUNTS_SUFFIX

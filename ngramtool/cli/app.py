@@ -16,9 +16,9 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from ..errors import NgramToolError
-from ..run import signals
-from ..version import __version__
+from ..util import signals
+from ..util.errors import NgramToolError
+from ..util.version import __version__
 from . import (
     bench_cmd,
     cache_cmd,
@@ -119,7 +119,7 @@ def main() -> None:
     (after the context managers removed what it had begun); a closed standard output (``>&-``)
     is refused before any work. SIGINT, SIGTERM and SIGHUP stop the command the same way, with
     status 130, 143 and 129 and one line saying so; a second signal exits at once
-    (:mod:`ngramtool.run.signals`).
+    (:mod:`ngramtool.util.signals`).
     """
     signals.install()
     _log_to_stderr()

@@ -6,10 +6,10 @@ from typing import Annotated, Any
 
 import typer
 
-from ..backends import choose_backend
-from ..presets import resolve_spec
+from ..hashing.backends import choose_backend
+from ..model.presets import resolve_spec
 from ..tools.benchmarking import BenchReport, default_backends, run_bench
-from ..wording import plural
+from ..util.wording import plural
 from .command import Command
 from .options import JsonOpt, PresetOpt, SpecFileOpt
 from .render import print_json, stderr, stdout

@@ -9,10 +9,10 @@ import typer
 from rich.table import Table
 
 from ..analysis.row_cache import CacheFigures, RowCacheResult, measure_row_cache
-from ..errors import UsageError
-from ..parsing import parse_byte_sizes, parse_sizes
-from ..presets import preset as preset_named
-from ..wording import byte_size, plural
+from ..model.presets import preset as preset_named
+from ..util.errors import UsageError
+from ..util.parsing import parse_byte_sizes, parse_sizes
+from ..util.wording import byte_size, plural
 from .command import Command
 from .measuring import (
     MEASURED_READING_OPTIONS,

@@ -14,8 +14,8 @@ from ..analysis.counting import NgramTypes
 from ..analysis.expectations import expected_collision_ratio
 from ..analysis.measurement import CollisionsResult, PartNotSaved, measure_collisions
 from ..analysis.reports import CollisionReport
-from ..families import family_note
-from ..wording import plural
+from ..spec.families import family_note
+from ..util.wording import plural
 from .command import Command
 from .measuring import (
     MEASURED_READING_OPTIONS,

@@ -9,16 +9,16 @@ from typing import Annotated, Any
 
 import typer
 
-from ..atomic import check_output_file
-from ..errors import UsageError
-from ..mapping import NgramHashMapping
-from ..presets import preset
+from ..model.mapping import NgramHashMapping
+from ..model.presets import preset
 from ..tools.engine_check import CheckReport, ConstantCheck, RuleCheck, check_deployment
 from ..tools.engine_constants import EngineConstants
 from ..tools.engine_files import FORMATS, export_constants, format_of, read_deployed
 from ..tools.engine_gguf import DEFAULT_PREFIX
 from ..tools.engine_vectors import engine_vectors, write_vectors
-from ..wording import plural
+from ..util.atomic import check_output_file
+from ..util.errors import UsageError
+from ..util.wording import plural
 from .options import ForceOpt, JsonOpt, QuietOpt, given_options, option_groups
 from .render import print_json, stderr, stdout
 from .spec_options import SPEC_COMMAND_OPTIONS, SpecCommandOptions
@@ -195,7 +195,7 @@ def _derived(
 
 def _mapping(options: SpecCommandOptions) -> NgramHashMapping:
     """The mapping of the options' tokenizer and spec; a released model's preset must have its
-    own tokenizer's V' (:func:`ngramtool.presets.check_released_vocabulary`)."""
+    own tokenizer's V' (:func:`ngramtool.model.presets.check_released_vocabulary`)."""
     return options.choose(options.preset_name).mapping(
         options.tokenizer, special=None, compress=not options.no_compress, vocab_size=options.vocab_size
     )

@@ -6,11 +6,11 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import UsageError
-from ..presets import default_compress, default_tokenizer
-from ..spec import HashSpec
+from ..model.presets import default_compress, default_tokenizer
+from ..spec.hashspec import HashSpec
 from ..tools.explain import explain
-from ..wording import plural
+from ..util.errors import UsageError
+from ..util.wording import plural
 from .command import Command
 from .options import (
     SPEC_OPTIONS,

@@ -9,16 +9,16 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import UsageError
 from ..inputs.sources import Source
-from ..mapping import NgramHashMapping
-from ..presets import default_compress, default_tokenizer, pad_defaulted
+from ..model.mapping import NgramHashMapping
+from ..model.presets import default_compress, default_tokenizer, pad_defaulted
 from ..run.executors import HashEvents, HashOutcome, run_hash
 from ..run.planning import HashPlan
 from ..run.request import HashRequest, OutputOptions, RunOptions
 from ..run.summary import JobSummary
 from ..tokenizers import DEFAULT_TOKENIZER
-from ..wording import plural
+from ..util.errors import UsageError
+from ..util.wording import plural
 from .command import Command
 from .options import (
     CORPUS_VOCABULARY_OPTIONS,

@@ -7,11 +7,11 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ..artifacts import Kind, detect
-from ..families import family_note
+from ..formats.artifacts import Kind, detect
 from ..formats.tokenfiles import TOKEN_FORMATS
+from ..spec.families import family_note
 from ..tools.describe import describe_path
-from ..wording import plural
+from ..util.wording import plural
 from .command import Command
 from .options import JsonOpt, refuse_idle_options
 from .render import first_only, print_json, print_table

@@ -12,8 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
-from ..atomic import check_output_file, staged_file
-from ..errors import NgramToolError, UsageError
+from ..util.atomic import check_output_file, staged_file
+from ..util.errors import NgramToolError, UsageError
 from .options import CORPUS_FILES, STDIN_DEFAULT, ReadingOptions, corpus_inputs
 from .render import InputProgress, stderr
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ..formats.dataset import DATASET, merge_shards
-from ..wording import agree, plural
+from ..util.wording import agree, plural
 from .command import Command
 from .options import ChecksumOpt, JsonOpt, QuietOpt
 from .render import print_json, stderr

@@ -19,18 +19,18 @@ from typing import Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
-from ..backends import MASKED_CONVENTIONS
-from ..errors import UsageError, idle_parameters
 from ..formats.tokenfiles import READ_FORMATS
+from ..hashing.backends import MASKED_CONVENTIONS
 from ..inputs.sources import CorpusReader, TokenFileReader
-from ..mapping import NgramHashMapping
-from ..parsing import parse_ids, parse_sizes
-from ..presets import PRESETS, resolve_spec
-from ..presets import preset as preset_named
-from ..spec import HashSpec
+from ..model.mapping import NgramHashMapping
+from ..model.presets import PRESETS, resolve_spec
+from ..model.presets import preset as preset_named
+from ..spec.hashspec import HashSpec
 from ..tokenizers import DEFAULT_TOKENIZER
 from ..tokenizers.engine_choice import use_engine
 from ..tokenizers.engines import ENGINE_CHOICES
+from ..util.errors import UsageError, idle_parameters
+from ..util.parsing import parse_ids, parse_sizes
 
 _Made = TypeVar("_Made")
 

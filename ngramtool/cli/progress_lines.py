@@ -8,8 +8,8 @@ import os
 import time
 from collections.abc import Callable
 
-from ..errors import UsageError
-from ..wording import plural
+from ..util.errors import UsageError
+from ..util.wording import plural
 
 INTERVAL_VARIABLE = "NGRAMTOOL_PROGRESS_SECONDS"
 DEFAULT_INTERVAL = 30.0

@@ -26,9 +26,9 @@ from rich.segment import Segment, Segments
 from rich.table import Table
 from rich.text import Text
 
-from ..backends import BackendChoice, FallbackWarning
-from ..run.progress import Progress as Events
-from ..wording import plural
+from ..hashing.backends import BackendChoice, FallbackWarning
+from ..util.progress import Progress as Events
+from ..util.wording import plural
 from .progress_lines import ProgressLines
 from .terminal import Console, escape_json_controls
 
@@ -232,7 +232,7 @@ def _show_warning(
     file: TextIO | None = None,
     line: str | None = None,
 ) -> None:
-    """The library's :class:`~ngramtool.backends.FallbackWarning` as one ``warning:`` line on
+    """The library's :class:`~ngramtool.hashing.backends.FallbackWarning` as one ``warning:`` line on
     stderr (a command's whole run shows it once); other warnings as Python shows them."""
     if issubclass(category, FallbackWarning):
         stderr.print(f"warning: {message}", markup=False)

@@ -8,10 +8,10 @@ import typer
 from rich.table import Table
 
 from ..analysis.sizing import PCIE_X16, SizeReport, size_engram
-from ..families import TABLE_SIZES_IN_WORDS
-from ..parsing import parse_amount
-from ..presets import PRESETS
-from ..wording import byte_size, plural
+from ..model.presets import PRESETS
+from ..spec.families import TABLE_SIZES_IN_WORDS
+from ..util.parsing import parse_amount
+from ..util.wording import byte_size, plural
 from .command import Command
 from .options import LAYOUT_OPTIONS, DimOpt, JsonOpt, LayoutOptions, given_options, option_groups
 from .render import print_json, print_line, print_table, report_table

@@ -9,14 +9,14 @@ from typing import Annotated, Any
 import typer
 
 from ..analysis.lint import Finding, HashConstants, lint_constants, recorded_constants
-from ..backends import MASKED_CONVENTIONS
-from ..errors import UsageError
-from ..families import family_note
 from ..formats.index import spec_record
-from ..model_configs import ConfigFields, check_declared, config_fields, spec_fields
-from ..presets import check_released_vocabulary, preset, save_spec_file
-from ..spec import HashSpec
-from ..wording import plural
+from ..hashing.backends import MASKED_CONVENTIONS
+from ..model.configs import ConfigFields, check_declared, config_fields, spec_fields
+from ..model.presets import check_released_vocabulary, preset, save_spec_file
+from ..spec.families import family_note
+from ..spec.hashspec import HashSpec
+from ..util.errors import UsageError
+from ..util.wording import plural
 from .command import Command
 from .engine_cmd import CHECK_HELP, EXPORT_HELP, VECTORS_HELP, check_command, export_command, vectors_command
 from .options import (

@@ -8,12 +8,12 @@ from typing import Annotated
 
 import typer
 
-from ..artifacts import Kind, detect
-from ..errors import UsageError
-from ..families import FAMILIES
-from ..mapping import NgramHashMapping
-from ..presets import default_compress, default_tokenizer
-from ..spec import HashSpec
+from ..formats.artifacts import Kind, detect
+from ..model.mapping import NgramHashMapping
+from ..model.presets import default_compress, default_tokenizer
+from ..spec.families import FAMILIES
+from ..spec.hashspec import HashSpec
+from ..util.errors import UsageError
 from .options import (
     CorpusVocabularyOptions,
     MaskingOptions,

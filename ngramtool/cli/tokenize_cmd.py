@@ -11,10 +11,10 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from ..errors import UsageError
-from ..presets import default_compress, default_tokenizer
+from ..model.presets import default_compress, default_tokenizer
 from ..tools.tokenization import Tokenized
-from ..wording import plural
+from ..util.errors import UsageError
+from ..util.wording import plural
 from .command import Command
 from .options import (
     TOKENIZER_OPTIONS,

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from ..errors import NgramToolError, UsageError
 from ..tools.verify import verify_path
+from ..util.errors import NgramToolError, UsageError
 from .command import Command
 from .options import JsonOpt, QuietOpt
 from .render import print_json, status, stderr

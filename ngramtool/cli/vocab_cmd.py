@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from ..tools.describe import describe_vocab
-from ..wording import plural
+from ..util.wording import plural
 from .command import Command
 from .options import (
     TOKENIZER_OPTIONS,

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 import xxhash
 
-from ..errors import NgramToolError, UsageError
+from ..util.errors import NgramToolError, UsageError
 
 XXH3_128 = "xxh3-128"
 SHA256 = "sha256"

@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from ..atomic import owner_of, unfinished_destination, write_json_durably
-from ..errors import NgramToolError, UsageError
-from ..spec import HashSpec
-from ..version import __version__
-from ..wording import plural
+from ..spec.hashspec import HashSpec
+from ..util.atomic import owner_of, unfinished_destination, write_json_durably
+from ..util.errors import NgramToolError, UsageError
+from ..util.version import __version__
+from ..util.wording import plural
 from .checksum import DEFAULT_CHECKSUM, bytes_checksum, check_algorithm, checksum_record, recorded
 from .index import MANIFEST, VOCAB_STORE, Index, RowsFactory, index_repr, row_storage, timestamp
 from .ranged import RangeArray

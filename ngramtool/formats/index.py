@@ -24,12 +24,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..atomic import Staged, attributed, fsync_dir, is_output_failure, write_json_durably
-from ..chunks import CHUNK_TOKENS, TokenChunk, starts_within
-from ..errors import NgramToolError, UsageError
-from ..run.profiling import StageClock
-from ..spec import HashSpec
-from ..version import __version__
+from ..spec.hashspec import HashSpec
+from ..util.atomic import Staged, attributed, fsync_dir, is_output_failure, write_json_durably
+from ..util.chunks import CHUNK_TOKENS, TokenChunk, starts_within
+from ..util.errors import NgramToolError, UsageError
+from ..util.profiling import StageClock
+from ..util.version import __version__
 from .checksum import DEFAULT_CHECKSUM, SHA256, array_checksum, checksum_record
 from .npy import HEADER_BYTES, NpyStreamWriter, SlabNpyWriter, atomic_npy, map_npy
 from .ranged import RangeArray
@@ -52,7 +52,7 @@ ROW_LAYOUT = "token-major [T, L, (N-1)*K]; column (n-2)*K + head; -1 = masked to
 
 
 class RowsFunction(Protocol):
-    """Rows of a span of raw token ids (:class:`ngramtool.rawrows.RawRows`)."""
+    """Rows of a span of raw token ids (:class:`ngramtool.hashing.rawrows.RawRows`)."""
 
     def __call__(
         self, tokens: np.ndarray, before: np.ndarray, doc_starts: np.ndarray, *, first_position: int
@@ -166,7 +166,7 @@ class IndexWriter:
 
     Use as a context manager: leaving the block without ``commit`` (an error, Ctrl-C) removes the
     temporary directory and leaves the destination untouched; a full disk (or a quota, a read-only
-    file system) becomes an :class:`~ngramtool.atomic.OutputError` that says how much was
+    file system) becomes an :class:`~ngramtool.util.atomic.OutputError` that says how much was
     written and how much more was needed (``expected_bytes``, the estimated size of the whole
     index, may be set while writing). Each array's data is checksummed with ``checksum``
     (:mod:`ngramtool.formats.checksum`); ``clock`` times the rows' checksum, under the algorithm's

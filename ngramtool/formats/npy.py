@@ -25,9 +25,9 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ..atomic import Staged
-from ..run.profiling import StageClock, timed
-from ..run.writeback import WriteBehind
+from ..util.atomic import Staged
+from ..util.profiling import StageClock, timed
+from ..util.writeback import WriteBehind
 from .checksum import DEFAULT_CHECKSUM, check_algorithm, new_digest
 from .directio import ALIGN, OutputFile, aligned_bytes
 
@@ -297,7 +297,7 @@ def atomic_npy(
     checksum: str = DEFAULT_CHECKSUM,
 ) -> Iterator[NpyStreamWriter]:
     """A :class:`NpyStreamWriter` on a temporary file that replaces ``path`` only on success
-    (``wait`` and ``expected_bytes``: see :class:`~ngramtool.atomic.Staged`)."""
+    (``wait`` and ``expected_bytes``: see :class:`~ngramtool.util.atomic.Staged`)."""
     with Staged(path, wait=wait, expected_bytes=expected_bytes) as staged:
         writer = NpyStreamWriter(staged.path, dtype, inner_shape, checksum=checksum)
         try:

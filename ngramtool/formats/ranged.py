@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import NgramToolError
+from ..util.errors import NgramToolError
 
 
 class RangeArray:

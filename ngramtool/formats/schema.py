@@ -18,8 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import NgramToolError, UsageError
-from ..spec import HashSpec
+from ..spec.hashspec import HashSpec
+from ..util.errors import NgramToolError, UsageError
 from .checksum import ALGORITHMS, HEX_DIGITS, field_names
 
 

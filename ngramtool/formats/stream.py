@@ -34,10 +34,10 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ..atomic import OUTPUT_ERRNOS, attributed, output_error
-from ..chunks import starts_within
-from ..errors import NgramToolError
-from ..spec import HashSpec
+from ..spec.hashspec import HashSpec
+from ..util.atomic import OUTPUT_ERRNOS, attributed, output_error
+from ..util.chunks import starts_within
+from ..util.errors import NgramToolError
 from .checksum import DEFAULT_CHECKSUM, SHA256, check_algorithm, new_digest
 from .schema import STREAM_MANIFEST, check_document, spec_from_record
 
@@ -76,7 +76,7 @@ class StreamWriter:
     """Write a stream to a binary file object; :meth:`commit` writes the trailer.
 
     Used as a context manager: a full disk under the file (or a quota, a read-only file system)
-    becomes one :class:`~ngramtool.atomic.OutputError` line with the bytes written, the
+    becomes one :class:`~ngramtool.util.atomic.OutputError` line with the bytes written, the
     bytes still needed (``expected_bytes``, the estimated size of the whole stream, may be set
     while writing) and the free space. The trailer's checksum is of the ``checksum`` algorithm,
     which the header's manifest records.

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import NgramToolError
+from ..util.errors import NgramToolError
 from .checksum import DEFAULT_CHECKSUM, checksum_record
 from .npy import NpyStreamWriter
 

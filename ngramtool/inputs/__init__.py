@@ -22,8 +22,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..errors import UsageError
 from ..tokenizers.textcuts import whole_strings
+from ..util.errors import UsageError
 from . import text
 from .chat import ChatTemplate
 from .columnar import arrow_pieces, parquet_pieces, parquet_row_groups, parquet_share

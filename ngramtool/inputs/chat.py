@@ -21,7 +21,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from ..errors import NgramToolError, UsageError
+from ..util.errors import NgramToolError, UsageError
 from .dependencies import require
 from .fields import json_kind
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import NgramToolError, UsageError
+from ..util.errors import NgramToolError, UsageError
 from .chat import CHAT_KEY, ChatRecordError, ChatTemplate
 from .dependencies import require
 from .forms import saved_dataset_files

@@ -20,7 +20,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
-from ..errors import NgramToolError
+from ..util.errors import NgramToolError
 from .dependencies import require
 
 log = logging.getLogger(__name__)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from ..errors import MissingDependencyError
+from ..util.errors import MissingDependencyError
 
 EXTRAS = {"zstandard": "zstd", "pyarrow": "parquet", "jinja2": "chat"}
 """The package extra of ngramtool that installs each optional module."""

@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import UsageError
+from ..util.errors import UsageError
 from .chat import CHAT_KEY
 from .compressed import COMPRESSION_SUFFIXES
 from .dependencies import require

@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import BinaryIO, Literal
 
-from ..errors import NgramToolError, UsageError
+from ..util.errors import NgramToolError, UsageError
 from .chat import CHAT_KEY, PICK_A_FIELD, ChatRecordError, ChatTemplate
 from .fields import MISSING, field_value, json_kind
 from .pieces import Documents, Errors, TextPiece, invalid_utf8, record_runs

@@ -11,7 +11,7 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
-from ..errors import NgramToolError, UsageError
+from ..util.errors import NgramToolError, UsageError
 
 Errors = Literal["strict", "replace", "skip"]
 

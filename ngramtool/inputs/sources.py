@@ -62,7 +62,7 @@ class CorpusReader:
 
     @property
     def reading(self) -> dict[str, Any]:
-        """The reading options as :func:`ngramtool.tokenizers.encoding.iter_token_chunks` takes them."""
+        """The reading options as :func:`ngramtool.inputs.encoding.iter_token_chunks` takes them."""
         return {
             "input_format": self.input_format,
             "text_key": self.text_key,

@@ -11,8 +11,8 @@ import codecs
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
-from ..errors import NgramToolError
 from ..tokenizers.textcuts import WholeStrings, cut_pieces
+from ..util.errors import NgramToolError
 from .pieces import Errors, TextPiece, invalid_utf8, refuse_other_encodings
 
 READ_BLOCK_BYTES = 1 << 20

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..atomic import reclaim_leftovers
-from ..errors import NgramToolError, UsageError
 from ..formats.tokenfiles import FORMATS_WITH_DOCUMENTS
+from ..util.atomic import reclaim_leftovers
+from ..util.errors import NgramToolError, UsageError
+from ..util.progress import Progress
 from .jobs import HashJob, input_bytes, run_hash_job
 from .planning import HashPlan, plan_hash
-from .progress import Progress
 from .request import HashRequest
 from .shards import SHARD_SUFFIX
 from .summary import JobSummary
@@ -49,7 +49,7 @@ class HashOutcome:
 
 
 class HashEvents(Progress):
-    """What a hash run reports while it runs (see :class:`ngramtool.run.progress.Progress`); every
+    """What a hash run reports while it runs (see :class:`ngramtool.util.progress.Progress`); every
     method does nothing here (override what you show)."""
 
     def planned(self, plan: HashPlan) -> None:

@@ -7,7 +7,7 @@ spec; the resolved save format and backend); it travels to other processes as JS
 (:meth:`HashJob.to_payload`), where only the mapping is rebuilt, from its disk cache.
 
 The data flow of one job, top to bottom: read text pieces (:mod:`ngramtool.inputs`) -> raw ids in
-chunks (:mod:`ngramtool.tokenizers.encoding`; or the chunks of a token file) -> canonical ids and
+chunks (:mod:`ngramtool.inputs.encoding`; or the chunks of a token file) -> canonical ids and
 rows (:func:`ngramtool.run.pipeline.hash_chunks`) -> the writer (an index directory or a pipe
 stream, and optionally a token file), on a write-behind thread.
 """
@@ -24,9 +24,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..backends import choose_backend
-from ..chunks import TokenChunk, canonical_chunks
-from ..errors import UsageError
 from ..formats.index import IndexMeta, IndexWriter
 from ..formats.stream import FORMAT_NAME as STREAM_FORMAT
 from ..formats.stream import STREAM_MAJOR, STREAM_MINOR, StreamWriter
@@ -38,21 +35,24 @@ from ..formats.tokenfiles import (
     open_token_file,
     token_file_chunks,
 )
-from ..hashing import NgramHasher
+from ..hashing.backends import choose_backend
+from ..hashing.hasher import NgramHasher
 from ..inputs import input_size, parquet_share
+from ..inputs.encoding import iter_text_chunks, iter_token_chunks, tokenization_record
 from ..inputs.sources import Source, TokenFileReader, source_from_dict
-from ..mapping import NgramHashMapping
-from ..spec import HashSpec
+from ..model.mapping import NgramHashMapping
+from ..spec.hashspec import HashSpec
 from ..tokenizers import tokenizer_record
-from ..tokenizers.encoding import iter_text_chunks, iter_token_chunks, tokenization_record
 from ..tokenizers.engine_choice import engine_record
-from ..vocab import vocab_record
+from ..tokenizers.vocab import vocab_record
+from ..util.chunks import TokenChunk, canonical_chunks
+from ..util.errors import UsageError
+from ..util.profiling import StageClock, timed
+from ..util.writeback import WriteBehind
 from .pipeline import hash_chunks, warm_kernel
-from .profiling import StageClock, timed
 from .request import OutputOptions
 from .space import OutputSize, index_size, token_file_size
 from .summary import JobSummary
-from .writeback import WriteBehind
 
 log = logging.getLogger(__name__)
 UINT16_IDS = 1 << 16

@@ -1,8 +1,8 @@
 """Raw token chunks -> canonical ids -> rows, in stream order, hashing on several threads.
 
-The stage between reading (:mod:`ngramtool.tokenizers.encoding`, token files, indexes) and writing
+The stage between reading (:mod:`ngramtool.inputs.encoding`, token files, indexes) and writing
 (:mod:`ngramtool.run.jobs`): each chunk is mapped through the compressed vocabulary and hashed by a
-:class:`~ngramtool.hashing.NgramHasher`, in bounded memory.
+:class:`~ngramtool.hashing.hasher.NgramHasher`, in bounded memory.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from typing import Protocol
 
 import numpy as np
 
-from ..backends import BACKENDS, choose_backend
-from ..chunks import TokenChunk, canonical_chunks, split_chunk
-from ..hashing import NgramHasher
-from ..vocab import CompressedVocab
-from .profiling import StageClock, timed
+from ..hashing.backends import BACKENDS, choose_backend
+from ..hashing.hasher import NgramHasher
+from ..tokenizers.vocab import CompressedVocab
+from ..util.chunks import TokenChunk, canonical_chunks, split_chunk
+from ..util.profiling import StageClock, timed
 
 HASH_BYTES = 16 << 20  # rows hashed at a time (see hash_chunks)
 WARM_TOKENS = 4096  # tokens hashed to load a kernel: the numba backend's specialized one from here on

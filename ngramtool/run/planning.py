@@ -13,21 +13,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..atomic import check_output_file, refuse_busy
-from ..backends import BackendChoice, choose_backend
-from ..errors import UsageError
 from ..formats.index import timestamp
 from ..formats.schema import INDEX_NEGATIVE_IDS
 from ..formats.tokenfiles import refuse_reset_without_documents
+from ..hashing.backends import BackendChoice, choose_backend
 from ..inputs import check_reading, input_size, refuse_repeated_inputs
+from ..inputs.encoding import worker_count
 from ..inputs.sources import CorpusReader, Source, TokenFileReader
-from ..mapping import NgramHashMapping
-from ..spec import HashSpec
+from ..model.mapping import NgramHashMapping
+from ..spec.hashspec import HashSpec
 from ..tokenizers import DEFAULT_TOKENIZER
-from ..tokenizers.encoding import worker_count
-from ..wording import byte_size, plural
+from ..util.atomic import check_output_file, refuse_busy
+from ..util.errors import UsageError
+from ..util.progress import Progress
+from ..util.wording import byte_size, plural
 from .jobs import HashJob, input_bytes, job_meta, opened_token_file, output_sizes, save_format
-from .progress import Progress
 from .request import HashRequest
 from .shards import SHARD_SUFFIX, expand_inputs, is_sharded_output, plan_shards, shard_selection
 from .space import check_free_space, expected_tokens, text_bytes_per_token

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..errors import UsageError
 from ..formats.checksum import DEFAULT_CHECKSUM, check_algorithm
 from ..formats.index import ROW_STORAGE
 from ..inputs.sources import Source
-from ..mapping import NgramHashMapping
-from ..spec import check_boundary_policy
+from ..model.mapping import NgramHashMapping
+from ..spec.hashspec import check_boundary_policy
+from ..util.errors import UsageError
 
 ENGINES = ("local", "ray")
 
@@ -45,7 +45,7 @@ class OutputOptions:
         'lazy'
         >>> OutputOptions(rows="some")
         Traceback (most recent call last):
-        ngramtool.errors.UsageError: `rows` must be 'stored' or 'lazy' (got 'some')
+        ngramtool.util.errors.UsageError: `rows` must be 'stored' or 'lazy' (got 'some')
     """
 
     rows: str = "stored"

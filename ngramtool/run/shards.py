@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..atomic import locked_destination, unfinished_destination
-from ..errors import UsageError
 from ..formats.dataset import DATASET
 from ..formats.index import MANIFEST, VOCAB_STORE, read_manifest
 from ..formats.settings import settings_difference
 from ..inputs import input_form, parquet_row_groups
+from ..util.atomic import locked_destination, unfinished_destination
+from ..util.errors import UsageError
 
 SHARD_SUFFIX = ".ngidx"
 _GLOB_CHARS = set("*?[")

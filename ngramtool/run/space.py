@@ -15,15 +15,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..atomic import free_bytes
-from ..errors import NgramToolError
 from ..formats.npy import HEADER_BYTES
 from ..formats.tokenfiles import LLMC_HEADER, token_itemsize
 from ..inputs.compressed import COMPRESSION_SUFFIXES, sniff_compression
 from ..inputs.forms import input_form
-from ..spec import HashSpec
+from ..spec.hashspec import HashSpec
 from ..tokenizers import Tokenizer
-from ..wording import byte_size
+from ..util.atomic import free_bytes
+from ..util.errors import NgramToolError
+from ..util.wording import byte_size
 
 SAMPLE_BYTES = 1 << 16  # text tokenized to measure the bytes per token
 MANIFEST_BYTES = 1 << 14  # a manifest and the arrays' headers, generously

@@ -25,7 +25,7 @@ class JobSummary:
         boundary: ``none`` or ``reset``.
         unsafe_text_cuts: text cuts where the ids may differ from the whole text's.
         skipped_records: bad records skipped (``errors=skip``).
-        profile: CPU and wall seconds per stage (:class:`ngramtool.run.profiling.StageClock`).
+        profile: CPU and wall seconds per stage (:class:`ngramtool.util.profiling.StageClock`).
     """
 
     output: str

@@ -35,8 +35,15 @@ The modules, each with one job (their names are re-exported here):
 * ``hf``: :class:`HFTokenizer` (an HF tokenizer.json and the tokenizer_config.json beside it);
 * ``eot``: :class:`EndOfText` and :func:`resolve_eot`;
 * ``load``: :func:`load_tokenizer`, its cache and ``DEFAULT_TOKENIZER``;
-* ``textcuts``: where text may be cut without changing its ids; ``encoding``: documents to chunks
-  of ids on threads (a layer above the others; not imported here).
+* ``textcuts``: where text may be cut without changing its ids;
+* ``names``: what a name that is neither a file nor an encoding stands for (a model name, a Hub id
+  in the local cache, a typo);
+* ``engines``, ``engine_choice``, ``guard``, ``tiktoken_json``, ``tiktoken_splintr``: the fast
+  engines, how one is chosen and checked against the reference;
+* ``normalize`` and ``vocab``: the Engram compressed vocabulary (raw ids -> canonical ids) and its
+  disk cache (not imported here).
+
+Documents become chunks of ids on threads in :mod:`ngramtool.inputs.encoding`, a layer above.
 """
 
 from __future__ import annotations

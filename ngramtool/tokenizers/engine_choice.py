@@ -7,7 +7,7 @@ is how many pieces of text pass per one that the reference encodes again (``0``:
 ``--no-engine-check``).
 
 The engine is decided before a run encodes its first text (:meth:`EngineTokenizer.decide`,
-called by :func:`~ngramtool.tokenizers.encoding.iter_token_chunks` and ``iter_text_chunks``),
+called by :func:`~ngramtool.inputs.encoding.iter_token_chunks` and ``iter_text_chunks``),
 so that the run's manifest can name it: a named engine is built at once and an engine that
 cannot be used is an error; ``auto`` builds one only for input of a known size large enough to
 repay loading it (:data:`AUTO_MIN_BYTES`; not for stdin or a generator of texts): the first
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
+from ..util.errors import UsageError
 from .engines import ENGINE_CHOICES, ENGINE_VERSIONS, Encoder, EngineUnavailable, engine_for
 from .guard import CHECK_EVERY, PrefixCut, RunCheck, startup_problem
 from .protocol import Tokenizer, tokenizer_repr

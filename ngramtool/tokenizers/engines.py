@@ -28,7 +28,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..errors import NgramToolError
+from ..util.errors import NgramToolError
 from .hf import HFTokenizer, names_not_special
 from .protocol import NO_IDS, Tokenizer, _read_maybe_gz
 from .special import SpecialRule

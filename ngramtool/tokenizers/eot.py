@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import NgramToolError, UsageError
+from ..util.errors import NgramToolError, UsageError
 from .protocol import Tokenizer
 
 _EOS_WORDS = ("end", "eos", "eot", "</s>")

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..errors import NgramToolError
+from ..util.errors import NgramToolError
 
 CANARIES = (
     "a \u180e b",  # whitespace before U+180E (MONGOLIAN VOWEL SEPARATOR)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import NgramToolError
+from ..util.errors import NgramToolError
 from .protocol import TokenText, _read_maybe_gz, joined_ids, tokenizer_repr
 from .special import SpecialRule, _check_special_names
 from .textcuts import cuts_keep_ids

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import UsageError
+from ..util.errors import UsageError
 from .engine_choice import engine_setting, with_engine
 from .engines import ENGINE_CHOICES
 from .hf import HFTokenizer

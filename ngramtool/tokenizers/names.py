@@ -9,7 +9,7 @@ import os
 import re
 from pathlib import Path
 
-from ..errors import UsageError
+from ..util.errors import UsageError
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import NgramToolError
+from ..util.errors import NgramToolError
 from .special import SpecialRule
 
 

@@ -6,7 +6,7 @@ a rule against its own special tokens with :func:`_check_special_names`.
 
 from __future__ import annotations
 
-from ..errors import UsageError
+from ..util.errors import UsageError
 
 SPECIAL_RULES = ("none", "all")
 

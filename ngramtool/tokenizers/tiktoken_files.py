@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import NgramToolError
+from ..util.errors import NgramToolError
 from .protocol import TokenText, _OneByOne, _read_maybe_gz, byte_level_string, joined_ids
 from .special import SpecialRule, _check_special_names
 

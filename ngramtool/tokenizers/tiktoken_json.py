@@ -19,7 +19,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..atomic import cache_dir
+from ..util.atomic import cache_dir
 from .protocol import byte_level_string
 
 # sha256 of the generated tokenizer.json, by the tiktoken tokenizer's fingerprint.

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import AUTO_ORDER, BACKENDS, device_type
-from ..backends.arrays import to_numpy, to_tensor
-from ..hashing import hash_ngrams
-from ..spec import HashSpec
+from ..hashing.backends import AUTO_ORDER, BACKENDS, device_type
+from ..hashing.backends.arrays import to_numpy, to_tensor
+from ..hashing.hasher import hash_ngrams
+from ..spec.hashspec import HashSpec
 
 COPY_BYTES = {"cpu": 1 << 28, "cuda": 1 << 30}  # far beyond any cache: 256 MiB, 1 GiB
 CHECK_TOKENS = 1 << 18  # the prefix whose rows are compared with the numpy backend's
@@ -200,7 +200,7 @@ def measure_reference(ids: np.ndarray, spec: HashSpec, expected: np.ndarray) -> 
         return None
     import torch
 
-    from ..backends.reference import torch_reference_rows
+    from ..hashing.backends.reference import torch_reference_rows
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

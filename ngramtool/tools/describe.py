@@ -10,15 +10,15 @@ from typing import Any
 
 import numpy as np
 
-from ..artifacts import Kind, detect, expect_kind, open_index
-from ..atomic import check_output_file
+from ..formats.artifacts import Kind, detect, expect_kind, open_index
 from ..formats.index import MANIFEST, Index
 from ..formats.npy import atomic_npy
 from ..formats.stream import StreamReader, read_stream
 from ..formats.tokenfiles import open_token_file
-from ..spec import HashSpec
+from ..spec.hashspec import HashSpec
 from ..tokenizers import load_tokenizer, tokenizer_record
-from ..vocab import build_vocab, vocab_record
+from ..tokenizers.vocab import build_vocab, vocab_record
+from ..util.atomic import check_output_file
 
 _MANIFEST_KEYS = (
     "format",

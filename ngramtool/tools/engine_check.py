@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import NgramToolError
-from ..primes import is_prime
-from ..spec import INT64_MAX
+from ..spec.hashspec import INT64_MAX
+from ..util.errors import NgramToolError
+from ..util.primes import is_prime
 from .engine_constants import DeployedConstants, EngineConstants, Found, token_map_sha256
 
 COMPARED = (

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MissingDependencyError, UsageError
-from ..mapping import NgramHashMapping
-from ..spec import HashSpec
+from ..model.mapping import NgramHashMapping
+from ..spec.hashspec import HashSpec
+from ..util.errors import MissingDependencyError, UsageError
 
 FORMAT = "ngramtool.engram-constants"
 """The ``format`` field of an exported JSON file."""

@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ..atomic import Staged, check_output_file
-from ..errors import NgramToolError, UsageError
+from ..util.atomic import Staged, check_output_file
+from ..util.errors import NgramToolError, UsageError
 from .engine_constants import (
     FORMAT,
     DeployedConstants,

@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from ..atomic import Staged, check_output_file
-from ..errors import NgramToolError, UsageError
+from ..util.atomic import Staged, check_output_file
+from ..util.errors import NgramToolError, UsageError
 from .engine_constants import DeployedConstants, EngineConstants, Found, require_engine_package
 
 DEFAULT_PREFIX = "deepseek41.engram."

@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from ..atomic import check_output_file, staged_file
-from ..backends import MASKED_CONVENTIONS
-from ..errors import NgramToolError, UsageError
-from ..hashing import hash_ngrams
-from ..mapping import NgramHashMapping
-from ..serving import HashState
-from ..wording import plural
+from ..hashing.backends import MASKED_CONVENTIONS
+from ..hashing.hasher import hash_ngrams
+from ..hashing.serving import HashState
+from ..model.mapping import NgramHashMapping
+from ..util.atomic import check_output_file, staged_file
+from ..util.errors import NgramToolError, UsageError
+from ..util.wording import plural
 from .engine_constants import EngineConstants
 
 FORMAT = "ngramtool.engram-vectors"

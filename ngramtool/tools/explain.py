@@ -7,12 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import BackendChoice, choose_backend
-from ..backends.numpy_backend import column_mixes
-from ..errors import UsageError
-from ..hashing import hash_ngrams, lag_windows
-from ..mapping import NgramHashMapping
-from ..spec import HashSpec
+from ..hashing.backends import BackendChoice, choose_backend
+from ..hashing.backends.numpy_backend import column_mixes, lag_windows
+from ..hashing.hasher import hash_ngrams
+from ..model.mapping import NgramHashMapping
+from ..spec.hashspec import HashSpec
+from ..util.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def explain_text(
     """One record per token of ``text``, read as one document (with the tokenizer's document prefix
     and suffix, as ``hash`` reads it), with every intermediate value of its rows.
 
-    The rows come from ``backend`` on ``device`` (see :mod:`ngramtool.backends`); the mixes and
+    The rows come from ``backend`` on ``device`` (see :mod:`ngramtool.hashing.backends`); the mixes and
     the hash column are computed here from the definition, so the table shows that they agree.
 
     Each record: position, raw_id, text, canonical_id, key, and ``ngrams``: per layer and order,

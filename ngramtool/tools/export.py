@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..artifacts import IndexLike, Kind, expect_kind, open_index
-from ..atomic import Staged, write_json_durably
-from ..errors import NgramToolError, UsageError
+from ..formats.artifacts import IndexLike, Kind, expect_kind, open_index
 from ..formats.checksum import DEFAULT_CHECKSUM, check_algorithm, checksum_record, new_digest, recorded
 from ..formats.index import Index
 from ..formats.npy import HEADER_BYTES, NpyStreamWriter
+from ..util.atomic import Staged, write_json_durably
+from ..util.errors import NgramToolError, UsageError
 
 CHUNK_TOKENS = 1 << 20
 LAYOUT_FILE = "layers.json"

@@ -9,14 +9,14 @@ from typing import Any
 
 import numpy as np
 
-from ..atomic import check_output_file
-from ..chunks import TokenChunk, canonical_chunks
-from ..errors import UsageError
 from ..formats.npy import atomic_npy
 from ..inputs import check_reading, refuse_repeated_inputs
+from ..inputs.encoding import iter_token_chunks
 from ..inputs.sources import CorpusReader
-from ..mapping import NgramHashMapping
-from ..tokenizers.encoding import iter_token_chunks
+from ..model.mapping import NgramHashMapping
+from ..util.atomic import check_output_file
+from ..util.chunks import TokenChunk, canonical_chunks
+from ..util.errors import UsageError
 
 
 class Tokenized:

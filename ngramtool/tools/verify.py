@@ -18,17 +18,17 @@ from typing import Any
 
 import numpy as np
 
-from ..artifacts import IndexLike, Kind, expect_kind, open_index
-from ..chunks import canonical_chunks
-from ..errors import NgramToolError
+from ..formats.artifacts import IndexLike, Kind, expect_kind, open_index
 from ..formats.checksum import array_checksum, recorded
 from ..formats.index import Index, iter_index_chunks, negative_ids_of, spec_record
 from ..formats.stream import StreamReader, read_stream
-from ..hashing import NgramHasher
-from ..lookup import DEAD
-from ..spec import HashSpec
-from ..vocab import CompressedVocab, table_vocab
-from ..wording import all_of, plural
+from ..hashing.hasher import NgramHasher
+from ..spec.hashspec import HashSpec
+from ..tokenizers.vocab import CompressedVocab, table_vocab
+from ..util.chunks import canonical_chunks
+from ..util.errors import NgramToolError
+from ..util.lookup import DEAD
+from ..util.wording import all_of, plural
 
 
 @dataclass

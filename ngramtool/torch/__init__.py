@@ -19,7 +19,7 @@ Hashing in the model or the loader:
 
 from __future__ import annotations
 
-from ..errors import MissingDependencyError
+from ..util.errors import MissingDependencyError
 
 try:
     import torch  # noqa: F401

@@ -15,10 +15,10 @@ import numpy as np
 import torch
 from torch.utils.data import default_collate
 
-from ..errors import UsageError
-from ..hashing import NegativeIds
-from ..spec import HashSpec
-from ..vocab import CompressedVocab
+from ..hashing.backends import NegativeIds
+from ..spec.hashspec import HashSpec
+from ..tokenizers.vocab import CompressedVocab
+from ..util.errors import UsageError
 from .rows import NgramRows
 
 
@@ -51,7 +51,7 @@ class RowsCollate:
         >>> import torch
         >>> from ngramtool import HashSpec
         >>> from ngramtool.torch import RowsCollate
-        >>> from ngramtool.vocab import identity_vocab
+        >>> from ngramtool.tokenizers.vocab import identity_vocab
         >>> spec = HashSpec(heads=2, table_sizes=(1009, 1013), vocab_size=1000, pad_id=0)
         >>> collate = RowsCollate(spec, identity_vocab(1000))
         >>> batch = collate([[5, 17, 42], [9, 9, 9]])                  # a plain list's items

@@ -17,15 +17,15 @@ from typing import BinaryIO
 import numpy as np
 from torch.utils.data import IterableDataset, get_worker_info
 
-from ..artifacts import IndexLike, Kind, detect, open_index
-from ..errors import NgramToolError, UsageError
+from ..formats.artifacts import IndexLike, Kind, detect, open_index
 from ..formats.index import negative_ids_of
 from ..formats.stream import read_stream
 from ..formats.tokenfiles import TokenFile, open_token_file
-from ..mapping import NgramHashMapping
-from ..rawrows import RawRows
-from ..spec import HashSpec
+from ..hashing.rawrows import RawRows
+from ..model.mapping import NgramHashMapping
+from ..spec.hashspec import HashSpec
 from ..tokenizers import load_tokenizer
+from ..util.errors import NgramToolError, UsageError
 from .windows import Window, WindowDataset, WindowSource, check_seq_len, make_window
 
 

@@ -15,13 +15,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..errors import NgramToolError, UsageError
-from ..hashing import NegativeIds, SequenceHasher
-from ..lookup import UNASSIGNED, check_table
-from ..spec import HashSpec
+from ..hashing.backends import NegativeIds
+from ..hashing.hasher import SequenceHasher
+from ..spec.hashspec import HashSpec
 from ..tokenizers import load_tokenizer
-from ..vocab import CompressedVocab, build_vocab
-from ..wording import plural
+from ..tokenizers.vocab import CompressedVocab, build_vocab
+from ..util.errors import NgramToolError, UsageError
+from ..util.lookup import UNASSIGNED, check_table
+from ..util.wording import plural
 
 
 class NgramRows(nn.Module):
@@ -40,7 +41,7 @@ class NgramRows(nn.Module):
 
     Args:
         spec: the hash spec (its ``vocab_size`` is the vocabulary's V').
-        vocab: the raw -> canonical map: a :class:`~ngramtool.vocab.CompressedVocab`, its lookup
+        vocab: the raw -> canonical map: a :class:`~ngramtool.tokenizers.vocab.CompressedVocab`, its lookup
             table (an index's ``lut``, array or tensor), or a tokenizer name or file, whose
             compressed vocabulary is built (cached on disk).
         backend: ``auto`` (by device), or ``numba``, ``numpy``, ``torch``, ``triton``.
@@ -52,7 +53,7 @@ class NgramRows(nn.Module):
         >>> import torch
         >>> from ngramtool import HashSpec, hash_ngrams
         >>> from ngramtool.torch import NgramRows
-        >>> from ngramtool.vocab import identity_vocab
+        >>> from ngramtool.tokenizers.vocab import identity_vocab
         >>> spec = HashSpec(heads=2, table_sizes=(1009, 1013), vocab_size=1000, pad_id=0)
         >>> ngram_rows = NgramRows(spec, identity_vocab(1000))
         >>> input_ids = torch.tensor([[5, 17, 42, 17], [9, 9, 9, 9]])

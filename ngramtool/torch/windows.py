@@ -16,8 +16,8 @@ import numpy as np
 import torch
 from torch.utils.data import Dataset
 
-from ..errors import NgramToolError, UsageError
-from ..spec import HashSpec
+from ..spec.hashspec import HashSpec
+from ..util.errors import NgramToolError, UsageError
 
 Window = dict[str, "torch.Tensor | int"]
 PADDINGS = ("sequence", "stream")

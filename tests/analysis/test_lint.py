@@ -8,7 +8,7 @@ import pytest
 from ngramtool import HashSpec, NgramToolError
 from ngramtool.analysis.lint import HashConstants, lint_constants, lint_spec
 from ngramtool.formats.index import spec_record
-from ngramtool.presets import PRESETS
+from ngramtool.model.presets import PRESETS
 
 
 def codes(findings) -> list[str]:

@@ -9,7 +9,7 @@ from test_collisions import brute_stats, brute_types
 
 from ngramtool import CorpusReader, HashSpec, NgramHashMapping, TokenFileReader
 from ngramtool.analysis.measurement import measure_collisions
-from ngramtool.errors import NgramToolError, UsageError
+from ngramtool.util.errors import NgramToolError, UsageError
 
 
 def assert_tables_match(data: dict, ids: list[int], specs: list[HashSpec], doc_starts=None) -> None:

@@ -22,7 +22,7 @@ from ngramtool.analysis.row_cache import (
     measure_row_cache,
 )
 from ngramtool.analysis.sizing import bytes_per_row
-from ngramtool.errors import NgramToolError, UsageError
+from ngramtool.util.errors import NgramToolError, UsageError
 
 numba = pytest.importorskip("numba")
 

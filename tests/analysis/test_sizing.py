@@ -11,7 +11,7 @@ from primes_by_hand import PCIE4, chain_params, prime_chain
 
 from ngramtool import HashSpec, UsageError
 from ngramtool.analysis.sizing import fit_table, size_engram, size_memory, with_table
-from ngramtool.presets import PRESETS, preset
+from ngramtool.model.presets import PRESETS, preset
 
 # DeepSeek-V4.1-Flash as its config and checkpoint declare it (/work/shared/reference/FAMILIES.md §1).
 V41_DECLARED = (384_006_168, 384_016_682)

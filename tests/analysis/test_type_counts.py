@@ -22,8 +22,8 @@ from ngramtool.analysis.type_counts import (
     recorded_specs,
     save_types,
 )
-from ngramtool.errors import NgramToolError, UsageError
-from ngramtool.spec import HashSpec
+from ngramtool.spec.hashspec import HashSpec
+from ngramtool.util.errors import NgramToolError, UsageError
 
 SPEC = HashSpec(max_ngram=3, heads=2, layer_ids=(0,), table_sizes=(101, 103), pad_id=0, vocab_size=50)
 

@@ -29,22 +29,21 @@ from conftest import load_json, run, spec_from_golden  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from ngramtool.backends import BACKENDS, BackendChoice, choose_backend  # noqa: E402
 from ngramtool.cli.bench_cmd import render  # noqa: E402
-from ngramtool.errors import NgramToolError, UsageError  # noqa: E402
-from ngramtool.families import FAMILIES  # noqa: E402
-from ngramtool.families.stored import StoredConstants  # noqa: E402
-from ngramtool.hashing import (  # noqa: E402
-    BLOCK_TOKENS,
+from ngramtool.hashing.backends import (  # noqa: E402
+    BACKENDS,
     MASKED_ROW,
-    NgramHasher,
-    SequenceHasher,
-    hash_ngrams,
-    rows_from_windows,
+    BackendChoice,
+    choose_backend,
 )
-from ngramtool.presets import preset  # noqa: E402
-from ngramtool.spec import HashSpec  # noqa: E402
+from ngramtool.hashing.backends.numpy_backend import BLOCK_TOKENS, rows_from_windows  # noqa: E402
+from ngramtool.hashing.hasher import NgramHasher, SequenceHasher, hash_ngrams  # noqa: E402
+from ngramtool.model.presets import preset  # noqa: E402
+from ngramtool.spec.families import FAMILIES  # noqa: E402
+from ngramtool.spec.families.stored import StoredConstants  # noqa: E402
+from ngramtool.spec.hashspec import HashSpec  # noqa: E402
 from ngramtool.tools.benchmarking import run_bench  # noqa: E402
+from ngramtool.util.errors import NgramToolError, UsageError  # noqa: E402
 
 HAS_NUMBA = importlib.util.find_spec("numba") is not None
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -406,15 +405,15 @@ def block_tokens(variant: tuple[str, str]) -> int:
     """The tokens a backend computes at a time on its device (chunk edges inside it matter)."""
     backend, device = variant
     if backend == "torch":
-        from ngramtool.backends import torch_backend
+        from ngramtool.hashing.backends import torch_backend
 
         return torch_backend.CUDA_BLOCK_TOKENS if device == "cuda" else torch_backend.CPU_BLOCK_TOKENS
     if backend == "triton":
-        from ngramtool.backends import triton_backend
+        from ngramtool.hashing.backends import triton_backend
 
         return triton_backend.BLOCK_TOKENS
     if backend == "numba":  # the first chunks run the generic compilation, later ones the specialized
-        from ngramtool.backends import numba_backend
+        from ngramtool.hashing.backends import numba_backend
 
         return numba_backend.SPECIALIZE_TOKENS
     return BLOCK_TOKENS

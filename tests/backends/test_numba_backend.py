@@ -25,19 +25,19 @@ from hypothesis import strategies as st
 
 pytest.importorskip("numba", reason="numba is not installed: pip install 'ngramtool[numba]'")
 
-from ngramtool.backends import numba_backend
-from ngramtool.backends.jit import compiled
-from ngramtool.backends.numba_backend import (
+from ngramtool.hashing.backends import numba_backend
+from ngramtool.hashing.backends.numba_backend import (
     FAST_MIN_PRIME,
     NumbaRows,
     engram_rows,
     inverse_of,
     reciprocal_mod,
 )
-from ngramtool.hashing import NgramHasher, hash_ngrams
+from ngramtool.hashing.hasher import NgramHasher, hash_ngrams
 from ngramtool.run.pipeline import TokenChunk, hash_chunks
-from ngramtool.spec import HashSpec
-from ngramtool.vocab import identity_vocab
+from ngramtool.spec.hashspec import HashSpec
+from ngramtool.tokenizers.vocab import identity_vocab
+from ngramtool.util.jit import compiled
 
 TOP = 2**63 - 1  # the largest mix of canonical ids
 # The smallest prime the reciprocal path takes, the demo's first prime, 2^31 - 1 and 2^61 - 1

@@ -3,7 +3,7 @@ numpy after one warning line that names the cause, ``--backend numba`` is a one-
 error, and numba is imported at most once per process, only where something would use it.
 
 The command-line tests put a fake ``numba`` package first on ``PYTHONPATH`` whose import raises
-what numba's raises; the library tests replace :func:`ngramtool.backends.import_failure`.
+what numba's raises; the library tests replace :func:`ngramtool.hashing.backends.import_failure`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from conftest import assert_one_line_error, run
 
-from ngramtool import backends
-from ngramtool.backends import FallbackWarning, choose_backend, use_numba
-from ngramtool.errors import UsageError
+from ngramtool.hashing import backends
+from ngramtool.hashing.backends import FallbackWarning, choose_backend, use_numba
+from ngramtool.util.errors import UsageError
 
 CAUSE = "Numba needs NumPy 2.2 or less. Got NumPy 2.4."
 WARNING = (

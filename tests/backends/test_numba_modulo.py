@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 pytest.importorskip("numba")
 
 from ngramtool import HashSpec, NgramHasher
-from ngramtool.backends.numba_backend import (
+from ngramtool.hashing.backends.numba_backend import (
     FAST_MIN_PRIME,
     MODULO_RECIPROCAL,
     MODULO_SPLIT,

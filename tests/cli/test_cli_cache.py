@@ -10,7 +10,7 @@ import pytest
 from conftest import assert_one_line_error, run, run_json
 
 from ngramtool.analysis.row_cache import measure_row_cache
-from ngramtool.wording import byte_size
+from ngramtool.util.wording import byte_size
 
 
 def test_cache_prints_the_reads_and_every_budget(files):

@@ -16,8 +16,8 @@ import ngramtool.analysis.type_counts as type_counts
 import ngramtool.inputs.text as text_input
 import ngramtool.tokenizers.textcuts as textcuts
 from ngramtool.analysis.measurement import PartNotSaved, measure_collisions
-from ngramtool.atomic import OutputError
 from ngramtool.cli.app import app
+from ngramtool.util.atomic import OutputError
 
 
 def test_collisions_prints_tables_and_draws_a_plot(files, tmp_path):

@@ -16,7 +16,7 @@ def test_hash_verbose_says_backend_and_where_the_cpu_time_went(sample, tmp_path)
     result = run("hash", str(sample / "a.txt"), "-o", str(tmp_path / "v.ngidx"), "-v")
     assert result.returncode == 0, result.stderr
     lines = result.stderr.decode().splitlines()
-    from ngramtool.backends import choose_backend  # numba when installed, else numpy
+    from ngramtool.hashing.backends import choose_backend  # numba when installed, else numpy
 
     assert lines[0].startswith(f"backend: {choose_backend('auto').name} on cpu (auto)")
     assert re.fullmatch(

@@ -9,8 +9,8 @@ import shutil
 import pytest
 from conftest import DATA, assert_one_line_error, run
 
-from ngramtool.errors import UsageError
 from ngramtool.tokenizers import load_tokenizer
+from ngramtool.util.errors import UsageError
 
 
 @pytest.mark.parametrize(

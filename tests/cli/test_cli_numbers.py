@@ -11,7 +11,7 @@ import pytest
 from conftest import CORPUS, assert_one_line_error, run, run_json
 
 from ngramtool.analysis.sizing import size_engram, with_table
-from ngramtool.presets import resolve_spec
+from ngramtool.model.presets import resolve_spec
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from primes_by_hand import PCIE4, chain_params, prime_chain
 
 import ngramtool.cli.size_cmd as size_cmd
 from ngramtool.analysis.sizing import MemorySizing, size_engram, size_memory
-from ngramtool.presets import PRESETS
+from ngramtool.model.presets import PRESETS
 
 
 def test_size_figures():

@@ -11,8 +11,8 @@ import pytest
 from conftest import assert_one_line_error, run
 
 from ngramtool import NgramHashMapping
-from ngramtool.errors import UsageError
-from ngramtool.presets import resolve_spec
+from ngramtool.model.presets import resolve_spec
+from ngramtool.util.errors import UsageError
 
 PRESET = ("--preset", "deepseek-v4.1-flash")
 BOTH = "whose tokenizer has V'=99,092, but tokenizer cl100k_base has V'=62,330"

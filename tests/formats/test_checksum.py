@@ -15,7 +15,6 @@ import xxhash
 from conftest import CORPUS, DATA, assert_one_line_error, run
 
 from ngramtool import NgramHashMapping, OutputOptions, hash_files, open_index
-from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.formats.checksum import (
     array_checksum,
     bytes_checksum,
@@ -29,6 +28,7 @@ from ngramtool.formats.schema import ARRAY, SHARD_RECORD, SchemaError
 from ngramtool.formats.stream import read_stream
 from ngramtool.tools.export import export_path
 from ngramtool.tools.verify import verify_path
+from ngramtool.util.errors import NgramToolError, UsageError
 
 OLD_INDEX = DATA / "index_1.1_sha256.ngidx"
 OLD_STREAM = DATA / "stream_1.1_sha256.ngstream"

@@ -21,16 +21,16 @@ import xxhash
 from conftest import CORPUS, SPEC, assert_one_line_error, hash_corpus_shards, run
 
 from ngramtool import NgramHashMapping, hash_files, merge_shards, open_index, read_stream
-from ngramtool.errors import NgramToolError
 from ngramtool.formats.dataset import DATASET
 from ngramtool.formats.index import FORMAT_VERSION, VOCAB_STORE, IndexMeta, IndexWriter, store_shared_lut
 from ngramtool.formats.npy import atomic_npy, map_npy
 from ngramtool.formats.stream import StreamWriter
-from ngramtool.hashing import NgramHasher
-from ngramtool.spec import HashSpec
+from ngramtool.hashing.hasher import NgramHasher
+from ngramtool.spec.hashspec import HashSpec
 from ngramtool.tokenizers import tokenizer_record
+from ngramtool.tokenizers.vocab import identity_vocab, vocab_record
 from ngramtool.tools.verify import verify_index, verify_stream
-from ngramtool.vocab import identity_vocab, vocab_record
+from ngramtool.util.errors import NgramToolError
 
 
 @pytest.fixture(scope="module")

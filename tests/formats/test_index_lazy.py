@@ -26,16 +26,16 @@ from ngramtool import (
     merge_shards,
     open_index,
 )
-from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.formats import tokenblocks
 from ngramtool.formats.index import Index, IndexMeta, IndexWriter
 from ngramtool.formats.tokenfiles import TokenFileWriter
-from ngramtool.hashing import NgramHasher
-from ngramtool.spec import HashSpec
+from ngramtool.hashing.hasher import NgramHasher
+from ngramtool.spec.hashspec import HashSpec
 from ngramtool.tokenizers import tokenizer_record
+from ngramtool.tokenizers.vocab import identity_vocab, vocab_record
 from ngramtool.tools.export import export_path
 from ngramtool.tools.verify import verify_path
-from ngramtool.vocab import identity_vocab, vocab_record
+from ngramtool.util.errors import NgramToolError, UsageError
 
 SMALL = {"heads": 2, "table_sizes": 3001, "tokenizer": "bytes"}
 

@@ -11,13 +11,13 @@ import pytest
 import xxhash
 
 import ngramtool.formats.npy as npy
-from ngramtool.chunks import TokenChunk
 from ngramtool.formats.directio import ALIGN
 from ngramtool.formats.npy import NpyStreamWriter, SlabNpyWriter, map_npy
-from ngramtool.hashing import NgramHasher
+from ngramtool.hashing.hasher import NgramHasher
 from ngramtool.run.pipeline import hash_chunks
-from ngramtool.spec import HashSpec
-from ngramtool.vocab import identity_vocab
+from ngramtool.spec.hashspec import HashSpec
+from ngramtool.tokenizers.vocab import identity_vocab
+from ngramtool.util.chunks import TokenChunk
 
 INNER = (2, 3)  # 24 bytes per row: slabs need a whole number of 4096-byte blocks (512 rows)
 

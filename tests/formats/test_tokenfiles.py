@@ -18,8 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ngramtool.formats.tokenfiles as tokenfiles
-from ngramtool.artifacts import Kind, detect
-from ngramtool.errors import NgramToolError, UsageError
+from ngramtool.formats.artifacts import Kind, detect
 from ngramtool.formats.tokenfiles import (
     FORMATS_WITH_DOCUMENTS,
     TOKEN_FORMATS,
@@ -29,6 +28,7 @@ from ngramtool.formats.tokenfiles import (
     open_token_file,
 )
 from ngramtool.tools.describe import describe_path
+from ngramtool.util.errors import NgramToolError, UsageError
 
 EXTENSIONS = {"npy": ".npy", "nanogpt": ".bin", "llmc": ".bin", "megatron": ".bin", "datatrove": ".ds"}
 

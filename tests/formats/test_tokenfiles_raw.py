@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ngramtool
-from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.formats.tokenfiles import iter_token_file_chunks, open_token_file
+from ngramtool.util.errors import NgramToolError, UsageError
 
 EOS = 7
 

@@ -18,12 +18,12 @@ from chat_data import CHATS, QWEN_STYLE_TEMPLATE, chat_tokenizer, hf_chat_ids, w
 from tokenizers import Tokenizer, processors
 
 from ngramtool import CorpusReader
-from ngramtool.errors import MissingDependencyError, NgramToolError, UsageError
 from ngramtool.formats.settings import settings_difference
 from ngramtool.inputs import ChatTemplate, iter_text_pieces
+from ngramtool.inputs.encoding import iter_token_chunks, tokenization_record
 from ngramtool.inputs.fields import field_value
 from ngramtool.tokenizers import load_tokenizer
-from ngramtool.tokenizers.encoding import iter_token_chunks, tokenization_record
+from ngramtool.util.errors import MissingDependencyError, NgramToolError, UsageError
 
 KINDS = ("qwen-style", "glm-style", "deepseek-v3")
 

@@ -16,9 +16,9 @@ from conftest import assert_one_line_error, run
 from corpus_forms import COMPRESSORS, jsonl_bytes, write_record_forms
 
 import ngramtool.inputs.compressed as compressed
-from ngramtool.errors import MissingDependencyError, NgramToolError, UsageError
 from ngramtool.inputs import check_reading, iter_text_pieces
 from ngramtool.inputs.compressed import sniff_compression
+from ngramtool.util.errors import MissingDependencyError, NgramToolError, UsageError
 
 _random = random.Random(0)
 DOCS = [" ".join(str(_random.getrandbits(24)) for _ in range(300)) for _ in range(300)]

@@ -23,8 +23,8 @@ import ngramtool.inputs.compressed as compressed
 import ngramtool.inputs.jsonl as jsonl_input
 import ngramtool.inputs.text as text_input
 from ngramtool import CorpusReader, NgramHashMapping, OutputOptions
+from ngramtool.inputs.encoding import iter_text_chunks, iter_token_chunks
 from ngramtool.tokenizers import load_tokenizer
-from ngramtool.tokenizers.encoding import iter_text_chunks, iter_token_chunks
 from ngramtool.tools.tokenization import Tokenized
 
 TOKENIZER = load_tokenizer("cl100k_base")

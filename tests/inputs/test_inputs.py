@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 import ngramtool.inputs.jsonl as jsonl_input
 import ngramtool.inputs.text as text_input
 import ngramtool.tokenizers.textcuts as textcuts
-from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.inputs import Documents, TextPiece, check_reading, iter_text_pieces
+from ngramtool.inputs import encoding as encode
+from ngramtool.inputs.encoding import iter_token_chunks
 from ngramtool.inputs.pieces import record_runs
 from ngramtool.tokenizers import ByteTokenizer, HFTokenizer, load_tokenizer
-from ngramtool.tokenizers import encoding as encode
-from ngramtool.tokenizers.encoding import iter_token_chunks
+from ngramtool.util.errors import NgramToolError, UsageError
 
 WORDS = ["ab", "The", "x", "é", "ß", "文字", "Ω", "42", "7", "'s", "’", "--", "/", "!?"]
 GAPS = [" ", "\n", "\n\n", "  ", "\t", ". ", ".\n", " \n", "\r\n", "\u00a0", "", "\n ", ",\n\n"]

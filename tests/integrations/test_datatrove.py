@@ -20,8 +20,8 @@ from datatrove.pipeline.readers import JsonlReader
 
 from ngramtool import NgramHashMapping, OutputOptions, RunOptions, hash_texts, open_index
 from ngramtool.datatrove import HashStep
-from ngramtool.errors import MissingDependencyError, NgramToolError, UsageError
 from ngramtool.formats.dataset import merge_shards
+from ngramtool.util.errors import MissingDependencyError, NgramToolError, UsageError
 
 SPEC = ("--tokenizer", "cl100k_base", "--heads", "2", "--table", "4099")
 EPOCH = "1700000000"

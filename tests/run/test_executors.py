@@ -10,8 +10,8 @@ import pytest
 from conftest import CORPUS, run
 
 from ngramtool import CorpusReader, NgramHashMapping, OutputOptions, RunOptions, hash_files
-from ngramtool.errors import UsageError
 from ngramtool.run.jobs import HashJob
+from ngramtool.util.errors import UsageError
 
 SPEC = {"heads": 2, "table_sizes": 3001, "tokenizer": "bytes"}
 

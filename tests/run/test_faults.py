@@ -28,9 +28,23 @@ import numpy as np
 import pytest
 from conftest import CORPUS, NGRAMTOOL, assert_one_line_error, corpus_prefix, run
 
-from ngramtool import NgramHashMapping, OutputOptions, TokenFileReader, atomic, hash_files, open_index
+from ngramtool import NgramHashMapping, OutputOptions, TokenFileReader, hash_files, open_index
 from ngramtool.analysis.measurement import measure_collisions
-from ngramtool.atomic import (
+from ngramtool.formats.checksum import SHA256, array_checksum
+from ngramtool.formats.dataset import merge_shards, survey_shards
+from ngramtool.formats.stream import read_stream
+from ngramtool.formats.tokenfiles import open_token_file
+from ngramtool.model.presets import save_spec_file
+from ngramtool.spec.hashspec import HashSpec
+from ngramtool.tokenizers import load_tokenizer
+from ngramtool.tokenizers.vocab import build_vocab
+from ngramtool.tools.describe import describe_vocab
+from ngramtool.tools.export import export_path
+from ngramtool.tools.tokenization import Tokenized
+from ngramtool.tools.verify import verify_path
+from ngramtool.util import atomic
+from ngramtool.util import signals as interrupts
+from ngramtool.util.atomic import (
     OutputBusy,
     OutputError,
     OutputLock,
@@ -41,20 +55,7 @@ from ngramtool.atomic import (
     reclaim_leftovers,
     this_owner,
 )
-from ngramtool.errors import NgramToolError
-from ngramtool.formats.checksum import SHA256, array_checksum
-from ngramtool.formats.dataset import merge_shards, survey_shards
-from ngramtool.formats.stream import read_stream
-from ngramtool.formats.tokenfiles import open_token_file
-from ngramtool.presets import save_spec_file
-from ngramtool.run import signals as interrupts
-from ngramtool.spec import HashSpec
-from ngramtool.tokenizers import load_tokenizer
-from ngramtool.tools.describe import describe_vocab
-from ngramtool.tools.export import export_path
-from ngramtool.tools.tokenization import Tokenized
-from ngramtool.tools.verify import verify_path
-from ngramtool.vocab import build_vocab
+from ngramtool.util.errors import NgramToolError
 
 SMALL = {"tokenizer": "bytes", "heads": 1, "table_sizes": 1009}
 
@@ -398,7 +399,7 @@ def _hold(dest: Path, directory: bool = True) -> subprocess.Popen:
     """Another process that writes ``dest`` (holds its lock and a partial output, a directory or a
     file) until killed."""
     code = (
-        "import sys, time\nfrom ngramtool.atomic import Staged\n"
+        "import sys, time\nfrom ngramtool.util.atomic import Staged\n"
         f"s = Staged({str(dest)!r}, directory={directory})\nprint('ready', flush=True)\ntime.sleep(600)\n"
     )
     process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)

@@ -14,7 +14,7 @@ import ngramtool
 from ngramtool import NgramHashMapping, hash_ngrams
 from ngramtool.cli.options import MaskingOptions
 from ngramtool.formats.settings import settings_difference
-from ngramtool.lookup import DEAD
+from ngramtool.util.lookup import DEAD
 
 TEXT = "the cat sat on the mat\nthe dog ate the bone\n"
 SPEC = ("--heads", "2", "--table", "4099")

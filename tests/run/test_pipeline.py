@@ -16,15 +16,15 @@ from hypothesis import strategies as st
 
 import ngramtool.run.pipeline as pipeline
 from ngramtool import CorpusReader, NgramHashMapping, OutputOptions
-from ngramtool.backends.numpy_backend import NumpyRows
-from ngramtool.chunks import TokenChunk, split_chunk
 from ngramtool.formats.npy import NpyStreamWriter
-from ngramtool.hashing import NgramHasher
+from ngramtool.hashing.backends.numpy_backend import NumpyRows
+from ngramtool.hashing.hasher import NgramHasher
 from ngramtool.run.jobs import HashJob, run_hash_job
 from ngramtool.run.pipeline import hash_chunks
-from ngramtool.run.profiling import StageClock, timed
-from ngramtool.run.writeback import WriteBehind
-from ngramtool.vocab import identity_vocab
+from ngramtool.tokenizers.vocab import identity_vocab
+from ngramtool.util.chunks import TokenChunk, split_chunk
+from ngramtool.util.profiling import StageClock, timed
+from ngramtool.util.writeback import WriteBehind
 
 
 @given(st.integers(0, 40), st.lists(st.integers(0, 40), max_size=6), st.integers(1, 9))
@@ -168,7 +168,7 @@ def test_a_hash_run_reports_where_its_cpu_time_went(tmp_path):
 def test_a_job_that_fails_while_setting_up_leaves_no_threads_or_files(tmp_path):
     from conftest import CORPUS
 
-    from ngramtool.errors import UsageError
+    from ngramtool.util.errors import UsageError
 
     job = HashJob(
         CorpusReader((str(CORPUS),)),
@@ -192,7 +192,7 @@ def test_hash_threads_follow_the_tokenizer_threads():
 
 
 def test_hash_threads_resolve_auto_to_the_backend_it_picks():
-    from ngramtool.backends import choose_backend
+    from ngramtool.hashing.backends import choose_backend
     from ngramtool.run.jobs import hash_threads
 
     picked = choose_backend("auto").name

@@ -11,10 +11,10 @@ import pytest
 from conftest import CORPUS, run
 
 from ngramtool import NgramHashMapping, RunOptions, hash_files, merge_shards, open_index
-from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.formats.dataset import MergedIndex
 from ngramtool.run.shards import expand_inputs, plan_shards, shard_selection
 from ngramtool.tools.verify import verify_path
+from ngramtool.util.errors import NgramToolError, UsageError
 
 SPEC_ARGS = ["--heads", "2", "--table", "3001", "--tokenizer", "bytes"]
 SPEC = {"heads": 2, "table_sizes": 3001, "tokenizer": "bytes"}

@@ -12,12 +12,12 @@ import pytest
 from conftest import CORPUS, DATA, assert_one_line_error, run
 
 from ngramtool import NgramHashMapping, hash_texts
-from ngramtool.errors import UsageError
 from ngramtool.tokenizers import engines, load_tokenizer
 from ngramtool.tokenizers.engine_choice import EngineTokenizer
 from ngramtool.tokenizers.guard import EngineMismatch
 from ngramtool.tokenizers.tiktoken_files import TiktokenTokenizer
 from ngramtool.tokenizers.tiktoken_splintr import ranks_file, without_possessives
+from ngramtool.util.errors import UsageError
 
 pytest.importorskip("splintr")
 

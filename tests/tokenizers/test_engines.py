@@ -15,14 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ngramtool import NgramHashMapping, OutputOptions, hash_files, hash_texts
-from ngramtool.errors import UsageError
 from ngramtool.formats.settings import settings_difference
+from ngramtool.inputs.encoding import iter_text_chunks, iter_token_chunks
 from ngramtool.tokenizers import engine_choice, engines, guard, load_tokenizer
-from ngramtool.tokenizers.encoding import iter_text_chunks, iter_token_chunks
 from ngramtool.tokenizers.engine_choice import EngineTokenizer, engine_record
 from ngramtool.tokenizers.guard import EngineMismatch
 from ngramtool.tokenizers.textcuts import safe_cut
 from ngramtool.tokenizers.tiktoken_json import pcre2_pattern
+from ngramtool.util.errors import UsageError
 
 pytest.importorskip("fastokens")
 pytest.importorskip("splintr")

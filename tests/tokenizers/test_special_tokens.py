@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 from tokenizers import AddedToken, Tokenizer, processors
 
 from ngramtool import NgramHashMapping
-from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.inputs import iter_text_pieces
+from ngramtool.inputs.encoding import iter_token_chunks
 from ngramtool.tokenizers import encode_document, load_tokenizer, resolve_eot
-from ngramtool.tokenizers.encoding import iter_token_chunks
 from ngramtool.tokenizers.textcuts import safe_cut, whole_strings
 from ngramtool.tools.explain import explain
 from ngramtool.tools.tokenization import Tokenized
+from ngramtool.util.errors import NgramToolError, UsageError
 
 QWEN_DIR = DATA / "tokenizers" / "qwen-style"
 DEEPSEEK_CHATS = [

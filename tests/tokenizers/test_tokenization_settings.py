@@ -19,11 +19,11 @@ from ngramtool import (
     merge_shards,
     open_index,
 )
-from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.formats.settings import settings_difference
 from ngramtool.formats.stream import read_stream
 from ngramtool.tools.tokenization import Tokenized
 from ngramtool.tools.verify import verify_path
+from ngramtool.util.errors import NgramToolError, UsageError
 
 BYTES = {"tokenizer": "bytes", "heads": 2, "table_sizes": 3001}
 QWEN = str(DATA / "tokenizers" / "qwen-style" / "tokenizer.json")

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.tokenizers import ByteTokenizer, _joiner, byte_level_string, joined_ids, load_tokenizer
+from ngramtool.util.errors import NgramToolError, UsageError
 
 SPECIAL_TEXT = "before <|endoftext|> after"
 
@@ -132,7 +132,7 @@ def test_tokenizers_that_prefix_every_text_get_whole_documents(tmp_path, monkeyp
     from conftest import CORPUS
 
     import ngramtool.inputs.text as text_input
-    from ngramtool.tokenizers.encoding import iter_token_chunks
+    from ngramtool.inputs.encoding import iter_token_chunks
 
     _trained_tokenizer(tmp_path, "Metaspace", prepend_scheme="always").save(str(tmp_path / "sp.json"))
     tok = load_tokenizer(str(tmp_path / "sp.json"))
@@ -149,8 +149,8 @@ def test_tokenizers_that_prefix_every_text_get_whole_documents(tmp_path, monkeyp
 
 def test_one_worker_encodes_hf_text_without_the_library_pool(deepseek_tokenizer_path, tmp_path, monkeypatch):
     """-j 1 means one core: the HF library's all-core encode_batch is not used."""
+    from ngramtool.inputs.encoding import iter_token_chunks
     from ngramtool.tokenizers import HFTokenizer
-    from ngramtool.tokenizers.encoding import iter_token_chunks
 
     def no_pool(self, texts):
         raise AssertionError("encode_batch used with one worker")

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from ngramtool import NgramHashMapping, OutputOptions, hash_files
-from ngramtool.errors import UsageError
 from ngramtool.tools.describe import describe_path, describe_vocab
+from ngramtool.util.errors import UsageError
 
 
 def test_vocab_reports_and_exports(tmp_path):

@@ -14,11 +14,11 @@ from conftest import load_json
 from safetensors import safe_open
 
 from ngramtool import NgramHashMapping
-from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.tools import engine_gguf
 from ngramtool.tools.engine_check import check_deployment
 from ngramtool.tools.engine_constants import EngineConstants
 from ngramtool.tools.engine_files import export_constants, read_deployed
+from ngramtool.util.errors import NgramToolError, UsageError
 
 SMALL = {"heads": 2, "table_sizes": 1000, "layer_ids": (1, 2)}
 PRIMES_KEY = "deepseek41.engram.primes"

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from ngramtool import NgramHashMapping, hash_ngrams
-from ngramtool.backends.barrier import pad_row
-from ngramtool.errors import UsageError
+from ngramtool.hashing.backends.barrier import pad_row
 from ngramtool.tools.engine_vectors import engine_vectors
+from ngramtool.util.errors import UsageError
 
 TEXT = "Engram tables are addressed by hashing the last few tokens of the context."
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ngramtool import NgramHashMapping, build_vocab, hash_ngrams, load_tokenizer
-from ngramtool.backends import choose_backend
-from ngramtool.errors import UsageError
+from ngramtool.hashing.backends import choose_backend
 from ngramtool.tools.explain import explain
+from ngramtool.util.errors import UsageError
 
 
 def test_explain_agrees_with_hash():

@@ -12,9 +12,9 @@ import pytest
 from conftest import assert_one_line_error, hash_corpus_shards, run
 
 from ngramtool import merge_shards, open_index
-from ngramtool.errors import NgramToolError
 from ngramtool.formats.dataset import DATASET, MergedIndex
 from ngramtool.tools.export import LAYOUT_FILE, export_per_layer
+from ngramtool.util.errors import NgramToolError
 
 
 @pytest.fixture(scope="module")

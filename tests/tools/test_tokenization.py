@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from ngramtool import build_vocab, load_tokenizer
-from ngramtool.errors import NgramToolError, UsageError
 from ngramtool.tools.tokenization import Tokenized
+from ngramtool.util.errors import NgramToolError, UsageError
 
 
 def test_saved_ids_and_records(tmp_path):

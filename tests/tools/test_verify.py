@@ -13,10 +13,10 @@ import xxhash
 from conftest import CORPUS, run
 
 from ngramtool import NgramHashMapping, hash_files, open_index
-from ngramtool.errors import NgramToolError
 from ngramtool.formats.stream import read_stream
 from ngramtool.tools.describe import describe_path
 from ngramtool.tools.verify import verify_index, verify_path
+from ngramtool.util.errors import NgramToolError
 
 HASH_ARGS = ["--heads", "2", "--table", "5003", "--boundary", "reset"]
 

@@ -12,9 +12,9 @@ from conftest import REPO, load_json
 torch = pytest.importorskip("torch")
 
 from ngramtool import HashSpec, hash_ngrams  # noqa: E402
+from ngramtool.tokenizers.vocab import identity_vocab  # noqa: E402
 from ngramtool.torch import NgramRows  # noqa: E402
 from ngramtool.torch.engram import EngramGate, EngramMemory, ShortConv  # noqa: E402
-from ngramtool.vocab import identity_vocab  # noqa: E402
 
 TRAIN_TINY = REPO / "examples" / "train_tiny.py"
 GOLDEN_TOLERANCE = 1e-6  # gate_shortconv_small.json: "compare with tolerance ~1e-6"

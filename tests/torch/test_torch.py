@@ -22,11 +22,11 @@ from hypothesis import strategies as st  # noqa: E402
 from torch.utils.data import DataLoader  # noqa: E402
 
 from ngramtool import NgramHashMapping, build_vocab, hash_files, hash_ngrams, load_tokenizer, open_index  # noqa: E402
-from ngramtool.errors import NgramToolError, UsageError  # noqa: E402
 from ngramtool.formats.stream import StreamWriter, read_stream  # noqa: E402
 from ngramtool.formats.tokenfiles import TOKEN_FORMATS, TokenFileWriter  # noqa: E402
-from ngramtool.spec import HashSpec  # noqa: E402
+from ngramtool.spec.hashspec import HashSpec  # noqa: E402
 from ngramtool.torch import IndexDataset, StreamDataset, TokenFileDataset  # noqa: E402
+from ngramtool.util.errors import NgramToolError, UsageError  # noqa: E402
 
 SEQ_LEN = 64
 PADDINGS = ("sequence", "stream")

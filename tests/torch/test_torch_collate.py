@@ -18,10 +18,10 @@ datasets = pytest.importorskip("datasets")
 from torch.utils.data import DataLoader  # noqa: E402
 
 from ngramtool import hash_ngrams  # noqa: E402
-from ngramtool.errors import UsageError  # noqa: E402
-from ngramtool.spec import HashSpec  # noqa: E402
+from ngramtool.spec.hashspec import HashSpec  # noqa: E402
+from ngramtool.tokenizers.vocab import identity_vocab  # noqa: E402
 from ngramtool.torch import NgramRows, RowsCollate  # noqa: E402
-from ngramtool.vocab import identity_vocab  # noqa: E402
+from ngramtool.util.errors import UsageError  # noqa: E402
 
 SPEC = HashSpec(heads=2, layer_ids=(0, 3), table_sizes=(1009, 2003), vocab_size=300, pad_id=7)
 LUT = np.random.default_rng(0).permutation(np.concatenate([np.arange(300), np.arange(200)]))

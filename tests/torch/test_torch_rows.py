@@ -20,10 +20,10 @@ from torch import nn  # noqa: E402
 from torch.utils.data import DataLoader, Dataset  # noqa: E402
 
 from ngramtool import hash_ngrams  # noqa: E402
-from ngramtool.errors import NgramToolError, UsageError  # noqa: E402
-from ngramtool.spec import HashSpec  # noqa: E402
+from ngramtool.spec.hashspec import HashSpec  # noqa: E402
+from ngramtool.tokenizers.vocab import identity_vocab  # noqa: E402
 from ngramtool.torch import NgramRows, RowsCollate  # noqa: E402
-from ngramtool.vocab import identity_vocab  # noqa: E402
+from ngramtool.util.errors import NgramToolError, UsageError  # noqa: E402
 
 CUDA = os.environ.get("NGRAMTOOL_TEST_CUDA") == "1"
 needs_cuda = pytest.mark.skipif(

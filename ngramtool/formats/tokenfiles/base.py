@@ -9,7 +9,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ...errors import NgramToolError
+from ...util.errors import NgramToolError
 
 UINT16 = np.dtype("<u2")
 UINT32 = np.dtype("<u4")

@@ -8,7 +8,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ...errors import NgramToolError, UsageError
+from ...util.errors import NgramToolError, UsageError
 from .base import OFFSET_BLOCK, UINT16, UINT32, Opened, map_tokens, write_array
 
 DATATROVE_END = np.dtype("<u8")

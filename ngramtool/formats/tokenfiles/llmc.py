@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import NgramToolError, UsageError
+from ...util.errors import NgramToolError, UsageError
 from .base import UINT16, UINT32, Opened, expect_size, map_tokens, read_head, whole
 
 LLMC_HEADER = struct.Struct("<256i")

@@ -13,7 +13,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ...errors import NgramToolError
+from ...util.errors import NgramToolError
 from .base import (
     BLOCK,
     INT32,

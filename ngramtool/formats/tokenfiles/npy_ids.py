@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import NgramToolError, UsageError
+from ...util.errors import NgramToolError, UsageError
 from ..npy import npy_header
 from .base import Opened, expect_size, map_tokens, read_head, whole
 

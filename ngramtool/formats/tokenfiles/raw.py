@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import NgramToolError, UsageError
+from ...util.errors import NgramToolError, UsageError
 from .base import Opened, map_tokens, whole, whole_tokens
 
 RAW_DTYPES = {"uint16": np.dtype("<u2"), "uint32": np.dtype("<u4")}

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ...chunks import CHUNK_TOKENS, TokenChunk, starts_within
-from ...errors import NgramToolError, UsageError
+from ...util.chunks import CHUNK_TOKENS, TokenChunk, starts_within
+from ...util.errors import NgramToolError, UsageError
 from .base import BLOCK
 from .registry import FORMATS_WITH_DOCUMENTS, READ_FORMATS, check_format, detect_token_format
 

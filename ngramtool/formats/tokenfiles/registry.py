@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ...errors import UsageError
+from ...util.errors import UsageError
 from . import datatrove, llmc, megatron, nanogpt, npy_ids, raw
 from .base import Opened, no_header, single_file, vocab_dtype
 

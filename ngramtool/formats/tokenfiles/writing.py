@@ -10,8 +10,8 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ...atomic import Staged, attributed, close_quietly, is_output_failure
-from ...errors import NgramToolError, UsageError
+from ...util.atomic import Staged, attributed, close_quietly, is_output_failure
+from ...util.errors import NgramToolError, UsageError
 from .base import INT64, write_array
 from .reading import TokenFile, open_token_file
 from .registry import TokenFormat, check_format

@@ -1,0 +1,301 @@
+"""The numba backend: the rows of a chunk in one loop compiled by LLVM (through numba), on the CPU.
+
+Per token, the kernel builds the window (the carried context, the pad for lags before a document
+start, the pad for masked ids), forms the L*N products ``id * multiplier`` once, and then for each
+layer and order the mix, the XOR of the products of the order's lags, shared by the order's K
+heads: each head's column is that mix reduced modulo the column's prime, plus its offset. The
+row is contiguous in the token-major output, so LLVM vectorizes across the columns and stores
+whole vectors: no transposition.
+
+Compiled for the spec's shape. ``layers``, ``lags`` and ``heads`` reach the kernel either as
+plain ints (one compilation serves every spec) or as tuples of that length, whose lengths numba
+knows when it compiles (:func:`ngramtool.util.jit.static`): then every loop over columns has a
+constant trip count, is unrolled and becomes straight-line AVX code (4-6x faster). Once an
+evaluator has hashed :data:`SPECIALIZE_TOKENS` tokens in all (one long chunk, or a few windows
+of a data loader) it uses a kernel specialized that way (compiled once per shape, in about a
+second, then loaded from the disk cache); until then it uses the generic one, so a test suite of
+many small specs does not compile each of them.
+
+Modulo without division. With masked ids replaced by the pad every mix ``x`` is in [0, 2^63)
+(docs/engram-spec.md §3.1). :func:`reciprocal_mod` takes ``q = trunc(double(x) * inv)`` with
+``inv = (1/p)(1 - 2^-50)`` rounded to double. Four roundings (``1/p``, the bias, ``double(x)``,
+the product) err by at most 4 * 2^-53 = 2^-51 relative, less than the bias, so ``q <= x/p``; and
+``x/p - q < 1 + 1.5 * 2^-50 * 2^63 / p``, so ``q`` is ``floor(x/p)`` or one less while
+``p > 1.5 * 2^13 = 12,288``. Then ``r = x - q*p`` lies in [0, 2p), and ``min(r, r - p)`` in
+unsigned arithmetic is ``x mod p``, all exact in uint64 (the kernel does the same in int64,
+:func:`signed_reciprocal_mod`: no step overflows).
+
+Primes below 2^31 (:data:`MODULO_SPLIT`, int32 row spaces, most specs) take a path in doubles
+that LLVM vectorizes with AVX2 too: ``x = a 2^42 + b 2^21 + d`` with 21-bit parts, once per mix,
+and per column ``y = a (2^42 mod p) + b (2^21 mod p) + d``, congruent to ``x`` and below
+``2^22 p < 2^53``, so every double in it is an exact integer; ``q = floor(y * inv)`` errs by less
+than ``2^22 * 2^-49`` from ``y/p``, so it is ``floor(y/p)`` or one off either way, ``y - q p`` is
+exact and lies in [-p, 2p), and adding or subtracting ``p`` once gives ``x mod p``. Other specs
+with masked negative ids take the reciprocal when no prime is below :data:`FAST_MIN_PRIME`;
+the rest, and ``negative_ids="hash"`` (mixes of negative ids may be negative), use the exact
+signed floor modulo ``%`` (a hardware division).
+
+Compiled code is cached on disk (:func:`ngramtool.util.jit.compiled`). The kernel releases the GIL and
+keeps no state between calls, so threads may hash chunks at the same time.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ...spec.hashspec import HashSpec
+from ...util.jit import compiled, static
+from . import MASKED_ROW
+
+SPECIALIZE_TOKENS = 4096
+FAST_MIN_PRIME = 1 << 14  # 16,384 > 12,288, the smallest prime the reciprocal path is exact for
+INVERSE_BIAS = 1.0 - 2.0**-50
+SPLIT_BASE = 1 << 21  # MODULO_SPLIT: a mix in 21-bit parts
+SPLIT_MAX_PRIME = 1 << 31  # MODULO_SPLIT's sums stay below 2^53 for primes below this
+MODULO_EXACT, MODULO_RECIPROCAL, MODULO_SPLIT = 0, 1, 2
+"""How the Engram kernel reduces a mix modulo a prime (see the module docstring)."""
+NATIVE_ID_DTYPES = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint32), np.dtype(np.uint16))
+
+
+def devices() -> tuple[str, ...]:
+    """numba compiles for the CPU."""
+    return ("cpu",)
+
+
+def unavailable_reason(device_type: str) -> str:
+    """Why numba cannot run on ``device_type`` (anything but the CPU)."""
+    return (
+        f"the numba backend runs on the CPU, not {device_type}: use `device=cpu`, "
+        "or `backend=torch` or triton for a GPU"
+    )
+
+
+def make_kernel(spec: HashSpec, *, offsets: bool, negative_ids: str, device: str) -> NumbaRows:
+    """The numba evaluator (``device`` is the CPU)."""
+    return NumbaRows(spec, offsets=offsets, negative_ids=negative_ids)
+
+
+def _reciprocal_mod(x, p, inverse):
+    """``x mod p`` for uint64 ``x < 2^63`` and ``p >= FAST_MIN_PRIME``, ``inverse = inverse_of(p)``."""
+    q = np.uint64(np.float64(np.int64(x)) * inverse)
+    r = x - q * np.uint64(p)
+    return min(r, r - np.uint64(p))
+
+
+reciprocal_mod = numba.njit(inline="always", error_model="numpy")(_reciprocal_mod)
+
+
+def _signed_reciprocal_mod(x, p, inverse):
+    """:func:`reciprocal_mod` in int64 for int64 ``x`` in [0, 2^63): the same ``q``, ``r`` and
+    result (no step overflows), with signed conversions and a compare, about 30% faster on CPUs
+    without AVX-512, where unsigned conversions to and from double take several instructions."""
+    q = np.int64(np.float64(x) * inverse)
+    r = x - q * p
+    return r - p if r >= p else r
+
+
+signed_reciprocal_mod = numba.njit(inline="always", error_model="numpy")(_signed_reciprocal_mod)
+
+
+def inverse_of(primes: np.ndarray) -> np.ndarray:
+    """The biased reciprocals :func:`reciprocal_mod` multiplies by, float64 like ``primes``."""
+    return (1.0 / np.asarray(primes, dtype=np.float64)) * INVERSE_BIAS
+
+
+def _split_mix(x):
+    """The mix ``x`` in [0, 2^63) as three 21-bit parts, doubles: ``x = a 2^42 + b 2^21 + d``."""
+    low = np.uint64(SPLIT_BASE - 1)
+    a = np.float64(np.int32(x >> np.uint64(42)))
+    b = np.float64(np.int32((x >> np.uint64(21)) & low))
+    return a, b, np.float64(np.int32(x & low))
+
+
+split_mix = numba.njit(inline="always", error_model="numpy")(_split_mix)
+
+
+def _engram_rows(
+    ids,
+    context,
+    resets,
+    pad,
+    mult,
+    splits,
+    primes,
+    inverses,
+    offsets,
+    layers,
+    lags,
+    heads,
+    modulo,
+    mask,
+    out,
+):
+    """Rows ``out`` [T, L*C] of the chunk ``ids`` after ``context`` (see the module docstring).
+
+    Column j = layer * C + (n - 2) * K + head; the mix of order n is the XOR of the products of
+    lags 0..n-1, shared by the order's K heads. ``modulo``: :data:`MODULO_EXACT`,
+    :data:`MODULO_RECIPROCAL` or :data:`MODULO_SPLIT` (``splits`` [3, L*C]: 2^42 mod p, 2^21 mod
+    p and p, as doubles). ``layers``, ``lags``, ``heads``, ``modulo`` and ``mask`` (negative ids
+    are masked) are ints or tuples of that length (see :func:`ngramtool.util.jit.static`).
+    """
+    n_layers, n, k_heads = static(layers), static(lags), static(heads)
+    how, is_masking = static(modulo), static(mask)
+    n1 = n - 1
+    cols = n1 * k_heads
+    width = n_layers * cols
+    products = np.empty((n_layers, n), np.uint64)
+    remainders = np.empty(width, np.float64)  # MODULO_SPLIT: x mod p, or that +-p
+    doc = -n1  # where the current document starts; the context already holds pads before it
+    next_reset = 0
+    for t in range(ids.shape[0]):
+        if next_reset < resets.shape[0] and resets[next_reset] == t:
+            doc = t
+            next_reset += 1
+        if is_masking and ids[t] < 0:
+            for j in range(width):
+                out[t, j] = MASKED_ROW
+            continue
+        for lag in range(n):
+            pos = t - lag
+            if pos < doc:
+                w = pad
+            elif pos >= 0:
+                w = np.int64(ids[pos])
+            else:
+                w = context[n1 + pos]
+            if is_masking and w < 0:
+                w = pad
+            for layer in range(n_layers):
+                products[layer, lag] = np.uint64(w) * mult[layer, lag]
+        for layer in range(n_layers):
+            x = products[layer, 0]
+            for order in range(n1):
+                x ^= products[layer, order + 1]
+                first = layer * cols + order * k_heads
+                if how == MODULO_SPLIT:
+                    a, b, d = split_mix(x)
+                    for j in range(first, first + k_heads):
+                        y = a * splits[0, j] + b * splits[1, j] + d  # = x mod p, exact: below 2^53
+                        remainders[j] = y - np.floor(y * inverses[j]) * splits[2, j]
+                else:
+                    for j in range(first, first + k_heads):
+                        if how == MODULO_RECIPROCAL:
+                            out[t, j] = (
+                                signed_reciprocal_mod(np.int64(x), primes[j], inverses[j]) + offsets[j]
+                            )
+                        else:
+                            out[t, j] = np.int64(x) % primes[j] + offsets[j]
+        if how == MODULO_SPLIT:
+            for j in range(width):  # the quotient was floor(y / p) or one off: in [0, p) now
+                p, r = splits[2, j], remainders[j]
+                r = r + p if r < 0 else r
+                r = r - p if r >= p else r
+                out[t, j] = np.int64(np.int32(r)) + offsets[j]
+
+
+engram_rows = compiled(_engram_rows)
+
+
+def _column_rows(ids, context, resets, pad, mult, moduli, offsets, summed, mask, out):
+    """Rows ``out`` [T, L*C] for families whose columns have their own multipliers
+    (``mult`` [L*C, N], 0 past a column's order): each column's mix is the XOR (``summed``: the
+    sum) of ``id * mult[j, lag]``, in [0, 2^63) by the spec's validation, then an exact ``%``."""
+    n1 = mult.shape[1] - 1
+    width = mult.shape[0]
+    window = np.empty(n1 + 1, np.int64)
+    doc = -n1
+    next_reset = 0
+    for t in range(ids.shape[0]):
+        if next_reset < resets.shape[0] and resets[next_reset] == t:
+            doc = t
+            next_reset += 1
+        if mask and ids[t] < 0:
+            for j in range(width):
+                out[t, j] = MASKED_ROW
+            continue
+        for lag in range(n1 + 1):
+            pos = t - lag
+            if pos < doc:
+                w = pad
+            elif pos >= 0:
+                w = np.int64(ids[pos])
+            else:
+                w = context[n1 + pos]
+            if mask and w < 0:
+                w = pad
+            window[lag] = w
+        for j in range(width):
+            x = np.int64(0)
+            for lag in range(n1 + 1):
+                if summed:
+                    x += window[lag] * mult[j, lag]
+                else:
+                    x ^= window[lag] * mult[j, lag]
+            out[t, j] = x % moduli[j] + offsets[j]
+
+
+column_rows = compiled(_column_rows)
+
+
+class NumbaRows:
+    """Rows of one chunk with the compiled kernel (see :class:`ngramtool.hashing.backends.RowsKernel`)."""
+
+    tensors = False
+    device = "cpu"
+    fills = True  # rows() computes into a given ``out``
+
+    def __init__(self, spec: HashSpec, *, offsets: bool, negative_ids: str) -> None:
+        self.spec = spec
+        n, k, layers = spec.max_ngram, spec.heads, spec.num_layers
+        self.mask = negative_ids == "mask"
+        self.fast = self.mask and int(spec.primes.min()) >= FAST_MIN_PRIME
+        modulo = MODULO_RECIPROCAL if self.fast else MODULO_EXACT
+        modulo = MODULO_SPLIT if self.mask and int(spec.primes.max()) < SPLIT_MAX_PRIME else modulo
+        # int64 wrap-around = uint64 arithmetic; families with per-column multipliers use column_rows
+        self.multipliers = spec.multipliers.view(np.uint64) if spec.layer_mix else None
+        self.primes = spec.primes.reshape(-1).astype(np.int64)
+        self.inverses = inverse_of(self.primes)
+        self.splits = np.stack([(1 << 42) % self.primes, (1 << 21) % self.primes, self.primes]).astype(float)
+        self.offsets = spec.offsets.reshape(-1).astype(np.int64) if offsets else np.zeros_like(self.primes)
+        self.column_multipliers = spec.column_multipliers.reshape(layers * spec.num_columns, n)
+        self.generic = (layers, n, k, modulo, int(self.mask))
+        self.specialized = tuple((0,) * size for size in self.generic)
+        self.hashed = 0  # tokens hashed so far (approximate under threads: it only picks a kernel)
+
+    def rows(
+        self, ids: np.ndarray, context: np.ndarray, resets: np.ndarray, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Rows [T, L, C] of the chunk ``ids`` after ``context`` (into ``out`` when given, a
+        C-contiguous array); documents start at ``resets``."""
+        spec, t_total = self.spec, ids.shape[0]
+        if ids.dtype not in NATIVE_ID_DTYPES:
+            ids = ids.astype(np.int64)
+        if out is None:
+            out = np.empty((t_total, spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
+        self.hashed += t_total
+        chunk = (
+            np.ascontiguousarray(ids),
+            np.ascontiguousarray(context, dtype=np.int64),
+            np.ascontiguousarray(resets, dtype=np.int64),
+            spec.pad_id,
+        )
+        flat_out = out.reshape(t_total, spec.num_layers * spec.num_columns)
+        if not spec.layer_mix:
+            summed = spec.mix == "sum"
+            column_rows(
+                *chunk, self.column_multipliers, self.primes, self.offsets, summed, self.mask, flat_out
+            )
+            return out
+        shape = self.specialized if self.hashed >= SPECIALIZE_TOKENS else self.generic
+        engram_rows(
+            *chunk,
+            self.multipliers,
+            self.splits,
+            self.primes,
+            self.inverses,
+            self.offsets,
+            *shape,
+            flat_out,
+        )
+        return out

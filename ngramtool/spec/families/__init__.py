@@ -1,0 +1,54 @@
+"""Hash families: how a spec's constants are derived and how a window is mixed (docs/families.md).
+
+==============  ===============  ============================================================
+family          mix              constants
+==============  ===============  ============================================================
+``engram``      multiply-XOR     per-layer multipliers from numpy's PCG64, a distinct prime per
+                                 head, the current token at lag 0 (the Engram demo, Engram-27B,
+                                 DeepSeek-V4.1; :mod:`ngramtool.spec.hashspec`)
+``tutorial``    multiply-XOR     multipliers per (order, head) from torch's CPU generator, the
+                                 oldest token first, one table size per order (not prime)
+                                 (:mod:`.tutorial`)
+``longcat``     polynomial sum   weights ``V**j mod m_i``, sub-table i of ``m + 2i + 1`` rows
+                                 (:mod:`.longcat`)
+``stored``      multiply-XOR     multipliers, table sizes and offsets given explicitly, as a
+                                 checkpoint stores them (Qwen3.8's ``ple``; :mod:`.stored`)
+==============  ===============  ============================================================
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ...util.errors import UsageError
+
+Family = Literal["engram", "tutorial", "longcat", "stored"]
+FAMILIES: tuple[Family, ...] = ("engram", "tutorial", "longcat", "stored")
+Mix = Literal["xor", "sum"]
+
+
+def check_family(value: str) -> Family:
+    """``value`` when it names a family (:data:`FAMILIES`); else a usage error naming them."""
+    if value not in FAMILIES:
+        raise UsageError(f"`family` must be one of {', '.join(FAMILIES)} (got {value!r})")
+    return value  # type: ignore[return-value]
+
+
+def mix_of(family: Family) -> Mix:
+    """How a family combines a window's terms: ``sum`` (LongCat's polynomial) or ``xor``."""
+    return "sum" if family == "longcat" else "xor"
+
+
+TABLE_SIZES_IN_WORDS: dict[Family, str] = {
+    "engram": "distinct primes >= bases",
+    "tutorial": "one size per order, not prime",
+    "longcat": "m + 2i + 1 for sub-table i",
+    "stored": "as the checkpoint stores them",
+}
+"""How each family sizes its tables, as a report's note says it."""
+
+
+def family_note(family: str) -> str:
+    """``""`` for Engram (the default), else ``" (family NAME)"``: what reports add after a spec's
+    shape so that no family is read as another."""
+    return "" if family == "engram" else f" (family {family})"

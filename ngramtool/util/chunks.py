@@ -1,0 +1,106 @@
+"""The chunk of tokens every stage passes on, and the one walk that canonicalizes a stream of them.
+
+A stream of tokens (a corpus, an index, a token file, a pipe stream) travels in chunks of about
+``CHUNK_TOKENS`` raw ids with the positions in the chunk where a document starts. Positions in
+errors count from the start of the stream, so :func:`canonical_chunks` carries the first position
+of each chunk along.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+import numpy as np
+
+from .profiling import StageClock, timed
+
+CHUNK_TOKENS = 1 << 20
+
+
+@dataclass
+class TokenChunk:
+    """A run of raw token ids from the stream.
+
+    Attributes:
+        tokens: uint32 raw ids.
+        doc_starts: int64 positions within ``tokens`` where a document starts.
+        nbytes: input bytes this chunk accounts for (for progress).
+        hard_cuts: text cuts inside it that were not provably safe (see :mod:`ngramtool.tokenizers.textcuts`).
+        skipped_records: bad JSONL records skipped (``errors="skip"``) while reading it.
+    """
+
+    tokens: np.ndarray
+    doc_starts: np.ndarray
+    nbytes: int = 0
+    hard_cuts: int = 0
+    skipped_records: int = 0
+
+
+def starts_within(starts: np.ndarray, lo: int, hi: int, total: int) -> np.ndarray:
+    """The document starts in [lo, hi), relative to ``lo``; starts at ``total`` (empty trailing
+    documents) belong to the range that ends there."""
+    starts = np.asarray(starts, dtype=np.int64)
+    return starts[(starts >= lo) & ((starts < hi) | (hi == total))] - lo
+
+
+def split_chunk(chunk: TokenChunk, max_tokens: int, first: int | None = None) -> Iterator[TokenChunk]:
+    """``chunk`` in pieces of at most ``max_tokens`` tokens (the first of at most ``first``, by
+    default ``max_tokens``), document starts kept in place.
+
+    The first piece carries the chunk's byte, cut and skipped-record counts; starts at the very end
+    of the chunk (empty trailing documents) go with the last piece.
+    """
+    total = chunk.tokens.shape[0]
+    first = max_tokens if first is None else first
+    if total <= first:
+        yield chunk
+        return
+    starts = chunk.doc_starts
+    cuts = [0, *range(first, total, max_tokens), total]
+    for lo, hi in itertools.pairwise(cuts):
+        opening = lo == 0
+        yield TokenChunk(
+            chunk.tokens[lo:hi],
+            starts_within(starts, lo, hi, total),
+            chunk.nbytes if opening else 0,
+            chunk.hard_cuts if opening else 0,
+            chunk.skipped_records if opening else 0,
+        )
+
+
+class Canonicalizer(Protocol):
+    """Maps raw ids to canonical ids (a :class:`~ngramtool.tokenizers.vocab.CompressedVocab`)."""
+
+    def canonicalize(self, raw_ids: np.ndarray, *, first_position: int = 0) -> np.ndarray:
+        """Canonical ids of ``raw_ids``; errors name positions counted from ``first_position``."""
+        ...
+
+
+class HasTokens(Protocol):
+    """A chunk of a stream: :class:`TokenChunk`, or a pipe stream's chunk."""
+
+    @property
+    def tokens(self) -> np.ndarray:
+        """The chunk's raw ids."""
+        ...
+
+
+Chunk = TypeVar("Chunk", bound=HasTokens)
+
+
+def canonical_chunks(
+    chunks: Iterable[Chunk], vocab: Canonicalizer, clock: StageClock | None = None
+) -> Iterator[tuple[int, Chunk, np.ndarray]]:
+    """(first position, chunk, canonical ids) for each chunk of one stream, in order.
+
+    An id that the vocabulary cannot map raises an error naming its position in the stream.
+    ``clock`` counts the mapping's CPU time as the ``canonicalize`` stage.
+    """
+    canonicalize = timed(clock, "canonicalize", vocab.canonicalize)
+    position = 0
+    for chunk in chunks:
+        yield position, chunk, canonicalize(chunk.tokens, first_position=position)
+        position += chunk.tokens.shape[0]
