@@ -76,8 +76,8 @@ def test_multiplier_overflow_bound_is_exact():
 
 def test_offsets_past_int32():
     p, q = [n for n in range(1_100_000_000, 1_100_000_200) if all(n % d for d in range(2, 33_200))][:2]
-    big = [[[p, q], [5, 7]], [[11, 13], [17, 19]]]
-    offsets = [[0, p, p + q, p + q + 5], [0, 11, 24, 41]]
+    big = [[[p, q], [907, 911]], [[919, 929], [937, 941]]]  # the small ones above V'=600
+    offsets = [[0, p, p + q, p + q + 907], [0, 919, 1848, 2785]]
     as_int32 = lint_constants(HashConstants.from_record(record(primes=big, offsets=offsets), "<i4"))
     assert codes(as_int32) == ["offsets-past-int32"] and "wrap" in as_int32[0].reason
     spec = HashSpec(max_ngram=2, heads=2, layer_ids=(0,), table_sizes=(1_100_000_000,), vocab_size=600)
