@@ -36,7 +36,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_collisions import StageClock, corpus_file  # the same synthetic corpus
 
-from ngramtool import HashSpec, TokenFileReader, hash_ngrams
+from ngramtool import HashSpec, NgramHashMapping, TokenFileReader, hash_ngrams
 from ngramtool.analysis import row_cache
 from ngramtool.analysis.row_cache import CompiledStack, LruStack, NumpyStack, Tally, measure_row_cache
 from ngramtool.hashing.hasher import NgramHasher
@@ -101,7 +101,8 @@ def main() -> None:
     clock.wrap(CompiledStack, "count", "LRU pass and tally")
     clock.wrap(row_cache, "figures", "figures")
     start, wall = time.process_time(), time.perf_counter()
-    result = measure_row_cache(TokenFileReader(corpus), vocab_size=args.vocab_size, pad_id=spec.pad_id)
+    canonical = NgramHashMapping.build(None, vocab_size=args.vocab_size, pad_id=spec.pad_id)
+    result = measure_row_cache(TokenFileReader(corpus), canonical)
     total, wall = time.process_time() - start, time.perf_counter() - wall
     shared = result.shared
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10

@@ -11,25 +11,18 @@ from __future__ import annotations
 
 import resource
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..formats.artifacts import Kind, expect_kind, open_index
-from ..formats.index import iter_index_chunks, negative_ids_of
-from ..formats.tokenfiles import check_boundary, format_of_suffix, open_token_file, token_file_chunks
-from ..inputs import check_reading, input_form, input_size, record_key, refuse_repeated_inputs, text_key_of
-from ..inputs.encoding import iter_token_chunks, tokenization_record, worker_count
-from ..inputs.sources import CorpusReader, TokenFileReader
+from ..inputs.stream import TokenStream, open_stream
 from ..model.mapping import NgramHashMapping
 from ..model.presets import resolve_spec
-from ..spec.hashspec import HashSpec, check_boundary_policy
-from ..tokenizers import DEFAULT_TOKENIZER, load_tokenizer
-from ..tokenizers.vocab import table_vocab
+from ..spec.hashspec import HashSpec
 from ..util.atomic import OutputError, check_output_file, staged_file
-from ..util.chunks import CHUNK_TOKENS, Canonicalizer, TokenChunk, canonical_chunks
-from ..util.errors import NgramToolError, UsageError, idle_parameters
+from ..util.chunks import CHUNK_TOKENS, canonical_chunks
+from ..util.errors import NgramToolError, UsageError
 from ..util.progress import Progress
 from . import type_counts
 from .counting import NgramTypeCounter, NgramTypes
@@ -49,7 +42,7 @@ class CollisionsResult:
     """What :func:`measure_collisions` measured.
 
     Attributes:
-        kind: ``text``, ``index``, ``dataset``, ``tokens`` or ``partial counts``.
+        kind: ``text``, ``index``, ``dataset``, ``stream``, ``tokens`` or ``partial counts``.
         sources: the inputs.
         tokens, documents, skipped_records: what was counted (skipped: bad JSONL records).
         max_tokens: the limit on the tokens counted, if any.
@@ -62,6 +55,7 @@ class CollisionsResult:
         assumed_tokenizer: the tokenizer a token file's ids were taken to come from when none was
             named (and ``vocab_size`` was not given either), with its id count; else None.
         seconds_counting, seconds_analysing: how long each part took.
+        notes: choices the reading made that a user should know (a headerless file's type).
     """
 
     kind: str
@@ -79,6 +73,7 @@ class CollisionsResult:
     assumed_tokenizer: tuple[str, int] | None
     seconds_counting: float
     seconds_analysing: float
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The figures as JSON (``ngramtool collisions --json``)."""
@@ -118,53 +113,43 @@ class PartNotSaved(OutputError):
 
 
 @dataclass(frozen=True)
-class _Source:
-    """Raw token chunks, how to canonicalize them, and the settings that go with them."""
+class MeasureOptions:
+    """How a measuring pass (collisions, the row cache) reads its source.
 
-    kind: str
-    sources: list[str]
-    streams: Iterable[Iterator[TokenChunk]]  # independent streams (a dataset's shards, opened in turn)
-    vocab: Canonicalizer
-    spec: HashSpec
-    boundary: str
-    total_bytes: int | None
-    meta: dict[str, Any]  # what a saved part records besides its counts
-    parts: tuple[Path, ...] = ()  # saved type counts to merge instead of counting
-    analysed: tuple[HashSpec, ...] = ()  # the specs the parts analysed (a sweep)
-    assumed_tokenizer: tuple[str, int] | None = None  # (name, ids) for a token file's ids
-    negative_ids: str = "mask"  # what a negative (masked) canonical id is to the hash
+    Attributes:
+        boundary: ``none`` (the default for text and token files) or ``reset``; an index, a
+            dataset or a stream has its own.
+        max_tokens: read only the first tokens.
+        workers: tokenizer threads (default: every core).
+    """
+
+    boundary: str | None = None
+    max_tokens: int | None = None
+    workers: int | None = None
+
+    def open(self, source: Any, mapping: NgramHashMapping | None) -> TokenStream:
+        """``source`` as a token stream (:func:`ngramtool.inputs.stream.open_stream`), cut after
+        ``max_tokens``; a :class:`~ngramtool.inputs.stream.TokenStream` given is only cut."""
+        if isinstance(source, TokenStream):
+            if mapping is not None or self.boundary is not None:
+                raise UsageError(
+                    "a TokenStream is opened already: give `mapping` and `boundary` to open_stream"
+                )
+            return source.first_tokens(self.max_tokens)
+        chunk = min(CHUNK_TOKENS, self.max_tokens or CHUNK_TOKENS)
+        opened = open_stream(
+            source, mapping, boundary=self.boundary, workers=self.workers, chunk_tokens=chunk
+        )
+        return opened.first_tokens(self.max_tokens)
 
 
 def measure_collisions(
-    inputs: str | Path | Sequence[str | Path] | CorpusReader | TokenFileReader = (),
-    *,
+    source: Any = (),
     mapping: NgramHashMapping | None = None,
-    tokens_file: str | Path | None = None,
-    token_format: str | None = None,
-    token_dtype: str | None = None,
-    eos_id: int | None = None,
-    tokenizer: str | None = None,
-    special: str | None = None,
-    no_compress: bool = False,
-    vocab_size: int | None = None,
-    spec_file: str | Path | None = None,
-    max_ngram: int | None = None,
-    heads: int | None = None,
-    layer_ids: Sequence[int] | None = None,
-    seed: int | None = None,
-    pad_id: int | None = None,
+    *,
     table_sizes: Sequence[int] | None = None,
-    boundary: str | None = None,
-    add_eot: bool = False,
-    eot_token: str | None = None,
-    input_format: str | None = None,
-    text_key: str | None = None,
-    json_key: str | None = None,
-    doc_sep: str | None = None,
-    errors: str | None = None,
-    chat_template: bool = False,
-    workers: int | None = None,
-    max_tokens: int | None = None,
+    spec_fields: dict[str, Any] | None = None,
+    options: MeasureOptions | None = None,
     save_types: str | Path | None = None,
     force: bool = False,
     progress: Progress | None = None,
@@ -172,28 +157,20 @@ def measure_collisions(
     """Measure how the n-grams of the input share the rows of each hash table.
 
     Args:
-        inputs: corpus files or ``-`` in any form hashing reads (tokenized as hashing does, with
-            ``tokenizer``, ``special``, ``add_eot``, ``input_format``, ``text_key`` (or its older
-            name ``json_key``), ``chat_template``, ...; or a :class:`~ngramtool.CorpusReader`
-            holding the reading options), one index or merged dataset (its own spec, vocabulary
-            and boundary), one token file (or ``tokens_file``, with ``token_format``,
-            ``token_dtype``, ``eos_id``; or a :class:`~ngramtool.TokenFileReader`), or saved type
-            counts (``*.ngtypes.npz``).
-        mapping: the tokenizer, vocabulary and spec (:class:`~ngramtool.NgramHashMapping`) of
-            text or a token file, in place of ``tokenizer``, ``special``, ``no_compress``,
-            ``vocab_size``, ``spec_file`` and the spec fields.
+        source: what :func:`~ngramtool.inputs.stream.open_stream` reads (corpus files or ``-`` in
+            any form hashing reads, a :class:`~ngramtool.CorpusReader` with reading options, one
+            token file or :class:`~ngramtool.TokenFileReader`, an index, a merged dataset or a
+            stream; or a stream opened already), or saved type counts (``*.ngtypes.npz``) to merge.
+        mapping: the tokenizer, vocabulary and spec of text or a token file (None: cl100k_base
+            and the default spec); an index, a dataset or a stream has its own.
         table_sizes: the base table sizes to analyse, each applied to every order (a sweep in one
             pass); default: the spec's (an index's own, or the parts' recorded ones).
-        spec_file: the spec as a saved JSON file; or give its fields (the next five; see
-            :func:`ngramtool.resolve_spec`). Saved counts fix N, V' and the pad.
-        max_ngram: N, the largest n-gram order.
-        heads: K, hash heads per order.
-        layer_ids: the Engram layers.
-        seed: the global seed of the multipliers.
-        pad_id: the pad, as a raw id of the tokenizer.
-        boundary: ``none`` (the default for text and token files) or ``reset``.
-        max_tokens: count only the first tokens.
+        spec_fields: saved counts only: ``heads``, ``layer_ids``, ``seed`` over the recorded spec,
+            or ``spec_file``; the counts fix N, V' and the pad.
+        options: the boundary, a token limit, the tokenizer threads (:class:`MeasureOptions`;
+            None: the defaults).
         save_types: also save the distinct n-gram counts there; parts of shards merge exactly.
+        force: replace an existing ``save_types`` file.
         progress: receives the bytes and tokens counted.
 
     Raises:
@@ -201,8 +178,10 @@ def measure_collisions(
         PartNotSaved: the part could not be written (a full disk); its ``result`` holds the figures.
 
     Examples:
+        >>> from ngramtool import NgramHashMapping
         >>> from ngramtool.analysis.measurement import measure_collisions
-        >>> result = measure_collisions("corpus.txt", heads=2, layer_ids=[1], table_sizes=[4099, 65537])
+        >>> mapping = NgramHashMapping.build("cl100k_base", heads=2, layer_ids=[1])
+        >>> result = measure_collisions("corpus.txt", mapping, table_sizes=[4099, 65537])
         >>> result.tokens, [t.types for t in result.types.values()]
         (158122, [76124, 126098])
         >>> [round(head.collision, 3) for head in result.reports[0].heads[:2]]
@@ -211,57 +190,77 @@ def measure_collisions(
     progress = progress or Progress()
     if save_types is not None and not str(save_types).endswith(SUFFIX):
         raise UsageError(f"`save_types` {save_types}: name it *{SUFFIX} so that collisions reads it back")
-    source = open_source(
-        inputs, mapping=mapping, tokens_file=tokens_file, token_format=token_format, token_dtype=token_dtype,
-        eos_id=eos_id, tokenizer=tokenizer, special=special, no_compress=no_compress, vocab_size=vocab_size,
-        spec_file=spec_file, max_ngram=max_ngram, heads=heads, layer_ids=layer_ids, seed=seed,
-        pad_id=pad_id, boundary=boundary, add_eot=add_eot, eot_token=eot_token, input_format=input_format,
-        text_key=text_key, json_key=json_key, doc_sep=doc_sep, errors=errors, chat_template=chat_template,
-        workers=workers, max_tokens=max_tokens, progress=progress,
-    )  # fmt: skip
+    options = options or MeasureOptions()
+    parts = _parts(source)
+    if parts:
+        if mapping is not None or options != MeasureOptions():
+            raise UsageError("saved counts are merged, not counted: drop `mapping` and `options`")
+        return _merged(parts, table_sizes, spec_fields or {}, save_types, force, progress)
+    if spec_fields:
+        raise UsageError("`spec_fields` apply to saved counts; give text a `mapping` of that spec")
+    stream = options.open(source, mapping)
     if save_types is not None:
-        check_output_file(save_types, force, source.sources, what="`save_types` file")
-    orders = source.spec.max_ngram - 1
-    sweep = sorted(set(table_sizes or ()))
-    specs = (
-        [replace(source.spec, table_sizes=(t,) * orders) for t in sweep]
-        or list(source.analysed)
-        or [source.spec]
-    )
-    streams = _first_tokens(source.streams, max_tokens) if max_tokens else source.streams
+        check_output_file(save_types, force, stream.sources, what="`save_types` file")
     started = time.perf_counter()
-    if source.parts:
-        types, meta = load_and_merge(source.parts)
-        documents, tokens, skipped, hard_cuts = meta["documents"], meta["tokens"], meta["skipped_records"], 0
-    else:
-        types, documents, tokens, skipped, hard_cuts = _count(source, streams, progress)
+    types, documents, tokens, skipped, hard_cuts = _count(stream, progress)
+    meta = {**_part_meta(stream), "tokens": tokens, "documents": documents, "skipped_records": skipped}
+    assumed = None
+    if mapping is None and stream.kind == "tokens" and stream.mapping is not None:
+        assumed = (stream.mapping.name.removeprefix("tokenizer "), stream.mapping.raw_size)
+    result = _analysed(
+        stream.kind, list(stream.sources), stream.spec, types, meta, table_sizes, (), started,
+        save_types, progress, hard_cuts, assumed, options.max_tokens,
+    )  # fmt: skip
+    return replace(result, notes=stream.notes)
+
+
+def _analysed(
+    kind: str,
+    sources: list[str],
+    spec: HashSpec,
+    types: dict[int, NgramTypes],
+    meta: dict[str, Any],
+    table_sizes: Sequence[int] | None,
+    analysed: Sequence[HashSpec],
+    started: float,
+    save_types: str | Path | None,
+    progress: Progress,
+    hard_cuts: int = 0,
+    assumed: tuple[str, int] | None = None,
+    max_tokens: int | None = None,
+) -> CollisionsResult:
+    """The collision figures of counted (or merged) types at every table size asked for, and the
+    part saved when asked."""
     counted = time.perf_counter()
+    tokens = meta["tokens"]
     if tokens == 0 and save_types is None:
         raise NgramToolError("the input holds no tokens: nothing to analyse")
+    orders = spec.max_ngram - 1
+    sweep = sorted(set(table_sizes or ()))
+    specs = [replace(spec, table_sizes=(t,) * orders) for t in sweep] or list(analysed) or [spec]
     reports: list[CollisionReport] = []
     if tokens:
         with progress.step(f"analysing {len(specs)} table size{'s' if len(specs) != 1 else ''}"):
             reports = sweep_collisions(types, specs)
     result = CollisionsResult(
-        kind=source.kind,
-        sources=source.sources,
+        kind=kind,
+        sources=sources,
         tokens=tokens,
-        documents=documents,
-        skipped_records=skipped,
+        documents=meta["documents"],
+        skipped_records=meta["skipped_records"],
         max_tokens=max_tokens,
-        boundary=source.boundary,
-        tokenizer=source.meta.get("tokenizer"),
+        boundary=meta["boundary"],
+        tokenizer=meta.get("tokenizer"),
         specs=specs,
         types=types,
         reports=reports,
         hard_cuts=hard_cuts,
-        assumed_tokenizer=source.assumed_tokenizer,
+        assumed_tokenizer=assumed,
         seconds_counting=counted - started,
         seconds_analysing=time.perf_counter() - counted,
     )
     if save_types is not None:  # saved once the analysis is done: a failed analysis saves no part
-        record = {**source.meta, "tokens": tokens, "documents": documents, "skipped_records": skipped,
-                  "sources": source.sources, "spec": analysed_specs_record(specs)}  # fmt: skip
+        record = {**meta, "sources": sources, "spec": analysed_specs_record(specs)}
         _save_part(Path(save_types), types, record, result)
     return result
 
@@ -278,249 +277,68 @@ def _save_part(
         raise PartNotSaved(exc, result) from None
 
 
-def open_source(
-    inputs: str | Path | Sequence[str | Path] | CorpusReader | TokenFileReader = (),
-    *,
-    mapping: NgramHashMapping | None = None,
-    tokens_file: str | Path | None = None,
-    token_format: str | None = None,
-    token_dtype: str | None = None,
-    eos_id: int | None = None,
-    tokenizer: str | None = None,
-    special: str | None = None,
-    no_compress: bool = False,
-    vocab_size: int | None = None,
-    spec_file: str | Path | None = None,
-    max_ngram: int | None = None,
-    heads: int | None = None,
-    layer_ids: Sequence[int] | None = None,
-    seed: int | None = None,
-    pad_id: int | None = None,
-    boundary: str | None = None,
-    add_eot: bool = False,
-    eot_token: str | None = None,
-    input_format: str | None = None,
-    text_key: str | None = None,
-    json_key: str | None = None,
-    doc_sep: str | None = None,
-    errors: str | None = None,
-    chat_template: bool = False,
-    workers: int | None = None,
-    max_tokens: int | None = None,
-    progress: Progress,
-) -> _Source:
-    """The input of :func:`measure_collisions` (its parameters of the same names), classified and
-    opened: the chunks of its streams, their vocabulary, spec and boundary (shared with
-    :func:`ngramtool.analysis.row_cache.measure_row_cache`)."""
-    if isinstance(inputs, TokenFileReader):
-        given = {"tokens_file": tokens_file, "token_format": token_format, "token_dtype": token_dtype,
-                 "eos_id": eos_id}  # fmt: skip
-        _refuse_given(given, "to a token file given by its path (a TokenFileReader holds its own)")
-        tokens_file, token_format, token_dtype, eos_id = (
-            inputs.path,
-            inputs.format,
-            inputs.dtype,
-            inputs.eos_id,
-        )
-        inputs = ()
-    elif isinstance(inputs, CorpusReader):
-        given = {"input_format": input_format, "text_key": text_key, "json_key": json_key, "doc_sep": doc_sep,
-                 "errors": errors, "add_eot": add_eot, "eot_token": eot_token,
-                 "chat_template": chat_template}  # fmt: skip
-        _refuse_given(given, "to inputs given as paths (a CorpusReader holds its own)")
-        input_format, text_key, doc_sep, errors = (
-            inputs.input_format,
-            inputs.text_key,
-            inputs.doc_sep,
-            inputs.errors,
-        )
-        add_eot, eot_token, chat_template = inputs.add_eot, inputs.eot_token, inputs.chat_template
-        inputs = inputs.paths
-    if mapping is not None:
-        held = {"tokenizer": tokenizer, "special": special, "no_compress": no_compress,
-                "vocab_size": vocab_size, "spec_file": spec_file, "max_ngram": max_ngram, "heads": heads,
-                "layer_ids": layer_ids, "seed": seed, "pad_id": pad_id}  # fmt: skip
-        _refuse_given(held, "without a `mapping` (it holds the tokenizer, vocabulary and spec)")
-    names = [str(inputs)] if isinstance(inputs, str | Path) else [str(name) for name in inputs]
-    refuse_repeated_inputs(names)
-    if boundary is not None:
-        check_boundary_policy(boundary)
-    reading = {"add_eot": add_eot, "eot_token": eot_token, "input_format": input_format,
-               "text_key": text_key_of(text_key, json_key, chat_template), "doc_sep": doc_sep,
-               "errors": errors, "chat_template": chat_template, "special": special,
-               "workers": workers}  # fmt: skip
-    counting = {"tokens_file": tokens_file, "token_format": token_format, "token_dtype": token_dtype,
-                "eos_id": eos_id, "vocab_size": vocab_size,
-                "tokenizer": tokenizer, "no_compress": no_compress, "boundary": boundary, "mapping": mapping,
-                "max_ngram": max_ngram, "pad_id": pad_id}  # fmt: skip
-    fields = {"max_ngram": max_ngram, "heads": heads, "layer_ids": layer_ids, "seed": seed, "pad_id": pad_id}
-    return _open(names, tokens_file, fields, spec_file, reading, counting, max_tokens, progress)
+def _part_meta(stream: TokenStream) -> dict[str, Any]:
+    """What a saved part records of its stream besides its counts: what the ids are and how the
+    windows were cut (parts merge only when these agree)."""
+    tokenizer = stream.tokenizer or {}
+    meta = {
+        "max_ngram": stream.spec.max_ngram,
+        "vocab_size": stream.spec.vocab_size,
+        "pad_id": stream.spec.pad_id,
+        "boundary": stream.boundary,
+        "vocab_fingerprint": stream.vocab.fingerprint,
+        "tokenizer": tokenizer.get("name"),
+        "tokenizer_fingerprint": tokenizer.get("fingerprint"),
+    }
+    if stream.tokenization is not None:
+        meta["tokenization"] = stream.tokenization
+    return meta
 
 
-# ---------------------------------------------------------------------------------- inputs
-def _open(
-    names: list[str],
-    tokens_file: str | Path | None,
-    fields: dict[str, Any],
-    spec_file: str | Path | None,
-    reading: dict[str, Any],
-    counting: dict[str, Any],
-    max_tokens: int | None,
-    progress: Progress,
-) -> _Source:
-    """Classify the input (saved counts, an index, a token file, text) and set up its chunks."""
+# ------------------------------------------------------------------------- saved counts
+def _parts(source: Any) -> tuple[Path, ...]:
+    """The saved type counts ``source`` names (all of its paths, or none; a mix is refused)."""
+    if isinstance(source, str | Path):
+        names = [str(source)]
+    elif isinstance(source, Sequence) and all(isinstance(name, str | Path) for name in source):
+        names = [str(name) for name in source]
+    else:
+        return ()
     parts = [name.endswith(SUFFIX) for name in names]
     if any(parts) and not all(parts):
         raise UsageError(
             f"partial counts (*{SUFFIX}) are merged alone, not mixed with text, token files or "
             "indexes: give only the parts"
         )
-    if names and all(parts):
-        _refuse_given(
-            {**counting, **reading, "max_tokens": max_tokens}, "to counting, not to saved partial counts"
-        )
-        return _parts_source(names, fields, spec_file)
-    if tokens_file is not None and names:
-        raise UsageError("give `inputs` or `tokens_file`, not both")
-    if (
-        tokens_file is None
-        and len(names) == 1
-        and Path(names[0]).is_dir()
-        and not _is_corpus(names[0], reading)
-    ):
-        expect_kind(names[0], [Kind.INDEX, Kind.DATASET], "give the text files inside it")
-        _refuse_given(reading, "to text input, not to an index")
-        carried = {**counting, **{k: v for k, v in fields.items()}, "spec_file": spec_file}
-        given = sorted(name for name, value in carried.items() if value not in (None, False))
-        if given:
-            dropped = ", ".join(f"`{name}`" for name in given)
-            raise UsageError(
-                f"{names[0]} is an index: it carries its own spec, vocabulary and boundary; drop {dropped}"
-            )
-        return _index_source(names[0])
-    token_file_given = counting["token_format"] or counting["token_dtype"]
-    if tokens_file is None and len(names) == 1 and (token_file_given or _looks_like_tokens(names[0])):
-        tokens_file, names = names[0], []
-    if tokens_file is None and not names:
-        raise UsageError("give text `inputs` (or -), an index directory, or a token file")
-    if any(
-        (Path(name).is_dir() and not _is_corpus(name, reading)) or _looks_like_tokens(name) for name in names
-    ):
-        raise UsageError("an index directory or a token file is analysed alone: give just that one input")
-    boundary = counting["boundary"] or "none"
-    file_options = {"dtype": counting["token_dtype"], "eos_id": counting["eos_id"]}
-    if tokens_file is not None:
-        _refuse_given(reading, "to text input, not to a token file")
-        check_boundary(boundary, tokens_file, counting["token_format"], **file_options)
-    else:
-        _refuse_given(
-            {key: counting[key] for key in ("token_format", "token_dtype", "eos_id")}, "to a token file"
-        )
-        check_reading(
-            names,
-            input_format=reading["input_format"],
-            text_key=reading["text_key"],
-            doc_sep=reading["doc_sep"],
-            errors=reading["errors"] or "strict",
-        )
-    mapping = _mapping(tokens_file, counting, reading, fields, spec_file, progress)
-    tok, vocab, spec = mapping.tokenizer, mapping.vocab, mapping.spec
-    meta = {
-        "max_ngram": spec.max_ngram,
-        "vocab_size": spec.vocab_size,
-        "pad_id": spec.pad_id,
-        "boundary": boundary,
-        "vocab_fingerprint": vocab.fingerprint,
-        "tokenizer": tok.name if tok is not None else None,
-        "tokenizer_fingerprint": tok.fingerprint if tok is not None else None,
-    }
-    if tokens_file is not None:
-        meta["tokenization"] = tokenization_record(None)
-        file = open_token_file(tokens_file, counting["token_format"], **file_options)
-        chunks = token_file_chunks(file, vocab_size=vocab.raw_size, vocab_name=mapping.name)
-        total = file.nbytes
-        assumed = None
-        if tok is not None and counting["tokenizer"] is None and counting["mapping"] is None:
-            assumed = (tok.name, vocab.raw_size)
-        return _Source(
-            "tokens",
-            [str(tokens_file)],
-            [chunks],
-            vocab,
-            spec,
-            boundary,
-            total,
-            meta,
-            assumed_tokenizer=assumed,
-            negative_ids=mapping.negative_ids,
-        )
-    assert tok is not None
-    text_options = {
-        key: reading[key] for key in ("add_eot", "eot_token", "doc_sep", "input_format", "chat_template")
-    }
-    errors = reading["errors"] or "strict"
-    forms = [input_form(name, reading["input_format"], reading["text_key"]) for name in names]
-    meta["tokenization"] = tokenization_record(
-        tok, errors=errors, record_key=record_key(forms, reading["text_key"]), **text_options
-    )
-    chunks = iter_token_chunks(
-        names,
-        tok,
-        errors=errors,
-        text_key=reading["text_key"],
-        chunk_tokens=min(CHUNK_TOKENS, max_tokens or CHUNK_TOKENS),
-        workers=worker_count(reading["workers"]),
-        **text_options,
-    )
-    return _Source(
-        "text", names, [chunks], vocab, spec, boundary, input_size(names), meta,
-        negative_ids=mapping.negative_ids,
-    )  # fmt: skip
+    return tuple(Path(name) for name in names) if names and all(parts) else ()
 
 
-def _mapping(
-    tokens_file: str | Path | None,
-    counting: dict[str, Any],
-    reading: dict[str, Any],
+def _merged(
+    paths: tuple[Path, ...],
+    table_sizes: Sequence[int] | None,
     fields: dict[str, Any],
-    spec_file: str | Path | None,
+    save_types: str | Path | None,
+    force: bool,
     progress: Progress,
-) -> NgramHashMapping:
-    """The tokenizer (None: canonical ids of ``vocab_size``), vocabulary and spec that read the input:
-    the ``mapping`` given, or the one of the parameters."""
-    if counting["mapping"] is not None:
-        return counting["mapping"]
-    if tokens_file is not None and counting["tokenizer"] is None and counting["vocab_size"] is not None:
-        _refuse_given(
-            {"no_compress": counting["no_compress"]}, "with a tokenizer, and `vocab_size` replaces it"
-        )
-        return NgramHashMapping.build(None, spec=spec_file, vocab_size=counting["vocab_size"], **fields)
-    if counting["vocab_size"] is not None:
-        raise UsageError("`vocab_size` applies only to a token file without `tokenizer`")
-    name = counting["tokenizer"] or DEFAULT_TOKENIZER
-    tok = load_tokenizer(name, reading["special"])  # loaded once: the mapping finds it in the cache
-    with progress.step(f"preparing the compressed vocabulary of {tok.name}"):
-        return NgramHashMapping.build(
-            name, spec=spec_file, special=reading["special"], compress=not counting["no_compress"], **fields
-        )
-
-
-def _parts_source(names: list[str], fields: dict[str, Any], spec_file: str | Path | None) -> _Source:
-    """Saved type counts: merged instead of counted.
-
-    The specs are those the parts analysed (one, or each table size of a sweep), with the spec
-    fields given (``heads``, ``layer_ids``, ``seed``) in place of their values, or ``spec_file``;
-    N, V' and the pad always come from the parts. Parts that recorded other specs are refused when
-    merged.
-    """
-    paths = tuple(Path(name) for name in names)
+) -> CollisionsResult:
+    """Saved type counts merged instead of counted, analysed at the specs they analysed (one, or
+    each table size of a sweep), with the spec fields given (``heads``, ``layer_ids``, ``seed``)
+    in place of their values, or ``spec_file``; N, V' and the pad always come from the parts.
+    Parts that recorded other specs are refused when merged."""
+    unknown = sorted(set(fields) - {"heads", "layer_ids", "seed", "spec_file"})
+    if unknown:
+        raise UsageError(f"saved counts fix N, V' and the pad: drop `{unknown[0]}`")
+    names = [str(path) for path in paths]
+    if save_types is not None:
+        check_output_file(save_types, force, names, what="`save_types` file")
     meta = load_types(paths[0])[1]
-    overrides = {key: fields[key] for key in ("heads", "layer_ids", "seed")}
     recorded = recorded_specs(meta)
+    spec_file = fields.get("spec_file")
     if spec_file is not None:
         spec = resolve_spec(spec_file=spec_file, vocab_size=meta["vocab_size"])
         analysed: list[HashSpec] = []
     else:
+        overrides = {key: fields.get(key) for key in ("heads", "layer_ids", "seed")}
         bases = recorded or [
             HashSpec(max_ngram=meta["max_ngram"], pad_id=meta["pad_id"], vocab_size=meta["vocab_size"],
                      table_sizes=(HashSpec.table_sizes[0],) * (meta["max_ngram"] - 1))
@@ -528,102 +346,24 @@ def _parts_source(names: list[str], fields: dict[str, Any], spec_file: str | Pat
         analysed = [resolve_spec(preset=base, **overrides) for base in bases]
         spec = analysed[0]
         analysed = analysed if recorded else []
-    if (spec.max_ngram, spec.vocab_size, spec.pad_id) != (
-        meta["max_ngram"],
-        meta["vocab_size"],
-        meta["pad_id"],
-    ):
+    fixed = (meta["max_ngram"], meta["vocab_size"], meta["pad_id"])
+    if (spec.max_ngram, spec.vocab_size, spec.pad_id) != fixed:
         raise UsageError("`spec_file` does not match the N, V' and pad the partial counts were made with")
-    return _Source(
-        "partial counts",
-        names,
-        [],
-        table_vocab(()),
-        spec,
-        meta["boundary"],
-        None,
-        meta,
-        paths,
-        tuple(analysed),
+    started = time.perf_counter()
+    types, merged = load_and_merge(paths)
+    return _analysed(
+        "partial counts", names, spec, types, merged, table_sizes, analysed, started, save_types, progress
     )
 
 
-def _index_source(path: str) -> _Source:
-    """An index or merged dataset: its tokens, lookup table, spec and boundary policy."""
-    index = open_index(path)
-    manifest = index.manifest
-    meta = {
-        "max_ngram": index.spec.max_ngram,
-        "vocab_size": index.spec.vocab_size,
-        "pad_id": index.spec.pad_id,
-        "boundary": manifest["boundary"],
-        "vocab_fingerprint": manifest["vocab"]["fingerprint"],
-        "tokenizer": manifest["tokenizer"].get("name"),
-        "tokenizer_fingerprint": manifest["tokenizer"].get("fingerprint"),
-    }
-    if "tokenization" in manifest:
-        meta["tokenization"] = manifest["tokenization"]
-    return _Source(
-        index.kind,
-        [path],
-        (iter_index_chunks(shard) for shard in index.shards),  # each shard its own stream, opened in turn
-        table_vocab(index.lut),
-        index.spec,
-        manifest["boundary"],
-        int(index.tokens.nbytes),
-        meta,
-        negative_ids=negative_ids_of(manifest),
-    )
-
-
-def _is_corpus(name: str, reading: dict[str, Any]) -> bool:
-    """Whether a directory is read as a corpus (a ``datasets.save_to_disk`` directory)."""
-    return input_form(name, reading["input_format"], reading["text_key"]) == "arrow"
-
-
-def _looks_like_tokens(name: str) -> bool:
-    """A token file by its suffix: .npy, .bin (nanoGPT, llm.c, Megatron) or .ds (datatrove)."""
-    return format_of_suffix(name) is not None
-
-
-def _refuse_given(values: dict[str, Any], applies: str) -> None:
-    """Refuse the parameters given a value (not None, not False): they would do nothing here."""
-    given = [name for name, value in values.items() if value not in (None, False)]
-    if given:
-        raise idle_parameters([f"`{name}`" for name in given], applies)
-
-
-def _first_tokens(streams: Iterable[Iterator[TokenChunk]], limit: int) -> Iterator[Iterator[TokenChunk]]:
-    """The streams cut after ``limit`` tokens in all (later streams are left out)."""
-    left = limit
-
-    def cut(chunks: Iterator[TokenChunk]) -> Iterator[TokenChunk]:
-        nonlocal left
-        for chunk in chunks:
-            if left <= 0:
-                return
-            size = chunk.tokens.shape[0]
-            take = min(left, size)
-            starts = chunk.doc_starts if take == size else chunk.doc_starts[chunk.doc_starts < take]
-            yield replace(chunk, tokens=chunk.tokens[:take], doc_starts=starts)
-            left -= take
-
-    for chunks in streams:  # streams after the limit are never opened
-        if left <= 0:
-            return
-        yield cut(chunks)
-
-
-def _count(
-    source: _Source, streams: Iterable[Iterable[TokenChunk]], progress: Progress
-) -> tuple[dict[int, NgramTypes], int, int, int, int]:
+def _count(stream: TokenStream, progress: Progress) -> tuple[dict[int, NgramTypes], int, int, int, int]:
     """Count each independent stream's distinct n-grams and merge them (exact): (types, documents,
     tokens, skipped bad records, unsafe text cuts)."""
     parts, documents, tokens, hard_cuts, skipped = [], 0, 0, 0, 0
-    progress.started(source.total_bytes, 1, "local")
-    for chunks in streams:
-        counter = NgramTypeCounter(source.spec, boundary=source.boundary)
-        for _, chunk, canonical in canonical_chunks(chunks, source.vocab):
+    progress.started(stream.total_bytes, 1, "local")
+    for chunks in stream.streams():
+        counter = NgramTypeCounter(stream.spec, boundary=stream.boundary)
+        for _, chunk, canonical in canonical_chunks(chunks, stream.vocab):
             counter.update(canonical, chunk.doc_starts)
             documents += int(chunk.doc_starts.shape[0])
             hard_cuts += chunk.hard_cuts

@@ -23,12 +23,10 @@ intervals, tallied with numpy).
 
 from __future__ import annotations
 
-import difflib
-import inspect
 import math
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -36,13 +34,13 @@ import numpy as np
 
 from ..hashing.backends import use_numba
 from ..hashing.hasher import NgramHasher
-from ..inputs.sources import CorpusReader, TokenFileReader
+from ..inputs.stream import TokenStream
 from ..model.mapping import NgramHashMapping
 from ..spec.hashspec import HashSpec
 from ..util.chunks import TokenChunk, canonical_chunks, starts_within
 from ..util.errors import NgramToolError, UsageError
 from ..util.progress import Progress
-from .measurement import _first_tokens, _Source, open_source
+from .measurement import MeasureOptions
 from .sizing import bytes_per_row
 from .type_counts import SUFFIX
 
@@ -143,6 +141,7 @@ class RowCacheResult:
         shared: one cache for every layer; ``layers``: one cache per layer (empty without
             ``per_layer``).
         engine: ``numba`` or ``numpy``; ``seconds``: the pass, hashing included.
+        notes: choices the reading made that a user should know (a headerless file's type).
     """
 
     kind: str
@@ -160,6 +159,7 @@ class RowCacheResult:
     layers: tuple[CacheFigures, ...]
     engine: str
     seconds: float
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The figures as JSON (``ngramtool cache --json``): the shared cache's at the top level."""
@@ -546,30 +546,11 @@ def default_budgets(working_set_bytes: int) -> list[int]:
 
 
 # ---------------------------------------------------------------------------------- pass
-def measure_row_cache(
-    inputs: str | Path | Sequence[str | Path] | CorpusReader | TokenFileReader = (),
-    *,
-    mapping: NgramHashMapping | None = None,
-    budgets: Sequence[int] | None = None,
-    budget_rows: Sequence[int] | None = None,
-    row_bytes: int | None = None,
-    encoding: str | None = None,
-    dim: int | None = None,
-    per_layer: bool = False,
-    cold_per_document: bool = False,
-    max_tokens: int | None = None,
-    compiled: bool | None = None,
-    progress: Progress | None = None,
-    **reading: Any,
-) -> RowCacheResult:
-    """Measure the row reads of the input: working set, exact LRU and best static hit rates per
-    budget, misses per token, and how Zipf-like the row frequencies are.
+@dataclass(frozen=True)
+class CacheOptions:
+    """What caches a row-cache pass simulates and how big a row is.
 
-    Args:
-        inputs: what :func:`~ngramtool.measure_collisions` reads (text, an index, a token file),
-            except saved type counts; ``reading`` takes its other parameters (``tokenizer``,
-            ``spec_file``, ``heads``, ``layer_ids``, ``table_sizes``, ``boundary``, ...).
-        mapping: the tokenizer, vocabulary, spec and masking convention of text or a token file.
+    Attributes:
         budgets: cache sizes in bytes; ``budget_rows``: in rows (not both). Default: 1 MB, 2 MB,
             5 MB, ... up to the working set, and the working set.
         row_bytes: bytes per row; or ``encoding`` (``fp32``, ``bf16`` (default), ``fp8``,
@@ -577,59 +558,82 @@ def measure_row_cache(
         per_layer: also measure one cache per layer.
         cold_per_document: empty the LRU cache at each document (a serving session's cold
             start); pinned rows stay.
-        max_tokens: read only the first tokens.
+    """
+
+    budgets: Sequence[int] | None = None
+    budget_rows: Sequence[int] | None = None
+    row_bytes: int | None = None
+    encoding: str | None = None
+    dim: int | None = None
+    per_layer: bool = False
+    cold_per_document: bool = False
+
+    def __post_init__(self) -> None:
+        if self.budgets is not None and self.budget_rows is not None:
+            raise UsageError("give `budgets` (bytes) or `budget_rows`, not both")
+        if any(value < 0 for value in (*(self.budgets or ()), *(self.budget_rows or ()))):
+            raise UsageError("a budget must be 0 or more")
+        bytes_per_row(self.row_bytes, self.encoding, self.dim)  # checked when made
+
+
+def measure_row_cache(
+    source: Any = (),
+    mapping: NgramHashMapping | None = None,
+    *,
+    cache: CacheOptions = CacheOptions(),
+    options: MeasureOptions | None = None,
+    compiled: bool | None = None,
+    progress: Progress | None = None,
+) -> RowCacheResult:
+    """Measure the row reads of the input: working set, exact LRU and best static hit rates per
+    budget, misses per token, and how Zipf-like the row frequencies are.
+
+    Args:
+        source: what :func:`~ngramtool.inputs.stream.open_stream` reads (text in any form, a token
+            file, an index, a merged dataset, a stream; or a stream opened already).
+        mapping: the tokenizer, vocabulary, spec and masking convention of text or a token file
+            (None: cl100k_base and the default spec); an artifact has its own.
+        cache: the budgets, the row size, per-layer caches, cold starts (:class:`CacheOptions`).
+        options: the boundary, a token limit, the tokenizer threads
+            (:class:`~ngramtool.analysis.measurement.MeasureOptions`; None: the defaults).
         compiled: True: the numba pass (an error without numba); False: numpy; None: numba when
             installed. Both give the same numbers.
         progress: receives the bytes and tokens read.
 
     Examples:
-        >>> from ngramtool.analysis.row_cache import measure_row_cache
-        >>> result = measure_row_cache("corpus.txt", heads=2, layer_ids=[1], budget_rows=[0, 1000, 100000])
+        >>> from ngramtool import NgramHashMapping
+        >>> from ngramtool.analysis.row_cache import CacheOptions, measure_row_cache
+        >>> mapping = NgramHashMapping.build("cl100k_base", heads=2, layer_ids=[1])
+        >>> budgets = CacheOptions(budget_rows=[0, 1000, 100000])
+        >>> result = measure_row_cache("corpus.txt", mapping, cache=budgets)
         >>> result.shared.accesses, result.shared.unique_rows, round(result.shared.hit_ceiling, 3)
         (632488, 372694, 0.411)
         >>> [(b.rows, round(b.lru_hit_rate, 3), round(b.static_hit_rate, 3)) for b in result.shared.budgets]
         [(0, 0.0, 0.0), (1000, 0.104, 0.13), (100000, 0.331, 0.569)]
     """
     progress = progress or Progress()
-    if budgets is not None and budget_rows is not None:
-        raise UsageError("give `budgets` (bytes) or `budget_rows`, not both")
-    if any(value < 0 for value in (*(budgets or ()), *(budget_rows or ()))):
-        raise UsageError("a budget must be 0 or more")
-    size, encoding_name = bytes_per_row(row_bytes, encoding, dim)
-    _check_reading(reading)
-    table_sizes = reading.pop("table_sizes", None)
-    if isinstance(inputs, str | Path):
-        inputs = [inputs]
-    if not isinstance(inputs, CorpusReader | TokenFileReader) and any(
-        str(name).endswith(SUFFIX) for name in inputs
-    ):
+    size, encoding_name = bytes_per_row(cache.row_bytes, cache.encoding, cache.dim)
+    names = [source] if isinstance(source, str | Path) else source
+    if isinstance(names, Sequence) and any(str(name).endswith(SUFFIX) for name in names):
         raise UsageError(f"saved type counts ({SUFFIX}) hold no order of reads: give the corpus itself")
-    source = open_source(inputs, mapping=mapping, max_tokens=max_tokens, progress=progress, **reading)
-    spec = source.spec
-    if table_sizes is not None:
-        if source.kind in ("index", "dataset"):
-            raise UsageError(
-                f"{source.sources[0]} is an index: it has its own table sizes; drop `table_sizes`"
-            )
-        orders = spec.max_ngram - 1
-        spec = replace(spec, table_sizes=tuple(table_sizes) * (orders if len(table_sizes) == 1 else 1))
-    given = [(b, b // size) for b in budgets] if budgets is not None else None
-    given = [(None, r) for r in budget_rows] if budget_rows is not None else given
+    stream = (options or MeasureOptions()).open(source, mapping)
+    spec = stream.spec
+    given = [(b, b // size) for b in cache.budgets] if cache.budgets is not None else None
+    given = [(None, r) for r in cache.budget_rows] if cache.budget_rows is not None else given
     sweep = [rows for _, rows in given] if given is not None else _default_grid(spec, size)
     grid = np.unique(np.array([*sweep, np.iinfo(np.int64).max], dtype=np.int64))
-    caches: list[int | None] = [None, *(range(spec.num_layers) if per_layer else ())]
+    caches: list[int | None] = [None, *(range(spec.num_layers) if cache.per_layer else ())]
     space = [int(spec.rows_per_layer.sum()), *(int(rows) for rows in spec.rows_per_layer)]
     stacks = [
-        stack(cold_per_document, compiled, space[0 if layer is None else layer + 1]) for layer in caches
+        stack(cache.cold_per_document, compiled, space[0 if layer is None else layer + 1]) for layer in caches
     ]
     width = spec.num_layers * spec.num_columns
     tallies = [Tally(grid, width if layer is None else spec.num_columns) for layer in caches]
     offsets = np.concatenate([[0], np.cumsum(spec.rows_per_layer)[:-1]])[None, :, None]
-    streams = _first_tokens(source.streams, max_tokens) if max_tokens else source.streams
     started = time.perf_counter()
     tokens = documents = 0
-    progress.started(source.total_bytes, 1, "local")
-    for rows, docs, chunk in _row_blocks(streams, source, spec):
+    progress.started(stream.total_bytes, 1, "local")
+    for rows, docs, chunk in _row_blocks(stream):
         tokens += rows.shape[0]
         for layer, simulator, tally in zip(caches, stacks, tallies, strict=True):
             if layer is None:  # rows of every layer, numbered apart
@@ -647,36 +651,23 @@ def measure_row_cache(
         for layer, simulator, tally in zip(caches, stacks, tallies, strict=True)
     ]
     return RowCacheResult(
-        kind=source.kind,
-        sources=source.sources,
+        kind=stream.kind,
+        sources=list(stream.sources),
         tokens=tokens,
         documents=documents,
-        boundary=source.boundary,
-        tokenizer=source.meta.get("tokenizer"),
+        boundary=stream.boundary,
+        tokenizer=(stream.tokenizer or {}).get("name"),
         spec=spec,
-        negative_ids=source.negative_ids,
+        negative_ids=stream.negative_ids,
         row_bytes=size,
         encoding=encoding_name,
-        cold_per_document=cold_per_document,
+        cold_per_document=cache.cold_per_document,
         shared=measured[0],
         layers=tuple(measured[1:]),
         engine="numpy" if isinstance(stacks[0], NumpyStack) else "numba",
         seconds=time.perf_counter() - started,
+        notes=stream.notes,
     )
-
-
-def _check_reading(reading: dict[str, Any]) -> None:
-    """A usage error naming the first parameter of ``reading`` that the input does not take (and
-    the nearest one it does)."""
-    known = {
-        name
-        for name, parameter in inspect.signature(open_source).parameters.items()
-        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
-    } - {"mapping", "max_tokens", "progress"} | {"table_sizes"}
-    for name in sorted(set(reading) - known):
-        near = difflib.get_close_matches(name, sorted(known), n=1)
-        hint = f"did you mean `{near[0]}`?" if near else f"known: {', '.join(sorted(known))}"
-        raise UsageError(f"measure_row_cache takes no parameter `{name}`: {hint}")
 
 
 def _default_grid(spec: HashSpec, row_bytes: int) -> list[int]:
@@ -684,15 +675,13 @@ def _default_grid(spec: HashSpec, row_bytes: int) -> list[int]:
     return [budget // row_bytes for budget in default_budgets(int(spec.rows_per_layer.sum()) * row_bytes)]
 
 
-def _row_blocks(
-    streams: Iterable[Iterator[TokenChunk]], source: _Source, spec: HashSpec
-) -> Iterator[tuple[np.ndarray, np.ndarray, TokenChunk | None]]:
+def _row_blocks(stream: TokenStream) -> Iterator[tuple[np.ndarray, np.ndarray, TokenChunk | None]]:
     """(rows [T, L, C], the document number of each token, the chunk when its last block) of
     blocks of at most :data:`BLOCK_TOKENS` tokens of every stream, in order."""
     documents = 0
-    for chunks in streams:
-        hasher = NgramHasher(spec, boundary=source.boundary, negative_ids=source.negative_ids)
-        for _, chunk, canonical in canonical_chunks(chunks, source.vocab):
+    for chunks in stream.streams():
+        hasher = NgramHasher(stream.spec, boundary=stream.boundary, negative_ids=stream.negative_ids)
+        for _, chunk, canonical in canonical_chunks(chunks, stream.vocab):
             total = canonical.shape[0]
             starts = np.asarray(chunk.doc_starts, dtype=np.int64)
             docs = documents - 1 + np.searchsorted(starts, np.arange(total), side="right")

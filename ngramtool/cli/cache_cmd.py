@@ -8,25 +8,26 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ..analysis.row_cache import CacheFigures, RowCacheResult, measure_row_cache
+from ..analysis.measurement import MeasureOptions
+from ..analysis.row_cache import CacheFigures, CacheOptions, RowCacheResult, measure_row_cache
 from ..model.presets import preset as preset_named
 from ..util.errors import UsageError
 from ..util.parsing import parse_byte_sizes, parse_sizes
 from ..util.wording import byte_size, plural
 from .command import Command
 from .measuring import (
-    MEASURED_READING_OPTIONS,
     CountingProgress,
     MaxTokensOpt,
     MeasuredInputs,
-    MeasuredReadingOptions,
     SideOutputs,
+    measured_input,
     plot_figure,
     save_plot,
 )
 from .options import (
     CORPUS_VOCABULARY_OPTIONS,
     MASKING_OPTIONS,
+    READING_OPTIONS,
     SPEC_OPTIONS,
     TOKEN_FILE_OPTIONS,
     CorpusVocabularyOptions,
@@ -37,6 +38,7 @@ from .options import (
     MeasuredBoundaryOpt,
     PresetOpt,
     QuietOpt,
+    ReadingOptions,
     SpecOptions,
     TokenFileOptions,
     WorkersOpt,
@@ -47,10 +49,10 @@ from .render import (
     InputProgress,
     print_json,
     print_line,
+    print_notes,
     print_table,
     report_table,
 )
-from .spec_options import preset_mapping
 
 HELP = """Measure how much fast memory the row reads of a corpus need: exact LRU and static caches.
 
@@ -84,7 +86,7 @@ def cache_command(
     spec_options: SpecOptions = SPEC_OPTIONS,
     masking: MaskingOptions = MASKING_OPTIONS,
     boundary: MeasuredBoundaryOpt = None,
-    reading: MeasuredReadingOptions = MEASURED_READING_OPTIONS,
+    reading: ReadingOptions = READING_OPTIONS,
     workers: WorkersOpt = None,
     max_tokens: MaxTokensOpt = None,
     budget: Annotated[
@@ -132,34 +134,31 @@ def cache_command(
         raise UsageError("give --budget (bytes) or --rows, not both")
     if row_bytes is not None and (encoding is not None or dim is not None):
         raise UsageError("give --row-bytes, or --encoding and --dim, not both")
-    sizes = {
-        "budgets": None if budget is None else parse_byte_sizes(budget, "--budget"),
-        "budget_rows": None if rows is None else parse_sizes(rows, "--rows", minimum=0),
-        "row_bytes": row_bytes,
-        "encoding": encoding,
-        "dim": dim
-        if dim is not None or preset is None or row_bytes is not None
-        else preset_named(preset).dim,
-    }
+    cache = CacheOptions(
+        budgets=None if budget is None else parse_byte_sizes(budget, "--budget"),
+        budget_rows=None if rows is None else parse_sizes(rows, "--rows", minimum=0),
+        row_bytes=row_bytes,
+        encoding=encoding,
+        dim=dim if dim is not None or preset is None or row_bytes is not None else preset_named(preset).dim,
+        per_layer=per_layer,
+        cold_per_document=cold_per_document,
+    )
+    inputs = tokens.inputs(inputs, "cache --rows 100000")
+    options = MeasureOptions(boundary, max_tokens, workers)
     chosen = spec_options.choose(preset)
-    if preset is not None or masking.mask_token is not None or masking.masked is not None:
-        spec: dict[str, Any] = {"mapping": preset_mapping(inputs, chosen, vocab, reading.special, masking)}
-    else:
-        spec = {**vocab.values(), **chosen.fields, "spec_file": chosen.spec_file}
+    measured = measured_input(ctx, inputs, tokens, vocab, chosen, reading, options, masking=masking)
+    if measured.spec_fields is not None:
+        raise UsageError(f"saved type counts ({inputs[0]}) hold no order of reads: give the corpus itself")
     with InputProgress.new_bar(quiet) as bar:
         result = measure_row_cache(
-            tokens.inputs(inputs, "cache --rows 100000"),
-            **spec,
-            **tokens.values(),
-            **sizes,
-            per_layer=per_layer,
-            cold_per_document=cold_per_document,
-            max_tokens=max_tokens,
+            measured.source,
+            measured.mapping,
+            cache=cache,
+            options=measured.options,
             progress=CountingProgress(bar, quiet),
-            boundary=boundary,
-            workers=workers,
-            **{k: v for k, v in reading.values().items() if k != "special" or "mapping" not in spec},
         )
+    measured.note_assumed(quiet)
+    print_notes(result.notes, quiet)
     if as_json:
         print_json(result.to_dict())
     else:

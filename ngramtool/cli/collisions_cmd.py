@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,23 +12,23 @@ from rich.table import Table
 
 from ..analysis.counting import NgramTypes
 from ..analysis.expectations import expected_collision_ratio
-from ..analysis.measurement import CollisionsResult, PartNotSaved, measure_collisions
+from ..analysis.measurement import CollisionsResult, MeasureOptions, PartNotSaved, measure_collisions
 from ..analysis.reports import CollisionReport
 from ..spec.families import family_note
 from ..util.wording import plural
 from .command import Command
 from .measuring import (
-    MEASURED_READING_OPTIONS,
     CountingProgress,
     MaxTokensOpt,
     MeasuredInputs,
-    MeasuredReadingOptions,
     SideOutputs,
+    measured_input,
     plot_figure,
     save_plot,
 )
 from .options import (
     CORPUS_VOCABULARY_OPTIONS,
+    READING_OPTIONS,
     TOKEN_FILE_OPTIONS,
     CorpusVocabularyOptions,
     ForceOpt,
@@ -36,6 +36,7 @@ from .options import (
     MeasuredBoundaryOpt,
     PresetOpt,
     QuietOpt,
+    ReadingOptions,
     SpecOptions,
     TokenFileOptions,
     WorkersOpt,
@@ -45,16 +46,15 @@ from .options import (
 from .render import (
     InputProgress,
     first_only,
-    note_assumed_tokenizer,
     print_json,
     print_line,
+    print_notes,
     print_table,
     report_table,
     skipped_note,
     stderr,
     warn_unsafe_cuts,
 )
-from .spec_options import preset_mapping
 
 HELP = """Measure how a corpus's n-grams share the rows of each hash table.
 
@@ -107,7 +107,7 @@ def collisions_command(
     spec_options: SweepSpecOptions = SWEEP_SPEC_OPTIONS,
     preset: PresetOpt = None,
     boundary: MeasuredBoundaryOpt = None,
-    reading: MeasuredReadingOptions = MEASURED_READING_OPTIONS,
+    reading: ReadingOptions = READING_OPTIONS,
     workers: WorkersOpt = None,
     max_tokens: MaxTokensOpt = None,
     save_types: Annotated[
@@ -140,22 +140,18 @@ def collisions_command(
     figure = plot_figure(plot, force, inputs or []) if plot is not None else None
     inputs = tokens.inputs(inputs, "collisions --table 262144")
     chosen = spec_options.choose(preset)
-    spec: dict[str, Any] = {**chosen.fields, **vocab.values(), "spec_file": chosen.spec_file}
-    if preset is not None:
-        fields = {name: value for name, value in chosen.fields.items() if name != "table_sizes"}
-        mapping = preset_mapping(inputs, replace(chosen, fields=fields), vocab, reading.special)
-        spec = {"mapping": mapping, "table_sizes": chosen.fields["table_sizes"]}
+    measured = measured_input(
+        ctx, inputs, tokens, vocab, chosen, reading, MeasureOptions(boundary, max_tokens, workers), sweep=True
+    )
     outputs = SideOutputs(quiet)
     with InputProgress.new_bar(quiet) as bar:
         try:
             result = measure_collisions(
-                inputs,
-                **spec,
-                **tokens.values(),
-                boundary=boundary,
-                **reading.values(),
-                workers=workers,
-                max_tokens=max_tokens,
+                measured.source,
+                measured.mapping,
+                table_sizes=chosen.fields["table_sizes"],
+                spec_fields=measured.spec_fields,
+                options=measured.options if measured.spec_fields is None else None,
                 save_types=save_types,
                 force=force,
                 progress=CountingProgress(bar, quiet),
@@ -163,8 +159,8 @@ def collisions_command(
         except PartNotSaved as unsaved:  # the figures stand: reported, then the part's failure
             result = unsaved.result
             outputs.failed(unsaved)
-    if result.assumed_tokenizer is not None:
-        note_assumed_tokenizer(result.sources[0], *result.assumed_tokenizer, quiet)
+    measured.note_assumed(quiet)
+    print_notes(result.notes, quiet)
     warn_unsafe_cuts(result.hard_cuts)
     if not result.reports:  # an empty shard's part still merges: not a failure
         outputs.finish()

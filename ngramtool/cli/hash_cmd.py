@@ -9,7 +9,8 @@ from typing import Annotated, Any
 
 import typer
 
-from ..inputs.sources import Source
+from ..inputs.sources import TokenFileReader
+from ..inputs.stream import decide_source
 from ..model.mapping import NgramHashMapping
 from ..model.presets import default_compress, default_tokenizer, pad_defaulted
 from ..run.executors import HashEvents, HashOutcome, run_hash
@@ -50,6 +51,7 @@ from .render import (
     InputProgress,
     note_assumed_tokenizer,
     print_json,
+    print_notes,
     say_backend,
     skipped_note,
     stderr,
@@ -193,16 +195,14 @@ def hash_command(
     quiet: QuietOpt = False,
 ) -> None:
     """Hash INPUT... into an index directory (or, with -o DIR/, one index shard per input file)."""
-    tokens_file, tokenizer, vocab_size = tokens.tokens_file, vocab.tokenizer, vocab.vocab_size
+    tokenizer, vocab_size = vocab.tokenizer, vocab.vocab_size
+    if tokens.tokens_file is not None and inputs:
+        raise UsageError("give text `inputs` (or -) or `tokens_file`, not both and not neither")
+    inputs = tokens.inputs(inputs, "hash -o corpus.ngidx")
+    source, _ = decide_source(tokens.source(inputs, reading))  # a token file INPUT reads as one
+    tokens_file = source.path if isinstance(source, TokenFileReader) else None
     _refuse_idle_options(ctx, tokens_file, tokenizer, vocab_size, save_tokens, running.engine, output)
     reading.refuse_eot_token_without_add_eot(ctx)
-    inputs = tokens.inputs(inputs, "hash -o corpus.ngidx")
-    if tokens_file is not None:
-        if inputs:
-            raise UsageError("give text `inputs` (or -) or `tokens_file`, not both and not neither")
-        source: Source = tokens.reader()
-    else:
-        source = reading.reader(inputs)
     chosen = spec_options.choose(preset)
 
     def mapping() -> NgramHashMapping:
@@ -216,6 +216,7 @@ def hash_command(
             compress=not vocab.no_compress and default_compress(preset),
             vocab_size=vocab_size,
             masking=masking,
+            engine=reading.engine(),
         )
 
     outputs = running.outputs(save_tokens, save_format, force)
@@ -285,7 +286,7 @@ class _Progress(HashEvents, InputProgress):
 
 def _refuse_idle_options(
     ctx: typer.Context,
-    tokens_file: Path | None,
+    tokens_file: str | None,
     tokenizer: str | None,
     vocab_size: int | None,
     save_tokens: Path | None,
@@ -295,7 +296,7 @@ def _refuse_idle_options(
     """Options that would do nothing with the others given are usage errors."""
     if tokens_file is None:
         refuse_idle_options(
-            ctx, ["token_format", "token_dtype", "eos_id"], "with --tokens FILE", "add --tokens FILE"
+            ctx, ["token_format", "token_dtype", "eos_id"], "to a token file (--tokens FILE, or one INPUT)"
         )
     else:
         refuse_idle_options(ctx, TEXT_READING_OPTIONS, "to text INPUT files, not to --tokens")
@@ -355,6 +356,7 @@ def _report(outcome: HashOutcome, as_json: bool, quiet: bool, verbose: bool, *, 
     if quiet:
         return
     for summary in summaries:
+        print_notes(summary.notes, quiet)
         rate = summary.tokens_per_second
         shown_rate = f" ({_rate(rate)})" if rate and summary.num_tokens >= RATE_FROM_TOKENS else ""
         target = "a stream to stdout" if summary.output == "-" else summary.output

@@ -1,23 +1,45 @@
-"""What the measuring commands (``collisions``, ``cache``) share: reading options whose --errors
-defaults to an index's, the progress of a counting pass, the --plot file, and the files written
+"""What the measuring commands (``collisions``, ``cache``) share: their input as the library takes
+it, the progress of a counting pass, the --plot file, and the files written
 beside the report."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from ..analysis.measurement import MeasureOptions
+from ..formats.artifacts import TYPE_COUNTS_SUFFIX, Kind, detect
+from ..inputs.sources import TokenFileReader
+from ..model.mapping import NgramHashMapping
+from ..model.presets import default_compress, default_tokenizer
 from ..util.atomic import check_output_file, staged_file
 from ..util.errors import NgramToolError, UsageError
-from .options import CORPUS_FILES, STDIN_DEFAULT, ReadingOptions, corpus_inputs
-from .render import InputProgress, stderr
+from .options import (
+    CORPUS_FILES,
+    STDIN_DEFAULT,
+    CorpusVocabularyOptions,
+    MaskingOptions,
+    ReadingOptions,
+    SpecChoice,
+    TokenFileOptions,
+    corpus_inputs,
+    refuse_idle_options,
+)
+from .render import InputProgress, note_assumed_tokenizer, stderr
 
 PLOT_SUFFIXES = {".png", ".pdf", ".svg"}
+# What an index, a merged dataset or a stream carries itself: these options do nothing with one.
+CARRIED = (
+    "tokenizer", "no_compress", "vocab_size", "max_ngram", "heads", "layers", "seed", "pad_id",
+    "spec_file", "preset", "mask_token", "masked", "allow_vocab_mismatch", "boundary",
+)  # fmt: skip
+# What saved type counts may change of the spec they recorded.
+PART_FIELDS = ("heads", "layers", "seed", "spec_file")
 
 MeasuredInputs = Annotated[
     list[str] | None,
@@ -26,25 +48,6 @@ MeasuredInputs = Annotated[
 MaxTokensOpt = Annotated[
     int | None, typer.Option("--max-tokens", help="Read only the first N tokens.", min=1)
 ]
-
-
-@dataclass(frozen=True)
-class MeasuredReadingOptions(ReadingOptions):
-    """The reading options, --errors defaulting to an index's."""
-
-    errors: Annotated[
-        str | None,
-        typer.Option(
-            "--errors",
-            help="Bad input: 'strict' (stop, name the offset or line), 'replace' (invalid UTF-8 -> U+FFFD) "
-            "or, for records (JSONL, parquet, datasets), 'skip' (skip and count bad records). "
-            "[default: strict]",
-            show_default=False,
-        ),
-    ] = None
-
-
-MEASURED_READING_OPTIONS = MeasuredReadingOptions.placeholder()
 
 
 class CountingProgress(InputProgress):
@@ -124,3 +127,72 @@ class SideOutputs:
             raise self.failures[0]
         if self.failures:
             raise NgramToolError("; ".join(map(str, self.failures)))
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A measuring command's input as the library takes it: the source, the mapping of text or a
+    token file (None: an artifact's own, or saved counts), the spec fields of saved counts, and
+    the reading of the pass."""
+
+    source: Any
+    mapping: NgramHashMapping | None
+    spec_fields: dict[str, Any] | None
+    options: MeasureOptions
+    assumed: bool = False  # a token file's ids taken as the default tokenizer's (none was named)
+
+    def note_assumed(self, quiet: bool) -> None:
+        """Say which tokenizer a token file's ids are taken to come from, when none was named."""
+        if self.assumed and self.mapping is not None and self.mapping.tokenizer is not None:
+            name, raw = self.mapping.tokenizer.name, self.mapping.raw_size
+            note_assumed_tokenizer(self.source.paths[0], name, raw, quiet)
+
+
+def measured_input(
+    ctx: typer.Context,
+    inputs: list[str],
+    tokens: TokenFileOptions,
+    vocab: CorpusVocabularyOptions,
+    chosen: SpecChoice,
+    reading: ReadingOptions,
+    options: MeasureOptions,
+    *,
+    masking: MaskingOptions | None = None,
+    sweep: bool = False,
+) -> Measured:
+    """What ``collisions`` and ``cache`` measure: the input's kind decided once (saved counts, an
+    artifact, or text and token files, which the options' mapping reads), the options that would
+    do nothing with it refused. ``sweep``: --table is a sweep, analysed over any input."""
+    source: Any = tokens.source(inputs, reading)
+    if isinstance(source, TokenFileReader):
+        kind = Kind.TOKEN_FILE
+    else:
+        kind = detect(inputs[0]) if len(inputs) == 1 and inputs[0] != "-" else Kind.TEXT
+    if inputs and all(name.endswith(TYPE_COUNTS_SUFFIX) for name in inputs):
+        refuse_idle_options(
+            ctx,
+            [name for name in ctx.params if name not in (*PART_FIELDS, "table", "save_types", "plot",
+                                                         "force", "as_json", "quiet", "per_head")],
+            "to counting a corpus, not to merging saved counts",
+        )  # fmt: skip
+        fields = {**chosen.fields, "spec_file": chosen.spec_file}
+        parts = {name: fields[name] for name in ("heads", "layer_ids", "seed", "spec_file")}
+        return Measured(inputs, None, {k: v for k, v in parts.items() if v is not None}, options)
+    if kind in (Kind.INDEX, Kind.DATASET, Kind.STREAM):
+        carried = [*CARRIED, *(() if sweep else ("table",))]
+        refuse_idle_options(ctx, carried, f"to text and token files: {inputs[0]} carries its own")
+        return Measured(source, None, None, options)
+    fields = chosen.fields if not sweep else {k: v for k, v in chosen.fields.items() if k != "table_sizes"}
+    canonical = kind is Kind.TOKEN_FILE and vocab.tokenizer is None and vocab.vocab_size is not None
+    if vocab.vocab_size is not None and not canonical:
+        raise UsageError("--vocab-size applies only to a token file without --tokenizer")
+    mapping = replace(chosen, fields=fields).mapping(
+        None if canonical else vocab.tokenizer or default_tokenizer(chosen.preset),
+        special=reading.special,
+        compress=not vocab.no_compress and default_compress(chosen.preset),
+        vocab_size=vocab.vocab_size if canonical else None,
+        masking=masking,
+        engine=reading.engine(),
+    )
+    assumed = kind is Kind.TOKEN_FILE and vocab.tokenizer is None and vocab.vocab_size is None
+    return Measured(source, mapping, None, options, assumed)

@@ -27,7 +27,6 @@ from ..model.presets import PRESETS, resolve_spec
 from ..model.presets import preset as preset_named
 from ..spec.hashspec import HashSpec
 from ..tokenizers import DEFAULT_TOKENIZER
-from ..tokenizers.engine_choice import use_engine
 from ..tokenizers.engines import ENGINE_CHOICES
 from ..util.errors import UsageError, idle_parameters
 from ..util.parsing import parse_ids, parse_sizes
@@ -241,6 +240,17 @@ class TokenFileOptions(OptionGroup):
     def reader(self) -> TokenFileReader:
         """The reader of the token file (``tokens_file`` given)."""
         return TokenFileReader(self.tokens_file, self.token_format, self.token_dtype, self.eos_id)
+
+    def names_format(self) -> bool:
+        """Whether an option says how to read a token file (its format, its dtype, its EOS)."""
+        return self.token_format is not None or self.token_dtype is not None or self.eos_id is not None
+
+    def source(self, inputs: list[str], reading: ReadingOptions) -> CorpusReader | TokenFileReader:
+        """What is read: ``--tokens FILE``, or the one INPUT when an option says how to read it as
+        a token file; else the INPUT files as text, with the reading options."""
+        if self.tokens_file is None and len(inputs) == 1 and self.names_format():
+            return TokenFileReader(inputs[0], self.token_format, self.token_dtype, self.eos_id)
+        return self.reader() if self.tokens_file is not None else reading.reader(inputs)
 
     def inputs(self, inputs: list[str] | None, command: str) -> list[str]:
         """The INPUT files: with a token file, those given (none, or one a command refuses); else
@@ -484,6 +494,7 @@ class ReadingOptions(OptionGroup):
             help=f"What encodes the text: {', '.join(ENGINE_CHOICES)}. 'auto': the first fast engine (extra "
             "'fast'; fastokens, then splintr for tiktoken encodings) installed and verified for the "
             "tokenizer, when the input is large; the ids are the same (docs/tokenizers.md).",
+            envvar="NGRAMTOOL_TOKENIZER_ENGINE",
         ),
     ] = "auto"
     no_engine_check: Annotated[
@@ -495,12 +506,14 @@ class ReadingOptions(OptionGroup):
         ),
     ] = False
 
-    def __post_init__(self) -> None:
-        use_engine(self.tokenizer_engine, check=not self.no_engine_check)  # for the tokenizers loaded next
-
     def values(self) -> dict[str, Any]:
-        """The reading options by parameter name; the engine options are applied already."""
+        """The reading options by parameter name; the engine options go to the mapping
+        (:meth:`engine`)."""
         return {name: value for name, value in super().values().items() if name not in ENGINE_OPTIONS}
+
+    def engine(self) -> dict[str, Any]:
+        """``engine`` and ``engine_check`` for :meth:`ngramtool.NgramHashMapping.build`."""
+        return {"engine": self.tokenizer_engine, "engine_check": not self.no_engine_check}
 
     def reader(self, inputs: Iterable[str]) -> CorpusReader:
         """The reader of the text ``inputs``."""
@@ -548,9 +561,11 @@ class SpecChoice:
         compress: bool,
         vocab_size: int | None = None,
         masking: MaskingOptions | None = None,
+        engine: dict[str, Any] | None = None,
     ) -> NgramHashMapping:
         """:meth:`ngramtool.NgramHashMapping.build` of ``tokenizer`` (None: ids canonical below
-        ``vocab_size``) with this spec and, when given, the DEAD tokens and their convention."""
+        ``vocab_size``) with this spec and, when given, the DEAD tokens and their convention and
+        the tokenizer engine (:meth:`ReadingOptions.engine`)."""
         vocab = {"special": special, "compress": compress, "vocab_size": vocab_size}
         masked = masking.settings(self.preset) if masking is not None else {}
         return NgramHashMapping.build(
@@ -560,6 +575,7 @@ class SpecChoice:
             allow_vocab_mismatch=self.allow_vocab_mismatch,
             **vocab,
             **masked,
+            **(engine or {}),
             **self.fields,
         )
 

@@ -255,6 +255,14 @@ def note_assumed_tokenizer(tokens_file: object, tokenizer: str, raw_ids: int, qu
         )
 
 
+def print_notes(notes: Sequence[str], quiet: bool) -> None:
+    """The choices a reading made that a user should know (a headerless file's type), one line
+    each on stderr, unless --quiet."""
+    if not quiet:
+        for note in notes:
+            stderr.print(f"note: {note}", markup=False)
+
+
 def skipped_note(count: int) -> str:
     """`` (N bad records skipped)`` for a summary line, or nothing when none were."""
     return f" ({plural(count, 'bad record')} skipped)" if count else ""

@@ -31,7 +31,7 @@ from .options import (
     option_groups,
     refuse_idle_options,
 )
-from .render import print_json, print_table, skipped_note, stderr, stdout, warn_unsafe_cuts
+from .render import print_json, print_notes, print_table, skipped_note, stderr, stdout, warn_unsafe_cuts
 from .terminal import escape_controls
 
 HELP = """Tokenize text into raw ids, or Engram canonical ids with --canonical.
@@ -115,7 +115,12 @@ def tokenize_command(
     named = "tokenizer" in given_options(ctx) or preset is None
     tokenizer = vocab.tokenizer if named else default_tokenizer(preset)
     compress = not vocab.no_compress and default_compress(preset)
-    text = Tokenized(reader, lambda: chosen.mapping(tokenizer, special=reading.special, compress=compress))
+    engine = reading.engine()
+    text = Tokenized(
+        reader,
+        lambda: chosen.mapping(tokenizer, special=reading.special, compress=compress, engine=engine),
+    )
+    print_notes(text.notes, quiet or as_json)
     if output is not None:
         count = text.save(output, canonical=canonical, force=force)
         if not quiet:
@@ -129,7 +134,7 @@ def tokenize_command(
         if as_json:
             print_json(
                 {
-                    "tokenizer": text.tokenizer.name,
+                    "tokenizer": text.tokenizer_name,
                     "vocab_size": text.vocab.size,
                     "limit": limit,
                     "truncated": more,

@@ -22,11 +22,10 @@ from typing import Any
 import numpy as np
 
 from ..tokenizers import Tokenizer, encode_each, joined_ids, resolve_eot, special_record
-from ..tokenizers.engine_choice import EngineTokenizer
 from ..tokenizers.guard import EngineMismatch
 from ..util.chunks import CHUNK_TOKENS, TokenChunk
 from ..util.profiling import StageClock, timed
-from . import ChatTemplate, Documents, Errors, TextPiece, input_size, iter_string_pieces, iter_text_items
+from . import ChatTemplate, Documents, Errors, TextPiece, iter_string_pieces, iter_text_items
 
 BATCH_CHARS = 1 << 20
 
@@ -310,7 +309,6 @@ def iter_token_chunks(
     chat = ChatTemplate.of(tokenizer) if chat_template else None
     reading = {"input_format": input_format, "text_key": text_key, "doc_sep": doc_sep, "errors": errors,
                "row_groups": row_groups, "chat": chat, **_cutting(tokenizer)}  # fmt: skip
-    decide_engine(tokenizer, input_size(list(inputs)))
     places = InputPlaces()
     pieces = chain.from_iterable(places.read(source, iter_text_items(source, **reading)) for source in inputs)
     return encode_documents(pieces, tokenizer, where=places.where, chat_template=chat_template, **encoding)
@@ -319,15 +317,7 @@ def iter_token_chunks(
 def iter_text_chunks(texts: Iterable[str], tokenizer: Tokenizer, **encoding: Any) -> Iterator[TokenChunk]:
     """Tokenize documents given as strings (any iterable: a generator, an HF ``datasets`` column)
     into chunks, each string one document. ``encoding``: the options of :func:`encode_documents`."""
-    decide_engine(tokenizer, sum(map(len, texts)) if isinstance(texts, list | tuple) else None)
     return encode_documents(iter_string_pieces(texts, **_cutting(tokenizer)), tokenizer, **encoding)
-
-
-def decide_engine(tokenizer: Tokenizer, input_bytes: int | None) -> None:
-    """Let a tokenizer with a fast engine choose it for a run of ``input_bytes`` of input (None:
-    unknown), before the run's manifest names it (:mod:`ngramtool.tokenizers.engine_choice`)."""
-    if isinstance(tokenizer, EngineTokenizer):
-        tokenizer.decide(input_bytes)
 
 
 def _cutting(tokenizer: Tokenizer) -> dict[str, Any]:
@@ -440,12 +430,9 @@ def _around_documents(tokenizer: Tokenizer, chat_template: bool) -> tuple[np.nda
 def worker_count(requested: int | None = None) -> int:
     """Tokenizer threads: ``requested``, else the cores this process may use.
 
-    The count also sizes the thread pool of the HF ``tokenizers`` library (``RAYON_NUM_THREADS``,
-    read when the pool first starts) unless the environment sets it already.
+    The HF ``tokenizers`` library sizes its own thread pool (``RAYON_NUM_THREADS``, every core
+    by default).
     """
     if requested is not None:
-        count = requested
-    else:
-        count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    os.environ.setdefault("RAYON_NUM_THREADS", str(count))
-    return count
+        return requested
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

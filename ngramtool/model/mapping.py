@@ -75,6 +75,9 @@ class NgramHashMapping:
         vocab_mismatch: a released model's preset built on purpose with another vocabulary
             (``allow_vocab_mismatch``): the preset, the model's V' and this vocabulary's; recorded
             in every manifest.
+        engine, engine_check: what encodes the tokenizer's text (``auto``, ``reference`` or a fast
+            engine's name; the ids are the same) and whether a sample of it is encoded again by
+            the reference (docs/tokenizers.md).
 
     Examples:
         >>> from ngramtool import NgramHashMapping
@@ -91,6 +94,8 @@ class NgramHashMapping:
     mask_tokens: tuple[int, ...] = ()
     negative_ids: NegativeIds = "mask"
     vocab_mismatch: dict[str, Any] | None = None
+    engine: str = "auto"
+    engine_check: bool = True
     _hashers: dict[tuple[str, str, str | None], SequenceHasher] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -120,6 +125,8 @@ class NgramHashMapping:
         mask_tokens: Sequence[int] = (),
         negative_ids: NegativeIds = "mask",
         allow_vocab_mismatch: bool = False,
+        engine: str = "auto",
+        engine_check: bool = True,
         **fields: Unpack[SpecFields],
     ) -> NgramHashMapping:
         """Load the tokenizer, build its compressed vocabulary (from the disk cache after the
@@ -140,6 +147,9 @@ class NgramHashMapping:
             negative_ids: what a DEAD or other negative id is to the hash (see the class).
             allow_vocab_mismatch: build a released model's preset (``deepseek-v4.1-flash``) with a
                 tokenizer whose V' is not the model's; without it that is a usage error naming both.
+            engine: what encodes the text: ``auto`` (a fast engine for large inputs), ``reference``
+                or an engine's name (``fastokens``, ``splintr``); the ids are the same.
+            engine_check: re-encode a sample of an engine's text with the reference.
             fields: ``max_ngram``, ``heads``, ``layer_ids``, ``table_sizes``, ``seed``,
                 ``pad_id`` (a raw id of the tokenizer), as for :func:`ngramtool.resolve_spec`.
 
@@ -163,7 +173,7 @@ class NgramHashMapping:
         else:
             if vocab_size is not None:
                 raise UsageError("`vocab_size` applies only to ids without a `tokenizer`")
-            tok = load_tokenizer(str(tokenizer), special)
+            tok = load_tokenizer(str(tokenizer), special, engine, engine_check)
             vocab = build_vocab(tok, compress=compress)
         check_negative_ids(negative_ids)
         resolved = cls._spec(spec, spec_file, tok, vocab, fields, allow_vocab_mismatch)
@@ -172,7 +182,18 @@ class NgramHashMapping:
         preset_name = spec if isinstance(spec, str) and spec_file is None else None
         mismatch = check_released_vocabulary(preset_name, vocab.size, allow=True)
         dead = with_dead_tokens(vocab, masked)
-        return cls(tok, dead, resolved, name, special, masked, negative_ids, mismatch)
+        return cls(
+            tok,
+            dead,
+            resolved,
+            name,
+            special,
+            masked,
+            negative_ids,
+            mismatch,
+            engine if tokenizer is not None else "auto",
+            engine_check,
+        )
 
     @classmethod
     def from_config(
@@ -359,6 +380,8 @@ class NgramHashMapping:
             "mask_tokens": list(self.mask_tokens),
             "negative_ids": self.negative_ids,
             "vocab_mismatch": self.vocab_mismatch,
+            "engine": self.engine,
+            "engine_check": self.engine_check,
         }
 
     @classmethod
@@ -377,11 +400,15 @@ class NgramHashMapping:
         recorded = {
             "negative_ids": payload.get("negative_ids", "mask"),
             "vocab_mismatch": payload.get("vocab_mismatch"),
+            "engine": payload.get("engine", "auto"),
+            "engine_check": payload.get("engine_check", True),
         }
         if payload["tokenizer"] is None:
             vocab = with_dead_tokens(identity_vocab(payload["vocab_size"]), masked)
             return cls(None, vocab, spec, mask_tokens=masked, **recorded)
-        tokenizer = load_tokenizer(payload["tokenizer"], payload["special"])
+        tokenizer = load_tokenizer(
+            payload["tokenizer"], payload["special"], recorded["engine"], recorded["engine_check"]
+        )
         vocab = build_vocab(tokenizer, compress=payload["compress"])
         fitting = _fitting(spec, vocab)
         name, special = payload["tokenizer"], payload["special"]

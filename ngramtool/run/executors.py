@@ -23,7 +23,7 @@ from ..formats.tokenfiles import FORMATS_WITH_DOCUMENTS
 from ..util.atomic import reclaim_leftovers
 from ..util.errors import NgramToolError, UsageError
 from ..util.progress import Progress
-from .jobs import HashJob, input_bytes, run_hash_job
+from .jobs import HashJob, run_hash_job
 from .planning import HashPlan, plan_hash
 from .request import HashRequest
 from .shards import SHARD_SUFFIX
@@ -104,7 +104,7 @@ def run_local(
 ) -> list[JobSummary]:
     """Run jobs one after another in this process; returns their summaries in order.
     ``documents`` are the input of the one job (see :func:`run_hash`)."""
-    sizes = [None if documents is not None else input_bytes(job.source) for job in jobs]
+    sizes = [None if documents is not None else job.input_bytes for job in jobs]
     events.started(None if None in sizes else sum(s for s in sizes if s is not None), len(jobs), "local")
     summaries = []
     for job in jobs:

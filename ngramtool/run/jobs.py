@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, fields
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -29,23 +27,20 @@ from ..formats.stream import FORMAT_NAME as STREAM_FORMAT
 from ..formats.stream import STREAM_MAJOR, STREAM_MINOR, StreamWriter
 from ..formats.tokenfiles import (
     TOKEN_FORMATS,
-    TokenFile,
     TokenFileWriter,
     format_of_suffix,
-    open_token_file,
-    token_file_chunks,
 )
 from ..hashing.backends import choose_backend
 from ..hashing.hasher import NgramHasher
-from ..inputs import input_size, parquet_share
-from ..inputs.encoding import iter_text_chunks, iter_token_chunks, tokenization_record
+from ..inputs.encoding import tokenization_record
 from ..inputs.sources import Source, TokenFileReader, source_from_dict
+from ..inputs.stream import TokenStream, open_stream, opened_token_file, text_bytes
 from ..model.mapping import NgramHashMapping
 from ..spec.hashspec import HashSpec
 from ..tokenizers import tokenizer_record
 from ..tokenizers.engine_choice import engine_record
 from ..tokenizers.vocab import vocab_record
-from ..util.chunks import TokenChunk, canonical_chunks
+from ..util.chunks import canonical_chunks
 from ..util.errors import UsageError
 from ..util.profiling import StageClock, timed
 from ..util.writeback import WriteBehind
@@ -86,6 +81,7 @@ class HashJob:
     created: str | None = None  # the manifest's creation time; one value for all shards of a run
     shared_vocab: bool = False  # a shard: its lookup table is stored once in the directory's vocab/
     expected_tokens: int | None = None  # the estimated token count (messages about a full disk)
+    input_bytes: int | None = None  # the input's size, measured once when planned (None: stdin, strings)
 
     @property
     def spec(self) -> HashSpec:
@@ -114,8 +110,9 @@ class HashJob:
         )
 
 
-def job_meta(job: HashJob) -> IndexMeta:
-    """What the job's manifest records besides counts and arrays."""
+def job_meta(job: HashJob, stream: TokenStream | None = None) -> IndexMeta:
+    """What the job's manifest records besides counts and arrays; with the job's ``stream``, the
+    engine that encodes its text (provenance: not compared by resume or merge)."""
     mapping, source = job.mapping, job.source
     tokenizer = tokenizer_record(mapping.tokenizer)
     if isinstance(source, TokenFileReader):
@@ -123,7 +120,7 @@ def job_meta(job: HashJob) -> IndexMeta:
         sources: tuple[str, ...] = (source.path,)
         row_groups = None
     else:
-        tokenizer["engine"] = engine_record(mapping.tokenizer)  # provenance: not compared by resume or merge
+        tokenizer["engine"] = (stream.tokenizer or {}).get("engine") if stream else engine_record(None)
         tokenization = tokenization_record(
             mapping.tokenizer,
             add_eot=source.add_eot,
@@ -197,52 +194,12 @@ def hash_threads(workers: int, backend: str, device: str | None = None, fast_eng
     return max(1, min(MAX_HASH_THREADS, -(-workers // per_thread)))
 
 
-def input_bytes(source: Source) -> int | None:
-    """Bytes a source will read (for progress), or None when reading stdin."""
+def source_bytes(source: Source) -> int | None:
+    """The bytes a source will read (for progress and estimates), or None when reading stdin;
+    measured once, when a job is planned."""
     if isinstance(source, TokenFileReader):
         return opened_token_file(source).nbytes
-    if source.row_groups is not None:
-        return parquet_share(source.paths[0], source.row_groups)
-    return input_size(source.paths)
-
-
-def opened_token_file(source: TokenFileReader) -> TokenFile:
-    """The source's token file, opened once per process while it is unchanged (with ``eos_id``,
-    opening scans the whole file for document ends)."""
-    try:
-        stat = os.stat(source.path)
-    except OSError:  # a Megatron prefix, or no such file: open_token_file says what is wrong
-        return open_token_file(source.path, source.format, **source.options)
-    return _opened_token_file(source, (stat.st_ino, stat.st_size, stat.st_mtime_ns))
-
-
-@lru_cache(maxsize=8)
-def _opened_token_file(source: TokenFileReader, _version: tuple[int, int, int]) -> TokenFile:
-    return open_token_file(source.path, source.format, **source.options)
-
-
-def _job_chunks(job: HashJob, clock: StageClock, documents: Iterable[str] | None) -> Iterator[TokenChunk]:
-    """The raw id chunks of the job's input: a token file's, or the encoded text's."""
-    source, mapping = job.source, job.mapping
-    if isinstance(source, TokenFileReader):
-        return token_file_chunks(
-            opened_token_file(source), vocab_size=mapping.raw_size, vocab_name=mapping.name
-        )
-    tokenizer = mapping.tokenizer
-    if tokenizer is None:
-        raise UsageError("text input needs a `tokenizer`")
-    if documents is not None:
-        return iter_text_chunks(
-            documents,
-            tokenizer,
-            add_eot=source.add_eot,
-            eot_token=source.eot_token,
-            workers=job.workers,
-            clock=clock,
-        )
-    return iter_token_chunks(
-        list(source.paths), tokenizer, workers=job.workers, clock=clock, **source.reading
-    )
+    return text_bytes(source)
 
 
 def _size_at(size: OutputSize, tokens: int | None) -> int | None:
@@ -287,11 +244,19 @@ def _run_hash_job(
 ) -> JobSummary:
     """:func:`run_hash_job` with its hasher and clock made (the kernel loading meanwhile)."""
     mapping, spec, saved = job.mapping, job.spec, job.outputs
-    chunks = _job_chunks(job, clock, documents)  # chooses the tokenizer engine the manifest names
+    stream = open_stream(
+        job.source,
+        mapping,
+        workers=job.workers,
+        documents=documents,
+        clock=clock,
+        total_bytes=job.input_bytes,
+    )  # chooses the tokenizer engine the manifest names
     clock.restart()  # loading a tokenizer engine is loading, not streaming
-    meta = job_meta(job)
+    meta = job_meta(job, stream)
     sizes = output_sizes(job)
-    total_bytes = input_bytes(job.source) if documents is None else None
+    total_bytes = stream.total_bytes
+    chunks = stream.chunks()
     hard_cuts = nbytes = skipped = ntokens = 0
     # Each output is entered as soon as it exists, so a failure anywhere removes what was begun.
     with contextlib.ExitStack() as outputs:
@@ -371,6 +336,7 @@ def _run_hash_job(
         unsafe_text_cuts=hard_cuts,
         skipped_records=skipped,
         profile=profile,
+        notes=stream.notes,
     )
     log.info("wrote %s: %d tokens, %d documents in %.2f s", job.dest, summary.num_tokens,
              summary.num_documents, summary.seconds)  # fmt: skip

@@ -13,13 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..formats.artifacts import Kind
 from ..formats.index import timestamp
 from ..formats.schema import INDEX_NEGATIVE_IDS
 from ..formats.tokenfiles import refuse_reset_without_documents
 from ..hashing.backends import BackendChoice, choose_backend
-from ..inputs import check_reading, input_size, refuse_repeated_inputs
+from ..inputs import check_reading, refuse_repeated_inputs
 from ..inputs.encoding import worker_count
 from ..inputs.sources import CorpusReader, Source, TokenFileReader
+from ..inputs.stream import decide_source, opened_token_file
 from ..model.mapping import NgramHashMapping
 from ..spec.hashspec import HashSpec
 from ..tokenizers import DEFAULT_TOKENIZER
@@ -27,7 +29,7 @@ from ..util.atomic import check_output_file, refuse_busy
 from ..util.errors import UsageError
 from ..util.progress import Progress
 from ..util.wording import byte_size, plural
-from .jobs import HashJob, input_bytes, job_meta, opened_token_file, output_sizes, save_format
+from .jobs import HashJob, job_meta, output_sizes, save_format, source_bytes
 from .request import HashRequest
 from .shards import SHARD_SUFFIX, expand_inputs, is_sharded_output, plan_shards, shard_selection
 from .space import check_free_space, expected_tokens, text_bytes_per_token
@@ -71,6 +73,8 @@ def plan_hash(request: HashRequest, progress: Progress, *, documents: bool = Fal
     """
     source = _expanded(request.source)
     _check_source(request, source, documents)
+    if not documents:
+        source = _decided(source)
     sharded = is_sharded_output(request.output)
     if not sharded and request.run.shards_asked:
         raise UsageError(
@@ -117,7 +121,8 @@ def plan_hash(request: HashRequest, progress: Progress, *, documents: bool = Fal
         jobs, all_outputs = [dataclasses.replace(template, dest=dest)], (dest,)
     refuse_busy([path for job in jobs for path in (job.dest, job.outputs.save_tokens) if path is not None])
     if not documents and jobs:
-        jobs = _with_space_estimates(jobs, check=outputs.space_check)
+        measured = [dataclasses.replace(job, input_bytes=source_bytes(job.source)) for job in jobs]
+        jobs = _with_space_estimates(measured, check=outputs.space_check)
     return HashPlan(choice, mapping, tuple(jobs), all_outputs, sharded, assumed)
 
 
@@ -126,6 +131,19 @@ def _expanded(source: Source | None) -> Source | None:
     if isinstance(source, CorpusReader):
         return source.with_paths(expand_inputs(source.paths), source.row_groups)
     return source
+
+
+def _decided(source: Source | None) -> Source:
+    """The source as what it is (:func:`ngramtool.inputs.stream.decide_source`): a token file given
+    among the inputs is read as one; an index, a dataset or a stream is hashed already."""
+    assert source is not None
+    decided, kind = decide_source(source)
+    if kind in (Kind.INDEX, Kind.DATASET, Kind.STREAM):
+        raise UsageError(
+            f"{decided.paths[0]} is {'a stream' if kind is Kind.STREAM else 'an index'} already: hash "
+            "its text or token file; inspect, verify, export and merge read what it holds"
+        )
+    return decided
 
 
 def _check_source(request: HashRequest, source: Source | None, documents: bool) -> None:
@@ -208,7 +226,7 @@ def _with_space_estimates(jobs: list[HashJob], *, check: bool) -> list[HashJob]:
             job,
             expected_tokens=opened_token_file(job.source).num_tokens
             if isinstance(job.source, TokenFileReader)
-            else expected_tokens(input_bytes(job.source), per_token),
+            else expected_tokens(job.input_bytes, per_token),
         )
         for job in jobs
     ]
@@ -219,7 +237,7 @@ def _with_space_estimates(jobs: list[HashJob], *, check: bool) -> list[HashJob]:
     if isinstance(first.source, TokenFileReader):
         basis = f"{plural(tokens, 'token')} in {first.source.path}"
     else:
-        text = input_size([name for job in counted for name in job.source.paths]) or 0
+        text = sum(job.input_bytes or 0 for job in counted)
         basis = (
             f"about {plural(tokens, 'token')}: {byte_size(text)} of text at {per_token:.1f} bytes per token"
         )

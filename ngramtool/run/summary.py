@@ -26,6 +26,7 @@ class JobSummary:
         unsafe_text_cuts: text cuts where the ids may differ from the whole text's.
         skipped_records: bad records skipped (``errors=skip``).
         profile: CPU and wall seconds per stage (:class:`ngramtool.util.profiling.StageClock`).
+        notes: choices the reading made that a user should know (a headerless file's type).
     """
 
     output: str
@@ -43,6 +44,7 @@ class JobSummary:
     unsafe_text_cuts: int
     skipped_records: int
     profile: dict[str, Any]
+    notes: tuple[str, ...] = ()
 
     @property
     def tokens_per_second(self) -> int | None:
@@ -52,6 +54,8 @@ class JobSummary:
     def to_dict(self) -> dict[str, Any]:
         """The summary as JSON values, in the order ``--json`` prints them."""
         values = asdict(self)
+        if not self.notes:  # said only when there is something to say
+            del values["notes"]
         ordered = {
             key: values[key] for key in ("output", "num_tokens", "num_documents", "input_bytes", "seconds")
         }

@@ -1,10 +1,10 @@
 """A reference tokenizer whose text a fast engine encodes, guarded (:class:`EngineTokenizer`).
 
-Which engine: ``NGRAMTOOL_TOKENIZER_ENGINE`` (``--tokenizer-engine``; :func:`use_engine` sets it
-for this process and the processes it starts): ``auto`` (the default), ``reference`` or an
-engine's name (:data:`~ngramtool.tokenizers.engines.ENGINE_CHOICES`). ``NGRAMTOOL_ENGINE_CHECK``
-is how many pieces of text pass per one that the reference encodes again (``0``: none,
-``--no-engine-check``).
+Which engine is the mapping's choice (``NgramHashMapping.build(engine=...)``, ``load_tokenizer(...,
+engine=)``, ``--tokenizer-engine``): ``auto`` (the default), ``reference`` or an engine's name
+(:data:`~ngramtool.tokenizers.engines.ENGINE_CHOICES`); with the check, one piece of text in
+:data:`~ngramtool.tokenizers.guard.CHECK_EVERY` is encoded again by the reference
+(``--no-engine-check``: none).
 
 The engine is decided before a run encodes its first text (:meth:`EngineTokenizer.decide`,
 called by :func:`~ngramtool.inputs.encoding.iter_token_chunks` and ``iter_text_chunks``),
@@ -19,7 +19,6 @@ Every id either way is the reference's.
 
 from __future__ import annotations
 
-import os
 import threading
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -27,37 +26,16 @@ from typing import Any
 import numpy as np
 
 from ..util.errors import UsageError
-from .engines import ENGINE_CHOICES, ENGINE_VERSIONS, Encoder, EngineUnavailable, engine_for
+from .engines import ENGINE_VERSIONS, Encoder, EngineUnavailable, engine_for
 from .guard import CHECK_EVERY, PrefixCut, RunCheck, startup_problem
 from .protocol import Tokenizer, tokenizer_repr
 from .textcuts import safe_cut, whole_strings
 
-ENGINE_VARIABLE, CHECK_VARIABLE = "NGRAMTOOL_TOKENIZER_ENGINE", "NGRAMTOOL_ENGINE_CHECK"
 AUTO_MIN_BYTES = {"tiktoken": 32 << 20, "hf": 4 << 20}
 """``auto`` uses an engine for input of at least this many bytes (about two seconds of the
 reference's work on two cores, what loading the engine costs), by the reference's kind."""
 SMALL_INPUT = "input too small (or of unknown size) to repay loading the engine"
 _REFERENCE_LIBRARY = {"tiktoken": "tiktoken", "hf": "tokenizers"}
-
-
-def use_engine(choice: str = "auto", check: bool = True) -> None:
-    """Make ``choice`` the engine of the tokenizers loaded from now on, in this process and the
-    ones it starts; ``check``: re-encode a sample of the text with the reference."""
-    if choice not in ENGINE_CHOICES:
-        raise UsageError(f"`tokenizer_engine={choice}`: use one of {', '.join(ENGINE_CHOICES)}")
-    os.environ[ENGINE_VARIABLE] = choice
-    os.environ[CHECK_VARIABLE] = str(CHECK_EVERY if check else 0)
-
-
-def engine_setting() -> tuple[str, int]:
-    """(the engine chosen, 1-in-N pieces checked or 0) from the environment."""
-    choice = os.environ.get(ENGINE_VARIABLE) or "auto"
-    if choice not in ENGINE_CHOICES:
-        raise UsageError(f"{ENGINE_VARIABLE}={choice}: use one of {', '.join(ENGINE_CHOICES)}")
-    text = os.environ.get(CHECK_VARIABLE) or str(CHECK_EVERY)
-    if not text.isdigit():
-        raise UsageError(f"{CHECK_VARIABLE}={text}: a count of pieces per piece checked, or 0 for none")
-    return choice, int(text)
 
 
 def reference_kind(tokenizer: Tokenizer) -> str | None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..util.errors import UsageError
-from .engine_choice import engine_setting, with_engine
+from .engine_choice import with_engine
 from .engines import ENGINE_CHOICES
+from .guard import CHECK_EVERY
 from .hf import HFTokenizer
 from .names import encoding_of_model, hub_cache_tokenizer, refuse_config_file, unknown_tokenizer
 from .protocol import Tokenizer
@@ -21,7 +22,9 @@ _REFERENCES: dict[tuple[str, SpecialRule | None], Tokenizer] = {}
 _CACHE: dict[tuple[str, SpecialRule | None, str, int], Tokenizer] = {}
 
 
-def load_tokenizer(spec: str, special: str | None = None, engine: str | None = None) -> Tokenizer:
+def load_tokenizer(
+    spec: str, special: str | None = None, engine: str = "auto", engine_check: bool = True
+) -> Tokenizer:
     """Resolve a tokenizer by name or path (see :mod:`ngramtool.tokenizers`), reading special tokens in
     text by ``special`` (``none``, ``all``, comma-separated names; None: the library's own way),
     its text encoded by ``engine`` (docs/tokenizers.md). Results are cached.
@@ -30,8 +33,10 @@ def load_tokenizer(spec: str, special: str | None = None, engine: str | None = N
         spec: a tiktoken name (``cl100k_base``), a ``*.tiktoken`` ranks file, an HF
             ``tokenizer.json`` (or a directory holding one), or ``bytes``.
         special: which special-token strings in text become their ids.
-        engine: ``auto``, ``reference`` or an engine's name (``fastokens``, ``splintr``); None: the process's
-            setting (``NGRAMTOOL_TOKENIZER_ENGINE``, default ``auto``). The ids are the same.
+        engine: ``auto``, ``reference`` or an engine's name (``fastokens``, ``splintr``); the ids
+            are the same.
+        engine_check: re-encode a sample of an engine's text with the reference (one piece in
+            :data:`~ngramtool.tokenizers.guard.CHECK_EVERY`).
 
     Examples:
         >>> from ngramtool import load_tokenizer
@@ -42,14 +47,14 @@ def load_tokenizer(spec: str, special: str | None = None, engine: str | None = N
         [100257]
     """
     rule = parse_special(special)
-    choice, check_every = engine_setting()
-    if engine is not None and engine not in ENGINE_CHOICES:
+    if engine not in ENGINE_CHOICES:
         raise UsageError(f"`tokenizer_engine={engine}`: use one of {', '.join(ENGINE_CHOICES)}")
-    key = (spec, rule, engine or choice, check_every)
+    check_every = CHECK_EVERY if engine_check else 0
+    key = (spec, rule, engine, check_every)
     if key not in _CACHE:
         if (spec, rule) not in _REFERENCES:
             _REFERENCES[spec, rule] = _resolve(spec, rule)
-        _CACHE[key] = with_engine(_REFERENCES[spec, rule], engine or choice, check_every)
+        _CACHE[key] = with_engine(_REFERENCES[spec, rule], engine, check_every)
     return _CACHE[key]
 
 

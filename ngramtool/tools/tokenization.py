@@ -1,5 +1,6 @@
-"""The ids of text inputs exactly as hashing reads them: raw or canonical, streamed, saved or listed
-(what ``ngramtool tokenize`` shows)."""
+"""The ids of an input exactly as hashing reads them: raw or canonical, streamed, saved or listed
+(what ``ngramtool tokenize`` shows). Text is tokenized; a token file, an index, a dataset or a
+stream gives the ids it holds (:func:`ngramtool.inputs.stream.open_stream`)."""
 
 from __future__ import annotations
 
@@ -9,21 +10,21 @@ from typing import Any
 
 import numpy as np
 
+from ..formats.artifacts import Kind
 from ..formats.npy import atomic_npy
-from ..inputs import check_reading, refuse_repeated_inputs
-from ..inputs.encoding import iter_token_chunks
-from ..inputs.sources import CorpusReader
+from ..inputs.sources import CorpusReader, TokenFileReader
+from ..inputs.stream import decide_source, open_stream
 from ..model.mapping import NgramHashMapping
 from ..util.atomic import check_output_file
 from ..util.chunks import TokenChunk, canonical_chunks
-from ..util.errors import UsageError
 
 
 class Tokenized:
-    """Text inputs (paths, saved dataset directories or ``-``, in any form hashing reads; or a
-    :class:`~ngramtool.CorpusReader` with reading options) and how they become ids: the
-    tokenizer and vocabulary of ``mapping`` (or of a function that builds it, called once the
-    inputs are checked; None: cl100k_base's compressed vocabulary).
+    """An input (paths, saved dataset directories or ``-``, in any form hashing reads; a
+    :class:`~ngramtool.CorpusReader` with reading options; a token file, an index, a dataset or a
+    stream) and how it becomes ids: the tokenizer and vocabulary of ``mapping`` (or of a
+    function that builds it, called once the input is known; None: cl100k_base's compressed
+    vocabulary), or an artifact's own lookup table.
 
     Iterating it more than once reads the inputs again (stdin only once). ``hard_cuts`` and
     ``skipped`` count the unsafe text cuts and the skipped bad records of the reads so far.
@@ -38,35 +39,36 @@ class Tokenized:
 
     def __init__(
         self,
-        source: Sequence[str | Path] | CorpusReader,
+        source: Sequence[str | Path] | CorpusReader | TokenFileReader,
         mapping: NgramHashMapping | Callable[[], NgramHashMapping] | None = None,
     ) -> None:
-        reader = (
-            source if isinstance(source, CorpusReader) else CorpusReader(tuple(str(name) for name in source))
-        )
+        reader, kind = decide_source(source)
         self.inputs = list(reader.paths)
-        refuse_repeated_inputs(self.inputs)
-        check_reading(
-            self.inputs,
-            input_format=reader.input_format,
-            text_key=reader.text_key,
-            doc_sep=reader.doc_sep,
-            errors=reader.errors,
-        )
-        self.reading = reader.reading
-        if not isinstance(mapping, NgramHashMapping):
-            mapping = mapping() if mapping is not None else NgramHashMapping.build()
-        if mapping.tokenizer is None:
-            raise UsageError("tokenizing text needs a `tokenizer`")
-        self.tokenizer = mapping.tokenizer
-        self.vocab = mapping.vocab
+        if kind is not Kind.TEXT and kind is not Kind.TOKEN_FILE:
+            self.mapping = None  # an index, a dataset or a stream: its own lookup table
+        elif not isinstance(mapping, NgramHashMapping):
+            self.mapping = mapping() if mapping is not None else NgramHashMapping.build()
+        else:
+            self.mapping = mapping
+        self.stream = open_stream(reader, self.mapping)
+        self.vocab = self.stream.vocab
         self.hard_cuts = 0
         self.skipped = 0
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Choices the reading made that a user should know (a headerless file's type)."""
+        return self.stream.notes
+
+    @property
+    def tokenizer_name(self) -> str | None:
+        """The name of the tokenizer the ids are of (None: canonical ids)."""
+        return (self.stream.tokenizer or {}).get("name")
 
     def chunks(self, canonical: bool = False) -> Iterator[tuple[TokenChunk, np.ndarray]]:
         """(chunk, ids) in order: the chunk's raw ids, or with ``canonical`` its canonical ids
         (int64; an id without a token is an error naming its position)."""
-        chunks = self._counted(iter_token_chunks(self.inputs, self.tokenizer, **self.reading))
+        chunks = self._counted(self.stream.chunks())
         if not canonical:
             yield from ((chunk, chunk.tokens) for chunk in chunks)
             return
@@ -103,11 +105,12 @@ class Tokenized:
                 more = True
                 break
         lut = self.vocab.lut
+        tokenizer = self.mapping.tokenizer if self.mapping is not None else None
         records = [
             {
                 "raw_id": raw,
                 "canonical_id": int(lut[raw]),
-                "text": self.tokenizer.token_bytes(raw).decode("utf-8", "replace"),
+                "text": tokenizer.token_bytes(raw).decode("utf-8", "replace") if tokenizer else str(raw),
                 "key": self.vocab.keys[int(lut[raw])],
             }
             for raw in np.concatenate(parts).tolist()

@@ -8,8 +8,11 @@ import pytest
 from test_collisions import brute_stats, brute_types
 
 from ngramtool import CorpusReader, HashSpec, NgramHashMapping, TokenFileReader
-from ngramtool.analysis.measurement import measure_collisions
+from ngramtool.analysis.measurement import MeasureOptions, measure_collisions
+from ngramtool.inputs.stream import open_stream
 from ngramtool.util.errors import NgramToolError, UsageError
+
+BYTES = NgramHashMapping.build("bytes", heads=2)
 
 
 def assert_tables_match(data: dict, ids: list[int], specs: list[HashSpec], doc_starts=None) -> None:
@@ -33,9 +36,8 @@ def assert_tables_match(data: dict, ids: list[int], specs: list[HashSpec], doc_s
 
 
 def test_collisions_on_text_sweep_equal_brute_force(files):
-    data = measure_collisions(
-        files["a"], tokenizer="bytes", no_compress=True, heads=2, layer_ids=[3], table_sizes=[257, 61]
-    ).to_dict()
+    mapping = NgramHashMapping.build("bytes", compress=False, heads=2, layer_ids=[3])
+    data = measure_collisions(files["a"], mapping, table_sizes=[257, 61]).to_dict()
     ids = list(files["a"].read_bytes())
     specs = [
         HashSpec(heads=2, layer_ids=(3,), table_sizes=(t, t), pad_id=0, vocab_size=256) for t in (61, 257)
@@ -60,14 +62,15 @@ def test_collisions_on_an_index_use_its_spec_and_boundary(files):
     }
     assert_tables_match(data, list(a + b), [spec], doc_starts=[0, len(a)])
     with pytest.raises(
-        UsageError, match="is an index: it carries its own spec, vocabulary and boundary; drop `heads`"
+        UsageError, match="is an index: it carries its own spec, vocabulary and boundary; drop `mapping`"
     ):
-        measure_collisions(files["index"], heads=4)
+        measure_collisions(files["index"], NgramHashMapping.build("bytes", heads=4))
 
 
 def test_collisions_on_a_token_file_with_max_tokens(files):
-    options = {"vocab_size": 300, "max_tokens": 500, "heads": 3, "layer_ids": [0], "max_ngram": 4}
-    data = measure_collisions(files["ids"], tokenizer=None, table_sizes=[97], **options).to_dict()
+    mapping = NgramHashMapping.build(None, vocab_size=300, heads=3, layer_ids=[0], max_ngram=4)
+    options = MeasureOptions(max_tokens=500)
+    data = measure_collisions(files["ids"], mapping, table_sizes=[97], options=options).to_dict()
     ids = np.load(files["ids"])[:500].tolist()
     spec = HashSpec(max_ngram=4, heads=3, layer_ids=(0,), table_sizes=(97,) * 3, pad_id=0, vocab_size=300)
     assert data["input"]["tokens"] == 500 and data["input"]["kind"] == "tokens"
@@ -76,13 +79,17 @@ def test_collisions_on_a_token_file_with_max_tokens(files):
 
 def test_spec_options_on_partial_counts_replace_only_what_they_name(files, tmp_path):
     parts = tmp_path / "a.ngtypes.npz"
-    recorded = measure_collisions(files["a"], tokenizer="bytes", heads=2, save_types=parts).to_dict()["spec"]
-    merged = measure_collisions(parts, seed=7).to_dict()["spec"]
+    recorded = measure_collisions(files["a"], BYTES, save_types=parts).to_dict()["spec"]
+    merged = measure_collisions(parts, spec_fields={"seed": 7}).to_dict()["spec"]
     assert (merged["heads"], merged["seed"], merged["layer_ids"]) == (2, 7, recorded["layer_ids"])
     with pytest.raises(
-        UsageError, match="`boundary`, `max_tokens` apply only to counting, not to saved partial"
+        UsageError, match="saved counts are merged, not counted: drop `mapping` and `options`"
     ):
-        measure_collisions(parts, max_tokens=10, boundary="reset")
+        measure_collisions(parts, options=MeasureOptions(max_tokens=10, boundary="reset"))
+    with pytest.raises(UsageError, match="saved counts fix N, V' and the pad: drop `max_ngram`"):
+        measure_collisions(parts, spec_fields={"max_ngram": 4})
+    with pytest.raises(UsageError, match="`spec_fields` apply to saved counts"):
+        measure_collisions(files["a"], BYTES, spec_fields={"seed": 7})
 
 
 def table_sizes(data: dict) -> tuple[list, list]:
@@ -94,14 +101,12 @@ def table_sizes(data: dict) -> tuple[list, list]:
 
 def test_parts_record_and_merge_the_analysed_tables(files, tmp_path):
     one, sweep = tmp_path / "one.ngtypes.npz", tmp_path / "sweep.ngtypes.npz"
-    counted = measure_collisions(
-        files["a"], tokenizer="bytes", heads=2, table_sizes=[4099], save_types=one
-    ).to_dict()
+    counted = measure_collisions(files["a"], BYTES, table_sizes=[4099], save_types=one).to_dict()
     assert table_sizes(counted) == ([[4099, 4099]], [[4099, 4099]]) and counted["spec"]["heads"] == 2
     merged = measure_collisions(one).to_dict()
     assert table_sizes(merged) == table_sizes(counted) and merged["tables"] == counted["tables"]
     swept = measure_collisions(
-        files["b"], tokenizer="bytes", table_sizes=[4099, 257], save_types=sweep
+        files["b"], NgramHashMapping.build("bytes"), table_sizes=[4099, 257], save_types=sweep
     ).to_dict()
     assert table_sizes(swept) == ([[257, 257], [4099, 4099]],) * 2
     assert table_sizes(measure_collisions(sweep).to_dict()) == table_sizes(swept)
@@ -114,31 +119,28 @@ def test_parts_record_and_merge_the_analysed_tables(files, tmp_path):
 def test_an_empty_shard_saves_its_part(files, tmp_path):
     empty, part, full = tmp_path / "empty.txt", tmp_path / "e.ngtypes.npz", tmp_path / "a.ngtypes.npz"
     empty.write_text("")
-    common = {"tokenizer": "bytes", "heads": 2}
-    saved = measure_collisions(empty, **common, save_types=part)
+    saved = measure_collisions(empty, BYTES, save_types=part)
     assert saved.tokens == 0 and saved.reports == [] and part.is_file()
     with pytest.raises(NgramToolError, match="holds no tokens") as failed:
-        measure_collisions(empty, **common)
+        measure_collisions(empty, BYTES)
     assert failed.value.exit_code == 1
-    alone = measure_collisions(files["a"], **common, save_types=full).to_dict()
+    alone = measure_collisions(files["a"], BYTES, save_types=full).to_dict()
     merged = measure_collisions([part, full]).to_dict()
     assert merged["tables"] == alone["tables"] and merged["input"]["tokens"] == alone["input"]["tokens"]
 
 
-def test_the_same_source_and_mapping_as_hashing(files):
-    """measure_collisions takes hashing's source values and its NgramHashMapping, with the figures
-    of the flat parameters."""
+def test_the_same_sources_as_hashing(files):
+    """measure_collisions reads what hashing reads: paths, a CorpusReader with its reading options,
+    a TokenFileReader, or a stream opened already."""
     mapping = NgramHashMapping.build("bytes", compress=False, heads=2, layer_ids=[0, 9])
-    flat = measure_collisions([files["a"]], tokenizer="bytes", no_compress=True, heads=2, layer_ids=[0, 9],
-                              table_sizes=[101], errors="replace")  # fmt: skip
-    grouped = measure_collisions(
-        CorpusReader([files["a"]], errors="replace"), mapping=mapping, table_sizes=[101]
-    )
-    assert grouped.to_dict()["tables"] == flat.to_dict()["tables"] and grouped.tokens == flat.tokens
+    paths = measure_collisions([files["a"]], mapping, table_sizes=[101])
+    read = measure_collisions(CorpusReader([files["a"]], errors="replace"), mapping, table_sizes=[101])
+    opened = measure_collisions(open_stream([files["a"]], mapping), table_sizes=[101])
+    assert read.to_dict()["tables"] == paths.to_dict()["tables"] == opened.to_dict()["tables"]
     canonical = NgramHashMapping.build(None, vocab_size=300, heads=2)
-    ids = measure_collisions(TokenFileReader(files["ids"]), mapping=canonical, table_sizes=[101])
+    ids = measure_collisions(TokenFileReader(files["ids"]), canonical, table_sizes=[101])
     assert ids.assumed_tokenizer is None and ids.tokens == 2000
-    with pytest.raises(UsageError, match=r"`heads` applies only without a `mapping`"):
-        measure_collisions([files["a"]], mapping=mapping, heads=3)
-    with pytest.raises(UsageError, match="`errors` applies only to inputs given as paths"):
-        measure_collisions(CorpusReader([files["a"]]), errors="replace")
+    assumed = measure_collisions(TokenFileReader(files["ids"]), table_sizes=[101])
+    assert assumed.assumed_tokenizer == ("cl100k_base", 100277)
+    with pytest.raises(UsageError, match="a TokenStream is opened already"):
+        measure_collisions(open_stream([files["a"]], mapping), mapping)

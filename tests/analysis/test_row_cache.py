@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from ngramtool import NgramHashMapping, TokenFileReader
 from ngramtool.analysis.row_cache import (
+    CacheOptions,
     CompiledStack,
     NumpyStack,
     Tally,
@@ -197,10 +198,8 @@ def test_a_token_file_measures_as_simulated_shared_and_per_layer(tmp_path, negat
     results = {
         compiled: measure_row_cache(
             reader,
-            mapping=chosen,
-            budget_rows=budgets,
-            per_layer=True,
-            cold_per_document=cold,
+            chosen,
+            cache=CacheOptions(budget_rows=budgets, per_layer=True, cold_per_document=cold),
             compiled=compiled,
         )
         for compiled in (True, False)
@@ -226,12 +225,15 @@ def test_a_token_file_measures_as_simulated_shared_and_per_layer(tmp_path, negat
 def test_budgets_in_bytes_and_the_default_sweep(tmp_path):
     path = tmp_path / "ids.npy"
     np.save(path, np.arange(400, dtype=np.uint16) % 37)
-    given = measure_row_cache(path, vocab_size=50, budgets=[0, 1280, 10**9], encoding="fp32", dim=32)
+    ids50 = NgramHashMapping.build(None, vocab_size=50)
+    given = measure_row_cache(
+        path, ids50, cache=CacheOptions(budgets=[0, 1280, 10**9], encoding="fp32", dim=32)
+    )
     assert given.row_bytes == 128 and given.encoding == "fp32"
     assert [(b.bytes, b.rows) for b in given.shared.budgets] == [(0, 0), (1280, 10), (10**9, 7812500)]
     assert given.shared.budgets[-1].lru_hit_rate == pytest.approx(given.shared.hit_ceiling)
     assert given.shared.budgets[-1].static_hit_rate == 1.0
-    swept = measure_row_cache(path, vocab_size=50, row_bytes=10**5, compiled=False)
+    swept = measure_row_cache(path, ids50, cache=CacheOptions(row_bytes=10**5), compiled=False)
     working_set = swept.shared.working_set_bytes
     assert [b.bytes for b in swept.shared.budgets] == default_budgets(working_set)
     assert default_budgets(working_set)[-1] == working_set and swept.engine == "numpy"
@@ -259,14 +261,17 @@ def test_row_bytes_follow_the_sizing_encodings():
 def test_bad_requests_are_usage_errors(tmp_path):
     path = tmp_path / "ids.npy"
     np.save(path, np.arange(10, dtype=np.uint16))
+    ids50 = NgramHashMapping.build(None, vocab_size=50)
     with pytest.raises(UsageError, match="not both"):
-        measure_row_cache(path, vocab_size=50, budgets=[1], budget_rows=[1])
+        CacheOptions(budgets=[1], budget_rows=[1])
     with pytest.raises(UsageError, match="0 or more"):
-        measure_row_cache(path, vocab_size=50, budget_rows=[-1])
+        CacheOptions(budget_rows=[-1])
+    with pytest.raises(UsageError, match="unknown `encoding`"):
+        CacheOptions(encoding="fp4")
     with pytest.raises(UsageError, match="no order of reads"):
         measure_row_cache("part.ngtypes.npz")
-    with pytest.raises(UsageError, match="no parameter `layer_id`: did you mean `layer_ids`"):
-        measure_row_cache(path, vocab_size=50, layer_id=[1])
+    with pytest.raises(TypeError, match="layer_ids"):
+        measure_row_cache(path, ids50, layer_ids=[1])  # spec fields belong to the mapping
     np.save(path, np.zeros(0, dtype=np.uint16))
     with pytest.raises(NgramToolError, match="no tokens"):
-        measure_row_cache(path, vocab_size=50)
+        measure_row_cache(path, ids50)

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ngramtool import NgramHashMapping, hash_files, merge_shards
+from ngramtool import CorpusReader, NgramHashMapping, hash_files, merge_shards
 from ngramtool.analysis.counting import NgramTypeCounter, count_ngram_types
-from ngramtool.analysis.measurement import measure_collisions
+from ngramtool.analysis.measurement import MeasureOptions, measure_collisions
 from ngramtool.analysis.type_counts import (
     analysed_specs_record,
     load_and_merge,
@@ -93,9 +94,19 @@ def test_parts_equal_counting_the_dataset(tmp_path):
         part = tmp_path / f"t{i}.ngtypes.npz"
         measure_collisions(folder / f"t{i}.txt.ngidx", save_types=part)
         parts.append(part)
-    merged = measure_collisions(parts, table_sizes=[257], heads=2).to_dict()
+    merged = measure_collisions(parts, table_sizes=[257], spec_fields={"heads": 2}).to_dict()
     assert merged["orders"] == whole["orders"]
     assert merged["tables"] == whole["tables"]
+
+
+def counted(text: Path, options: dict) -> dict:
+    """measure_collisions' source, mapping and options for settings named one by one."""
+    reading = {key: options.pop(key) for key in ("add_eot", "eot_token") if key in options}
+    boundary = options.pop("boundary", None)
+    compress = not options.pop("no_compress", False)
+    mapping = NgramHashMapping.build(options.pop("tokenizer"), compress=compress, **options)
+    source = CorpusReader([str(text)], **reading)
+    return {"source": source, "mapping": mapping, "options": MeasureOptions(boundary=boundary)}
 
 
 @pytest.mark.parametrize(
@@ -112,14 +123,14 @@ def test_parts_counted_with_other_settings_are_refused(tmp_path, options, settin
     text = tmp_path / "t.txt"
     text.write_text("the cat sat on the mat. " * 20)
     base, odd = tmp_path / "base.ngtypes.npz", tmp_path / "odd.ngtypes.npz"
-    measure_collisions(text, tokenizer="bytes", save_types=base)
-    measure_collisions(text, **{"tokenizer": "bytes", **options}, save_types=odd)
+    measure_collisions(text, NgramHashMapping.build("bytes"), save_types=base)
+    measure_collisions(**counted(text, {"tokenizer": "bytes", **options}), save_types=odd)
     for paths in ([base, odd], [odd, base]):
         with pytest.raises(UsageError, match=r"was counted with another .* than .*: cannot merge") as caught:
             load_and_merge(paths)
         assert setting in str(caught.value), str(caught.value)
     again = tmp_path / "again.ngtypes.npz"
-    measure_collisions(text, tokenizer="bytes", save_types=again)
+    measure_collisions(text, NgramHashMapping.build("bytes"), save_types=again)
     assert load_and_merge([base, again])[1]["tokens"] == 2 * 480  # counted alike: merged
     assert load_types(base)[1]["tokenization"]["input"] == "text"
 

@@ -9,7 +9,8 @@ import re
 import pytest
 from conftest import assert_one_line_error, run, run_json
 
-from ngramtool.analysis.row_cache import measure_row_cache
+from ngramtool import NgramHashMapping
+from ngramtool.analysis.row_cache import CacheOptions, measure_row_cache
 from ngramtool.util.wording import byte_size
 
 
@@ -41,7 +42,8 @@ def test_json_holds_the_fields_and_budgets_in_bytes_as_given(files):
     }
     assert all(b.keys() == fields for b in data["budgets"])
     assert data["accesses"] == data["input"]["tokens"] * 8
-    want = measure_row_cache(files["a"], tokenizer="bytes", heads=2, budgets=[1000, 2048, 0])
+    budgets = CacheOptions(budgets=[1000, 2048, 0])
+    want = measure_row_cache(files["a"], NgramHashMapping.build("bytes", heads=2), cache=budgets)
     assert data["budgets"] == [b.to_dict() for b in want.shared.budgets]
 
 

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 import ngramtool.analysis.type_counts as type_counts
 import ngramtool.inputs.text as text_input
 import ngramtool.tokenizers.textcuts as textcuts
+from ngramtool import NgramHashMapping
 from ngramtool.analysis.measurement import PartNotSaved, measure_collisions
 from ngramtool.cli.app import app
 from ngramtool.util.atomic import OutputError
@@ -77,7 +78,9 @@ def test_a_part_that_cannot_be_saved_keeps_the_figures(files, tmp_path, monkeypa
     monkeypatch.setattr(type_counts, "write_types", full_disk)
     part = tmp_path / "a.ngtypes.npz"
     with pytest.raises(PartNotSaved) as caught:
-        measure_collisions(files["a"], tokenizer="bytes", heads=2, table_sizes=[257], save_types=part)
+        measure_collisions(
+            files["a"], NgramHashMapping.build("bytes", heads=2), table_sizes=[257], save_types=part
+        )
     assert isinstance(caught.value, OutputError)
     assert f"cannot write {part}: no space left on device" in str(caught.value)
     assert caught.value.result.tokens > 0 and caught.value.result.reports[0].heads

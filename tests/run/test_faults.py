@@ -178,7 +178,10 @@ SITES: dict[str, tuple[Callable[[Path], Any], tuple[str, ...]]] = {
     ),
     "saved type counts": (
         lambda out: measure_collisions(
-            [TEXT[0]], save_types=out / "c.ngtypes.npz", tokenizer="bytes", heads=1, table_sizes=[1009]
+            [TEXT[0]],
+            NgramHashMapping.build("bytes", heads=1),
+            table_sizes=[1009],
+            save_types=out / "c.ngtypes.npz",
         ),
         ("c.ngtypes.npz",),
     ),
