@@ -198,3 +198,22 @@ def test_reading_a_stream_or_an_index_loads_no_tokenizer_machinery(tmp_path, cod
         [sys.executable, "-c", check, str(stream), str(tmp_path / "t.ngidx")], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_no_module_writes_the_environment():
+    """Settings travel as values (the mapping's engine, the option groups); the environment is
+    read at the edge (a CLI option's envvar), never written: a write would leak into every later
+    call of the process and every process it starts."""
+    environ = ("os.environ", "environ")
+    calls = {f"{name}.{verb}" for name in environ for verb in ("setdefault", "update", "pop", "clear")}
+    calls |= {"os.putenv", "os.unsetenv", "putenv", "unsetenv"}
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Assign | ast.AugAssign | ast.Delete):
+                targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
+                written = any(
+                    isinstance(t, ast.Subscript) and ast.unparse(t.value) in environ for t in targets
+                )
+            else:
+                written = isinstance(node, ast.Call) and ast.unparse(node.func) in calls
+            assert not written, f"{path.relative_to(REPO)}:{node.lineno} writes the environment"

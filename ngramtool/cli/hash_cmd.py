@@ -349,6 +349,7 @@ def _report(outcome: HashOutcome, as_json: bool, quiet: bool, verbose: bool, *, 
     """The run's summary: JSON (a sharded run's always as ``{"shards": [...]}``) or lines on stderr."""
     summaries = outcome.summaries
     warn_unsafe_cuts(sum(s.unsafe_text_cuts for s in summaries))
+    print_notes(sorted({note for summary in summaries for note in summary.notes}), quiet)
     if as_json:
         shown = [summary.to_dict() for summary in summaries]
         print_json({"shards": shown} if outcome.plan.sharded else shown[0], to_stderr=to_stderr)
@@ -356,7 +357,6 @@ def _report(outcome: HashOutcome, as_json: bool, quiet: bool, verbose: bool, *, 
     if quiet:
         return
     for summary in summaries:
-        print_notes(summary.notes, quiet)
         rate = summary.tokens_per_second
         shown_rate = f" ({_rate(rate)})" if rate and summary.num_tokens >= RATE_FROM_TOKENS else ""
         target = "a stream to stdout" if summary.output == "-" else summary.output

@@ -13,8 +13,8 @@ from typing import Annotated, Any
 import typer
 
 from ..analysis.measurement import MeasureOptions
-from ..formats.artifacts import TYPE_COUNTS_SUFFIX, Kind, detect
-from ..inputs.sources import TokenFileReader
+from ..formats.artifacts import TYPE_COUNTS_SUFFIX, Kind
+from ..inputs.stream import decide_source
 from ..model.mapping import NgramHashMapping
 from ..model.presets import default_compress, default_tokenizer
 from ..util.atomic import check_output_file, staged_file
@@ -163,11 +163,6 @@ def measured_input(
     """What ``collisions`` and ``cache`` measure: the input's kind decided once (saved counts, an
     artifact, or text and token files, which the options' mapping reads), the options that would
     do nothing with it refused. ``sweep``: --table is a sweep, analysed over any input."""
-    source: Any = tokens.source(inputs, reading)
-    if isinstance(source, TokenFileReader):
-        kind = Kind.TOKEN_FILE
-    else:
-        kind = detect(inputs[0]) if len(inputs) == 1 and inputs[0] != "-" else Kind.TEXT
     if inputs and all(name.endswith(TYPE_COUNTS_SUFFIX) for name in inputs):
         refuse_idle_options(
             ctx,
@@ -178,6 +173,7 @@ def measured_input(
         fields = {**chosen.fields, "spec_file": chosen.spec_file}
         parts = {name: fields[name] for name in ("heads", "layer_ids", "seed", "spec_file")}
         return Measured(inputs, None, {k: v for k, v in parts.items() if v is not None}, options)
+    source, kind = decide_source(tokens.source(inputs, reading))
     if kind in (Kind.INDEX, Kind.DATASET, Kind.STREAM):
         carried = [*CARRIED, *(() if sweep else ("table",))]
         refuse_idle_options(ctx, carried, f"to text and token files: {inputs[0]} carries its own")

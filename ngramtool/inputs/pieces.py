@@ -137,7 +137,8 @@ _OTHER_BOMS = (
 
 def refuse_other_encodings(name: str, head: bytes) -> None:
     """A usage error when the first bytes of an input show UTF-16 or UTF-32 text (a byte-order mark,
-    or ASCII with a zero byte beside each character), saying how to convert it to UTF-8."""
+    or ASCII with a zero byte beside each character), saying how to convert it to UTF-8, or binary
+    data (any other zero byte: UTF-8 text holds none), whatever ``errors`` says."""
     found = next(((shown, iconv) for bom, shown, iconv in _OTHER_BOMS if head.startswith(bom)), None)
     pairs = len(head) // 2
     if found is None and pairs >= 4:
@@ -147,6 +148,12 @@ def refuse_other_encodings(name: str, head: bytes) -> None:
         elif even_zeros > 0.9 and odd_zeros < 0.1:
             found = ("UTF-16BE (no byte-order mark)", "UTF-16BE")
     if found is None:
+        zero = head.find(0)
+        if zero >= 0:  # text holds no zero bytes: random bytes, a token file, an archive
+            raise UsageError(
+                f"{name} is binary data, not text (a zero byte at offset {zero}): give text, or a token "
+                "file with --tokens FILE --token-format FORMAT (docs/token-files.md)"
+            )
         return
     shown, iconv = found
     convert = (

@@ -139,9 +139,10 @@ def _decided(source: Source | None) -> Source:
     assert source is not None
     decided, kind = decide_source(source)
     if kind in (Kind.INDEX, Kind.DATASET, Kind.STREAM):
+        path = decided.paths[0]
         raise UsageError(
-            f"{decided.paths[0]} is {'a stream' if kind is Kind.STREAM else 'an index'} already: hash "
-            "its text or token file; inspect, verify, export and merge read what it holds"
+            f"{path} is {'a stream' if kind is Kind.STREAM else 'an index'} already: hash its text or "
+            f"token file (ngramtool inspect {path} shows what it holds)"
         )
     return decided
 
