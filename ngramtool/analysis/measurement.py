@@ -191,7 +191,7 @@ def measure_collisions(
     if save_types is not None and not str(save_types).endswith(SUFFIX):
         raise UsageError(f"`save_types` {save_types}: name it *{SUFFIX} so that collisions reads it back")
     options = options or MeasureOptions()
-    parts = _parts(source)
+    parts = saved_parts(source)
     if parts:
         if mapping is not None or options != MeasureOptions():
             raise UsageError("saved counts are merged, not counted: drop `mapping` and `options`")
@@ -296,7 +296,7 @@ def _part_meta(stream: TokenStream) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------- saved counts
-def _parts(source: Any) -> tuple[Path, ...]:
+def saved_parts(source: Any) -> tuple[Path, ...]:
     """The saved type counts ``source`` names (all of its paths, or none; a mix is refused)."""
     if isinstance(source, str | Path):
         names = [str(source)]

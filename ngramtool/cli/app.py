@@ -1,17 +1,19 @@
 """The ``ngramtool`` command: a typer app, and the table of its commands (:data:`COMMANDS`).
 
 Each command lives in its own module (``hash_cmd.py`` ...), which names it as ``COMMAND`` (its name,
-help text and function: :class:`.command.Command`); this table lists the modules and the loop below
-adds their commands to the app.
+help text and function: :class:`.command.Command`); :data:`COMMANDS` names the modules, and a
+command's module is imported when that command runs (or when ``--help`` lists them all), so a
+command loads only what it uses.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import sys
 from collections.abc import Iterable
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.text import Text
@@ -19,25 +21,8 @@ from rich.text import Text
 from ..util import signals
 from ..util.errors import NgramToolError
 from ..util.version import __version__
-from . import (
-    bench_cmd,
-    cache_cmd,
-    collisions_cmd,
-    explain_cmd,
-    export_cmd,
-    hash_cmd,
-    inspect_cmd,
-    merge_cmd,
-    size_cmd,
-    spec_cmd,
-    tokenize_cmd,
-    verify_cmd,
-    vocab_cmd,
-)
 from .command import Command
 from .helptext import App
-from .options import option_for
-from .render import stderr
 from .terminal import (
     READER_GONE_EXIT,
     ClickUsageError,
@@ -50,9 +35,47 @@ from .terminal import (
     stdout_closed,
 )
 
+COMMANDS = {
+    "hash": "hash_cmd",
+    "tokenize": "tokenize_cmd",
+    "explain": "explain_cmd",
+    "vocab": "vocab_cmd",
+    "inspect": "inspect_cmd",
+    "verify": "verify_cmd",
+    "export": "export_cmd",
+    "merge": "merge_cmd",
+    "collisions": "collisions_cmd",
+    "cache": "cache_cmd",
+    "size": "size_cmd",
+    "spec": "spec_cmd",
+    "bench": "bench_cmd",
+}
+"""Every command and its module, in the order help lists them."""
+
+
+def command_of(name: str) -> Command:
+    """The :class:`.command.Command` called ``name`` (its module imported now)."""
+    return importlib.import_module(f"{__package__}.{COMMANDS[name]}").COMMAND
+
+
+class LazyCommands(Commands):
+    """The command group: each command is made when it is asked for."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, name: str) -> Any:
+        if name not in COMMANDS:
+            return None
+        command = command_of(name)
+        single = App(name=command.name, help=command.help, no_args_is_help=bool(command.subcommands))
+        add_commands(single, [command] if not command.subcommands else command.subcommands)
+        return typer.main.get_command(single)  # one command's app is that command; else a group
+
+
 app = App(
     name="ngramtool",
-    cls=Commands,
+    cls=LazyCommands,
     help="Engram-style n-gram hash memory: tokenize, canonicalize, hash, analyse and size tables.",
     no_args_is_help=True,
     add_completion=False,
@@ -76,27 +99,6 @@ def _main_options(
     """Engram-style n-gram hash memory: tokenize, canonicalize, hash, analyse and size tables."""
 
 
-COMMANDS = tuple(
-    module.COMMAND
-    for module in (
-        hash_cmd,
-        tokenize_cmd,
-        explain_cmd,
-        vocab_cmd,
-        inspect_cmd,
-        verify_cmd,
-        export_cmd,
-        merge_cmd,
-        collisions_cmd,
-        cache_cmd,
-        size_cmd,
-        spec_cmd,
-        bench_cmd,
-    )
-)
-"""Every command, in the order they are added (help lists the groups after the commands)."""
-
-
 def add_commands(group: typer.Typer, commands: Iterable[Command]) -> None:
     """Add ``commands`` to ``group``: a function as a command, subcommands as a group of their own."""
     for command in commands:
@@ -107,8 +109,6 @@ def add_commands(group: typer.Typer, commands: Iterable[Command]) -> None:
         else:
             group.command(command.name, help=command.help)(command.function)
 
-
-add_commands(app, COMMANDS)
 
 
 def main() -> None:
@@ -153,6 +153,8 @@ def _run() -> int:
         _error(click_error_line(exc, sys.argv[1:]))
         return exc.exit_code
     except NgramToolError as exc:
+        from .options import option_for  # the error path alone needs it
+
         _error(exc.spelled(option_for))  # the library names parameters; here they are options
         return exc.exit_code
     except MemoryError:
@@ -188,4 +190,6 @@ def _log_to_stderr() -> None:
 
 def _error(message: str) -> None:
     """``error: <message>`` on stderr, its control characters escaped (it may quote input)."""
+    from .render import stderr
+
     stderr.print(Text("error: ", style="bold red") + Text(escape_controls(message)))

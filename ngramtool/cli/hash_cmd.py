@@ -254,7 +254,7 @@ class _Progress(HashEvents, InputProgress):
         self.engine = "local"
 
     def planned(self, plan: HashPlan) -> None:
-        if self.verbose:
+        if self.verbose and plan.backend is not None:
             say_backend(plan.backend)
         if self.assumed_for is not None:
             note_assumed_tokenizer(self.assumed_for, DEFAULT_TOKENIZER, plan.mapping.raw_size, self.quiet)

@@ -12,8 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
-from ..analysis.measurement import MeasureOptions
-from ..formats.artifacts import TYPE_COUNTS_SUFFIX, Kind
+from ..analysis.measurement import MeasureOptions, saved_parts
+from ..formats.artifacts import Kind
 from ..inputs.stream import decide_source
 from ..model.mapping import NgramHashMapping
 from ..model.presets import default_compress, default_tokenizer
@@ -163,7 +163,7 @@ def measured_input(
     """What ``collisions`` and ``cache`` measure: the input's kind decided once (saved counts, an
     artifact, or text and token files, which the options' mapping reads), the options that would
     do nothing with it refused. ``sweep``: --table is a sweep, analysed over any input."""
-    if inputs and all(name.endswith(TYPE_COUNTS_SUFFIX) for name in inputs):
+    if saved_parts(inputs):
         refuse_idle_options(
             ctx,
             [name for name in ctx.params if name not in (*PART_FIELDS, "table", "save_types", "plot",
@@ -174,6 +174,10 @@ def measured_input(
         parts = {name: fields[name] for name in ("heads", "layer_ids", "seed", "spec_file")}
         return Measured(inputs, None, {k: v for k, v in parts.items() if v is not None}, options)
     source, kind = decide_source(tokens.source(inputs, reading))
+    if kind is not Kind.TOKEN_FILE:
+        refuse_idle_options(
+            ctx, ["token_format", "token_dtype", "eos_id"], "to a token file (--tokens FILE, or one INPUT)"
+        )
     if kind in (Kind.INDEX, Kind.DATASET, Kind.STREAM):
         carried = [*CARRIED, *(() if sweep else ("table",))]
         refuse_idle_options(ctx, carried, f"to text and token files: {inputs[0]} carries its own")
@@ -182,6 +186,8 @@ def measured_input(
     canonical = kind is Kind.TOKEN_FILE and vocab.tokenizer is None and vocab.vocab_size is not None
     if vocab.vocab_size is not None and not canonical:
         raise UsageError("--vocab-size applies only to a token file without --tokenizer")
+    if canonical:
+        refuse_idle_options(ctx, ["no_compress"], "with a tokenizer, and --vocab-size replaces it")
     mapping = replace(chosen, fields=fields).mapping(
         None if canonical else vocab.tokenizer or default_tokenizer(chosen.preset),
         special=reading.special,

@@ -74,7 +74,8 @@ def run_hash(
     if plan.idle is not None:
         return outcome
     jobs = list(plan.jobs)
-    log.info("planned %d job(s) of %d output(s) on %s (%s)", len(jobs), len(plan.outputs), plan.backend.name,
+    hashing = plan.backend.name if plan.backend is not None else "no backend (tokens only)"
+    log.info("planned %d job(s) of %d output(s) on %s (%s)", len(jobs), len(plan.outputs), hashing,
              request.run.engine)  # fmt: skip
     events.planned(plan)
     if plan.sharded:

@@ -30,7 +30,6 @@ from ..formats.tokenfiles import (
     TokenFileWriter,
     format_of_suffix,
 )
-from ..hashing.backends import choose_backend
 from ..hashing.hasher import NgramHasher
 from ..inputs.encoding import tokenization_record
 from ..inputs.sources import Source, TokenFileReader, source_from_dict
@@ -182,13 +181,13 @@ def saved_format(job: HashJob) -> str:
     return saved.save_format or save_format(saved.save_tokens, None, job.mapping.raw_size)
 
 
-def hash_threads(workers: int, backend: str, device: str | None = None, fast_engine: bool = False) -> int:
+def hash_threads(workers: int, backend: str, fast_engine: bool = False) -> int:
     """Threads that hash for ``workers`` tokenizer threads: as few as keep up with them (every
     other core tokenizes), at most MAX_HASH_THREADS; one per tokenizer thread with a fast
-    tokenizer engine (``fast_engine``). ``backend`` (``auto`` or a name) is resolved as the
-    hasher resolves it. Backends other than numba and numpy parallelize inside their kernels
+    tokenizer engine (``fast_engine``). ``backend``: the job's, resolved when it was planned.
+    Backends other than numba and numpy parallelize inside their kernels
     (:func:`ngramtool.run.pipeline.hash_chunks` gives them one)."""
-    per_thread = WORKERS_PER_HASH_THREAD.get(choose_backend(backend, device).name, 1)
+    per_thread = WORKERS_PER_HASH_THREAD.get(backend, 1)
     if fast_engine:
         per_thread = min(per_thread, WORKERS_PER_HASH_THREAD_FAST)
     return max(1, min(MAX_HASH_THREADS, -(-workers // per_thread)))
@@ -299,7 +298,7 @@ def _run_hash_job(
             hashed = ((chunk, ids, None) for _, chunk, ids in canonical_chunks(chunks, mapping.vocab))
         else:
             fast_engine = meta.tokenizer.get("engine", {}).get("name", "reference") != "reference"
-            threads = hash_threads(job.workers, job.backend, job.device, fast_engine)
+            threads = hash_threads(job.workers, job.backend, fast_engine)
             hashed = hash_chunks(chunks, mapping.vocab, hasher, threads, clock, destination)
         for chunk, _, rows in hashed:
             behind.submit(write, chunk.tokens, rows, chunk.doc_starts)

@@ -2,7 +2,8 @@
 
 The stage between reading (:mod:`ngramtool.inputs.encoding`, token files, indexes) and writing
 (:mod:`ngramtool.run.jobs`): each chunk is mapped through the compressed vocabulary and hashed by a
-:class:`~ngramtool.hashing.hasher.NgramHasher`, in bounded memory.
+:class:`~ngramtool.hashing.hasher.NgramHasher`, in bounded memory. The hasher's backend is a
+planned job's, resolved once (a name of ``BACKENDS``, never ``auto``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..hashing.backends import BACKENDS, choose_backend
+from ..hashing.backends import BACKENDS
 from ..hashing.hasher import NgramHasher
 from ..tokenizers.vocab import CompressedVocab
 from ..util.chunks import TokenChunk, canonical_chunks, split_chunk
@@ -60,7 +61,7 @@ def warm_kernel(hasher: NgramHasher, id_dtype: np.dtype) -> Iterator[None]:
     tables without holding the GIL). A hasher of its own hashes a few pad ids: ``hasher``'s
     stream is not touched.
     """
-    if choose_backend(hasher.backend, hasher.device).name != "numba":
+    if hasher.backend != "numba":
         yield
         return
     twin = NgramHasher(hasher.spec, offsets=hasher.offsets, negative_ids=hasher.negative_ids,
@@ -97,7 +98,7 @@ def hash_chunks(
     spec = hasher.spec
     row_bytes = spec.num_layers * spec.num_columns * spec.row_dtype.itemsize
     max_tokens = max(1, HASH_BYTES // row_bytes)
-    if not BACKENDS[choose_backend(hasher.backend, hasher.device).name].threadsafe:
+    if not BACKENDS[hasher.backend].threadsafe:
         threads = 1
     if destination is not None:
         pieces = _pieces(chunks, destination.rows_block)

@@ -17,7 +17,7 @@ from ..formats.artifacts import Kind
 from ..formats.index import timestamp
 from ..formats.schema import INDEX_NEGATIVE_IDS
 from ..formats.tokenfiles import refuse_reset_without_documents
-from ..hashing.backends import BackendChoice, choose_backend
+from ..hashing.backends import BackendChoice, check_backend, choose_backend
 from ..inputs import check_reading, refuse_repeated_inputs
 from ..inputs.encoding import worker_count
 from ..inputs.sources import CorpusReader, Source, TokenFileReader
@@ -40,7 +40,8 @@ class HashPlan:
     """What a run will do, known before any hashing.
 
     Attributes:
-        backend: the backend and device that hash.
+        backend: the backend and device that hash, resolved once (None: a tokens-only index,
+            which hashes nothing).
         mapping: the tokenizer, vocabulary and spec of every output.
         jobs: the jobs to run (a sharded run: the shards not finished yet).
         outputs: every output of this worker, in input order (a sharded run: finished shards
@@ -52,7 +53,7 @@ class HashPlan:
             "num_inputs"}``; else None.
     """
 
-    backend: BackendChoice
+    backend: BackendChoice | None
     mapping: NgramHashMapping
     jobs: tuple[HashJob, ...]
     outputs: tuple[str, ...]
@@ -81,7 +82,11 @@ def plan_hash(request: HashRequest, progress: Progress, *, documents: bool = Fal
             "`shard_index`, `num_shards`, `resume`, `row_groups_per_shard` and `engine` apply to sharded "
             "runs: `output=DIR/`"
         )
-    choice = choose_backend(request.run.backend, request.run.device)
+    if request.outputs.rows == "lazy":  # nothing hashes: the options are checked, nothing imported
+        check_backend(request.run.backend, request.run.device)
+        choice = None
+    else:
+        choice = choose_backend(request.run.backend, request.run.device)
     if isinstance(source, TokenFileReader) and request.boundary == "reset":
         refuse_reset_without_documents(opened_token_file(source), source.path)
     mapping, assumed = request.mapping, None
@@ -103,8 +108,8 @@ def plan_hash(request: HashRequest, progress: Progress, *, documents: bool = Fal
         boundary=request.boundary,
         outputs=outputs,
         workers=worker_count(request.run.workers),
-        backend=choice.name,
-        device=choice.device,
+        backend=choice.name if choice is not None else request.run.backend,
+        device=choice.device if choice is not None else request.run.device,
         created=timestamp(),
     )
     expected = job_meta(template).manifest()  # resolves add_eot's token up front

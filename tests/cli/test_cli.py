@@ -41,7 +41,10 @@ def test_outputs_never_clobber_inputs_or_existing_files(tmp_path):
 @pytest.mark.parametrize(
     "args, fragment",
     [
-        (["hash", "x.txt", "--token-format", "npy"], "--token-format applies only with --tokens FILE"),
+        (
+            ["hash", "x.txt", "y.txt", "--token-format", "npy"],
+            "--token-format applies only to a token file (--tokens FILE, or one INPUT)",
+        ),
         (["hash", "x.txt", "--ray-address", "auto"], "--ray-address applies only with --engine ray"),
         (["hash", "x.txt", "--save-format", "llmc"], "--save-format applies only with --save-tokens FILE"),
         (
@@ -60,6 +63,7 @@ def test_outputs_never_clobber_inputs_or_existing_files(tmp_path):
 )
 def test_options_that_would_do_nothing_are_usage_errors(tmp_path, args, fragment):
     (tmp_path / "x.txt").write_text("some text")
+    (tmp_path / "y.txt").write_text("more text")
     np.save(tmp_path / "ids.npy", np.arange(5, dtype=np.uint32))
     result = run(*args, cwd=tmp_path)
     assert_one_line_error(result, 2, fragment)
@@ -167,12 +171,12 @@ def test_errors_skip_counts_bad_records_in_every_summary(tmp_path):
 @pytest.mark.parametrize(
     ("args", "code", "fragment"),
     [
-        (("collisions", "{a}", "--table", "abc"), 2, "--table takes comma-separated integers"),
+        (("collisions", "{a}", "--table", "abc"), 2, "--table takes whole numbers, got 'abc'"),
         (("collisions", "{a}", "--table", "1", "--tokenizer", "bytes"), 2, "at least 2"),
         (("collisions", "{a}", "--boundary", "weird"), 2, "--boundary must be"),
         (("collisions", "{a}", "--max-tokens", "0"), 2, "--max-tokens"),
-        (("collisions", "{a}", "{ids}"), 2, "analysed alone"),
-        (("collisions", "{index}", "--heads", "4"), 2, "drop --heads"),
+        (("collisions", "{a}", "{ids}"), 2, "is a token file: it is read alone"),
+        (("collisions", "{index}", "--heads", "4"), 2, "--heads applies only to text and token files"),
         (("collisions", "{ids}", "--vocab-size", "10"), 1, "but the vocabulary of --vocab-size has 10 ids"),
         (("size", "--preset", "nope"), 2, "known presets"),
         (("size", "--budget", "10"), 2, "below the smallest"),
@@ -187,7 +191,7 @@ def test_errors_skip_counts_bad_records_in_every_summary(tmp_path):
         (("collisions", "{ids}", "--vocab-size", "300", "--json-key", "t"), 2, "--text-key applies only"),
         (("collisions", "{ids}", "--vocab-size", "300", "--no-compress"), 2, "--no-compress applies only"),
         (("collisions", "{a}", "{b}", "--token-format", "npy"), 2, "--token-format applies only"),
-        (("collisions", "{index}", "--doc-sep", "x"), 2, "--doc-sep applies only to text input"),
+        (("collisions", "{index}", "--doc-sep", "x"), 2, "--doc-sep applies only to text"),
         (("collisions", "{a}", "{a}"), 2, "is given twice"),
         (("collisions", "p.ngtypes.npz", "{a}"), 2, "partial counts (*.ngtypes.npz) are merged alone"),
         (("collisions", "{index}", "p.ngtypes.npz"), 2, "not mixed with text, token files or indexes"),

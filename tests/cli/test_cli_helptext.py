@@ -26,8 +26,8 @@ def every_command() -> list[tuple[str, typer.Context]]:
     def walk(command, parent: typer.Context | None, name: str) -> None:
         ctx = typer.Context(command, info_name=name, parent=parent)
         found.append((ctx.command_path, ctx))
-        for sub_name in getattr(command, "commands", {}):
-            walk(command.commands[sub_name], ctx, sub_name)
+        for sub_name in command.list_commands(ctx) if hasattr(command, "list_commands") else []:
+            walk(command.get_command(ctx, sub_name), ctx, sub_name)  # commands are made when asked for
 
     walk(root, None, "ngramtool")
     return found
