@@ -110,7 +110,6 @@ def add_commands(group: typer.Typer, commands: Iterable[Command]) -> None:
             group.command(command.name, help=command.help)(command.function)
 
 
-
 def main() -> None:
     """Entry point: run the app; user errors become one line on stderr and an exit code.
 

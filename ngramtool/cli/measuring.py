@@ -164,12 +164,19 @@ def measured_input(
     artifact, or text and token files, which the options' mapping reads), the options that would
     do nothing with it refused. ``sweep``: --table is a sweep, analysed over any input."""
     if saved_parts(inputs):
-        refuse_idle_options(
-            ctx,
-            [name for name in ctx.params if name not in (*PART_FIELDS, "table", "save_types", "plot",
-                                                         "force", "as_json", "quiet", "per_head")],
-            "to counting a corpus, not to merging saved counts",
-        )  # fmt: skip
+        merging = (
+            *PART_FIELDS,
+            "inputs",
+            "table",
+            "save_types",
+            "plot",
+            "force",
+            "as_json",
+            "quiet",
+            "per_head",
+        )
+        counting = [param.name for param in ctx.command.params if param.name not in merging]
+        refuse_idle_options(ctx, counting, "to counting, not to saved partial counts")
         fields = {**chosen.fields, "spec_file": chosen.spec_file}
         parts = {name: fields[name] for name in ("heads", "layer_ids", "seed", "spec_file")}
         return Measured(inputs, None, {k: v for k, v in parts.items() if v is not None}, options)

@@ -183,7 +183,7 @@ def test_a_function_without_a_cache_location_still_compiles():
 def test_a_read_only_install_without_a_cache_directory_hashes(tmp_path):
     """No writable __pycache__ beside the module, no user cache directory, no NUMBA_CACHE_DIR:
     the kernel is compiled in the process and gives numpy's rows."""
-    package = Path(numba_backend.__file__).parent.parent
+    package = Path(numba_backend.__file__).parents[2]  # ngramtool/hashing/backends/numba_backend.py
     site = tmp_path / "site"
     shutil.copytree(package, site / "ngramtool", ignore=shutil.ignore_patterns("__pycache__"))
     for folder in [site / "ngramtool", *(p for p in (site / "ngramtool").rglob("*") if p.is_dir())]:

@@ -102,5 +102,6 @@ def test_saved_type_counts_are_refused(tmp_path):
 
 
 def test_an_index_refuses_a_preset_and_table_sizes(files):
-    assert_one_line_error(run("cache", files["index"], "--preset", "tutorial"), 2, "drop --preset")
-    assert_one_line_error(run("cache", files["index"], "--table", "1009"), 2, "own table sizes; drop --table")
+    own = "applies only to text and token files: {} carries its own: drop it".format(files["index"])
+    assert_one_line_error(run("cache", files["index"], "--preset", "tutorial"), 2, f"--preset {own}")
+    assert_one_line_error(run("cache", files["index"], "--table", "1009"), 2, f"--table {own}")

@@ -123,7 +123,7 @@ def test_a_plain_directory_is_not_taken_for_an_index(tmp_path):
     (tmp_path / "texts" / "a.txt").write_text("hello world\n")
     result = run("collisions", tmp_path / "texts", "--workers", "2")
     err = result.stderr.decode()
-    assert result.returncode == 2 and "give the text files inside it" in err, err
+    assert result.returncode == 2 and "give the files inside it" in err, err
 
 
 def test_an_empty_shard_saves_its_part_and_succeeds(tmp_path):

@@ -96,14 +96,14 @@ def test_the_released_preset_refuses_a_tokenizer_of_another_size(tmp_path, deeps
         "-o",
         tmp_path / "e.npz",
     )
-    fragment = "the preset deepseek-v4.1-flash is the released model, whose tokenizer has V'=99,092, but"
-    assert_one_line_error(result, 1, fragment)
-    assert "this vocabulary has V'=98,627" in result.stderr.decode()
+    fragment = "--preset deepseek-v4.1-flash is the released model, whose tokenizer has V'=99,092, but"
+    assert_one_line_error(result, 2, fragment)
+    assert "tokenizer deepseek-v3.tokenizer.json has V'=98,627" in result.stderr.decode()
     assert not (tmp_path / "e.npz").exists()
     vectors = run(
         "spec", "vectors", "a b c", "--preset", "deepseek-v4.1-flash", "-t", "cl100k_base", "-o", "-"
     )
-    assert_one_line_error(vectors, 1, "V'=62,330")
+    assert_one_line_error(vectors, 2, "V'=62,330")
     released = run("spec", "show", "--preset", "deepseek-v4.1-flash", "--json")  # V'=99,092 itself
     assert released.returncode == 0
 

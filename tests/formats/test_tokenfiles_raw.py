@@ -121,5 +121,5 @@ def test_hash_and_collisions_read_a_raw_memmap_by_its_eos(tmp_path):
     counted = run("collisions", "olmo.npy", *args, "--heads", "1", "--table", "4099", "--json", cwd=tmp_path)
     assert counted.returncode == 0, counted.stderr.decode()
     assert b'"documents": 3' in counted.stdout
-    idle = run("hash", "x.txt", "--eos-id", "3", cwd=tmp_path)
-    assert_one_line_error(idle, 2, "--eos-id applies only with --tokens FILE")
+    idle = run("hash", "x.txt", "y.txt", "--eos-id", "3", cwd=tmp_path)
+    assert_one_line_error(idle, 2, "--eos-id applies only to a token file (--tokens FILE, or one INPUT)")
