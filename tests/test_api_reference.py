@@ -124,7 +124,7 @@ def test_stream_reader_documents_what_it_yields(package: griffe.Module) -> None:
     assert "StreamChunk" in reader
     assert {"tokens", "rows", "doc_starts"} <= _documented_attributes(package["formats.stream.StreamChunk"])
     assert {"kind", "path", "spec", "tokens", "rows", "doc_offsets", "lut", "shards"} <= (
-        _documented_attributes(package["artifacts.IndexLike"])
+        _documented_attributes(package["formats.artifacts.IndexLike"])
     )
 
 

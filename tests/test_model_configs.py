@@ -164,7 +164,7 @@ def test_an_image_token_the_tokenizer_lacks_is_named_by_its_key(tmp_path, deepse
 
 def test_the_released_pad_of_the_v41_preset():
     # The V4.1 preset's pad is raw id 2 whatever the tokenizer calls its pad (cl100k_base: 100257).
-    mapping = NgramHashMapping.build("cl100k_base", spec="deepseek-v4.1-flash")
+    mapping = NgramHashMapping.build("cl100k_base", spec="deepseek-v4.1-flash", allow_vocab_mismatch=True)
     assert mapping.spec.pad_id == int(mapping.vocab.lut[2])
 
 

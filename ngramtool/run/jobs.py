@@ -18,7 +18,7 @@ import contextlib
 import logging
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from ..formats.tokenfiles import (
     TokenFileWriter,
     format_of_suffix,
 )
+from ..hashing.backends import BACKENDS, choose_backend
 from ..hashing.hasher import NgramHasher
 from ..inputs.encoding import tokenization_record
 from ..inputs.sources import Source, TokenFileReader, source_from_dict
@@ -220,6 +221,9 @@ def run_hash_job(
     called after each chunk with the input bytes and tokens it accounts for.
     """
     mapping = job.mapping
+    if job.backend not in BACKENDS and job.outputs.rows != "lazy":  # a job made by hand, not planned
+        choice = choose_backend(job.backend, job.device)
+        job = replace(job, backend=choice.name, device=choice.device)
     log.info("hashing %s -> %s", ", ".join(job.source.paths) or "strings", job.dest)
     clock = StageClock()  # the streaming part of the run, after tokenizer, engine and vocabulary loading
     hasher = NgramHasher(

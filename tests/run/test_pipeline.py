@@ -191,11 +191,8 @@ def test_hash_threads_follow_the_tokenizer_threads():
     assert hash_threads(16, "torch") == MAX_HASH_THREADS  # one in hash_chunks: torch has its own threads
 
 
-def test_hash_threads_resolve_auto_to_the_backend_it_picks():
-    from ngramtool.hashing.backends import choose_backend
-    from ngramtool.run.jobs import hash_threads
+def test_hash_threads_follow_the_backend_the_job_resolved():
+    from ngramtool.run.jobs import MAX_HASH_THREADS, hash_threads
 
-    picked = choose_backend("auto").name
-    assert picked in ("numba", "numpy")
-    assert [hash_threads(w, "auto") for w in (2, 9, 16)] == [hash_threads(w, picked) for w in (2, 9, 16)]
-    assert hash_threads(2, "auto") == 1  # two tokenizer threads need one hash thread, not two
+    assert [hash_threads(w, "numba") for w in (2, 9, 16, 64)] == [1, 2, 2, MAX_HASH_THREADS]
+    assert [hash_threads(w, "numpy") for w in (2, 9, 16)] == [1, 3, 4]
