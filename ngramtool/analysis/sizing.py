@@ -9,6 +9,7 @@ docs/analysis.md for each figure.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -29,59 +30,163 @@ PCIE_X16 = {
 
 @dataclass(frozen=True)
 class Encoding:
-    """How a row is stored: blocks of ``block`` values taking ``block_bytes`` bytes each, scales included.
+    """How a row is stored: blocks of ``block`` values, each block ``value_bytes`` of values,
+    ``scale_bytes`` of scales and ``bias_bytes`` of biases; ``tensor_bytes`` once per tensor (a
+    global scale: one per Engram layer's table, not per row).
 
-    With ``value_bytes`` (values of whole bytes, then one scale of the block's remaining bytes) a row
-    whose width is not a multiple of ``block`` ends in a partial block: its values and one scale.
-    Without it (GGUF block formats) a row must be whole blocks, else the encoding does not apply.
+    With ``partial`` (values of whole bytes) a row whose width is not a multiple of ``block`` ends
+    in a partial block: its values, one scale and one bias. Without it (GGUF structs, MLX,
+    NVFP4) a row must be whole blocks, else the encoding does not apply. A GGUF block is one
+    struct whose scales sit among its values: all of it counts as values (one region of a row).
     """
 
     name: str
     block: int
-    block_bytes: int
-    value_bytes: int | None
-    description: str
+    value_bytes: int
+    scale_bytes: int = 0
+    bias_bytes: int = 0
+    tensor_bytes: int = 0
+    partial: bool = False
+    description: str = ""
+
+    @property
+    def block_bytes(self) -> int:
+        """Bytes of one whole block: values, scales and biases."""
+        return self.value_bytes + self.scale_bytes + self.bias_bytes
+
+    def row_parts(self, dim: int) -> tuple[int, int, int] | None:
+        """(value, scale, bias) bytes of one row of ``dim`` values; None where the encoding does
+        not apply to ``dim``."""
+        blocks, rest = divmod(dim, self.block)
+        if rest and not self.partial:
+            return None
+        started = blocks + (1 if rest else 0)
+        values = blocks * self.value_bytes + rest * self.value_bytes // self.block
+        return values, started * self.scale_bytes, started * self.bias_bytes
 
     def row_bytes(self, dim: int) -> int | None:
         """Bytes of one row of ``dim`` values; None where the encoding does not apply to ``dim``."""
-        blocks, rest = divmod(dim, self.block)
-        if not rest:
-            return blocks * self.block_bytes
-        if self.value_bytes is None:
-            return None
-        scale = self.block_bytes - self.block * self.value_bytes
-        return blocks * self.block_bytes + rest * self.value_bytes + scale
+        parts = self.row_parts(dim)
+        return None if parts is None else sum(parts)
 
     def to_dict(self, dim: int) -> dict[str, Any]:
         """The encoding and its bytes per row of ``dim`` values as plain JSON types."""
+        parts = self.row_parts(dim)
         return {
             "values_per_block": self.block,
             "bytes_per_block": self.block_bytes,
-            "row_bytes": self.row_bytes(dim),
+            "row_bytes": None if parts is None else sum(parts),
+            "row_parts": None
+            if parts is None
+            else dict(zip(("values", "scales", "biases"), parts, strict=True)),
+            "tensor_bytes": self.tensor_bytes,
             "description": self.description,
         }
 
 
+def int8_groups(group: int) -> Encoding:
+    """int8 values with one fp32 scale per ``group`` values along a row (``int8-g128``)."""
+    return Encoding(
+        f"int8-g{group}", group, group, 4, partial=True, description=f"int8, fp32 scale per {group}"
+    )
+
+
+def mlx_affine(bits: int, group: int) -> Encoding:
+    """MLX's affine quantization: ``bits``-bit values packed in uint32, an fp16 scale and an fp16
+    bias per ``group`` values (``mlx.core.quantize(w, group, bits)``; rows of whole groups)."""
+    return Encoding(
+        f"mlx{bits}-g{group}",
+        group,
+        group * bits // 8,
+        2,
+        2,
+        description=f"MLX {bits}-bit, fp16 scale+bias per {group}",
+    )
+
+
 def encodings(fp8_block: int = 128) -> tuple[Encoding, ...]:
-    """The row encodings sized, ``fp8`` with one fp32 scale per ``fp8_block`` values.
+    """The row encodings sized, ``fp8`` with one fp32 scale per ``fp8_block`` values (the layouts
+    and their sources: docs/analysis.md, "The encodings").
 
     >>> from ngramtool.analysis.sizing import encodings
-    >>> {encoding.name: encoding.row_bytes(256) for encoding in encodings()}
-    {'fp32': 1024, 'bf16': 512, 'fp8': 264, 'fp8-e8m0': 264, 'Q8_0': 272, 'Q4_K': 144, 'Q3_K': 110}
+    >>> {encoding.name: encoding.row_bytes(160) for encoding in encodings()}  # doctest: +NORMALIZE_WHITESPACE
+    {'fp32': 640, 'bf16': 320, 'fp8': 168, 'fp8-e8m0': 165, 'fp8-tensor': 160, 'int8-g128': 168,
+     'NVFP4': 90, 'mlx8-g32': 180, 'mlx8-g64': None, 'mlx4-g32': 100, 'mlx4-g64': None, 'Q8_0': 170,
+     'Q4_K': None, 'Q3_K': None, 'IQ4_NL': 90, 'IQ4_XS': None}
     """
     return (
-        Encoding("fp32", 1, 4, 4, "4 B a value"),
-        Encoding("bf16", 1, 2, 2, "2 B a value"),
-        Encoding("fp8", fp8_block, fp8_block + FP32_SCALE_BYTES, 1, f"e4m3, fp32 scale per {fp8_block}"),
-        Encoding("fp8-e8m0", 32, 33, 1, "e4m3, e8m0 scale per 32"),
-        Encoding("Q8_0", 32, 34, None, "GGUF: 34 B per 32"),
-        Encoding("Q4_K", 256, 144, None, "GGUF: 144 B per 256"),
-        Encoding("Q3_K", 256, 110, None, "GGUF: 110 B per 256"),
+        Encoding("fp32", 1, 4, description="4 B a value"),
+        Encoding("bf16", 1, 2, description="2 B a value"),
+        Encoding(
+            "fp8",
+            fp8_block,
+            fp8_block,
+            FP32_SCALE_BYTES,
+            partial=True,
+            description=f"e4m3, fp32 scale per {fp8_block}",
+        ),
+        Encoding("fp8-e8m0", 32, 32, 1, partial=True, description="e4m3, e8m0 scale per 32"),
+        Encoding("fp8-tensor", 1, 1, tensor_bytes=4, description="e4m3, fp32 scale per tensor"),
+        int8_groups(128),
+        Encoding("NVFP4", 16, 8, 1, tensor_bytes=4, description="e2m1, e4m3 per 16, fp32 per tensor"),
+        mlx_affine(8, 32),
+        mlx_affine(8, 64),
+        mlx_affine(4, 32),
+        mlx_affine(4, 64),
+        Encoding("Q8_0", 32, 34, description="GGUF: 34 B per 32"),
+        Encoding("Q4_K", 256, 144, description="GGUF: 144 B per 256"),
+        Encoding("Q3_K", 256, 110, description="GGUF: 110 B per 256"),
+        Encoding("IQ4_NL", 32, 18, description="GGUF: 18 B per 32"),
+        Encoding("IQ4_XS", 256, 136, description="GGUF: 136 B per 256"),
     )
 
 
 DEFAULT_ENCODING = "bf16"
 DEFAULT_DIM = 64  # values per row: the engram-demo preset's
+_INT8_GROUPS = re.compile(r"^int8-g(\d+)$")
+
+
+def encoding_named(name: str | None) -> Encoding:
+    """The encoding called ``name`` (any case; None: :data:`DEFAULT_ENCODING`); ``int8-gG`` for
+    any group G. A usage error lists the known names.
+
+    >>> from ngramtool.analysis.sizing import encoding_named
+    >>> encoding_named("nvfp4").row_bytes(160), encoding_named("int8-g32").row_bytes(160)
+    (90, 180)
+    """
+    wanted = (name or DEFAULT_ENCODING).lower()
+    for found in encodings():
+        if found.name.lower() == wanted:
+            return found
+    groups = _INT8_GROUPS.match(wanted)
+    if groups is not None and int(groups.group(1)) >= 1:
+        return int8_groups(int(groups.group(1)))
+    known = ", ".join(e.name for e in encodings())
+    raise UsageError(f"unknown `encoding` {name!r}; known: {known} (int8-gG: any group G)")
+
+
+def row_parts(row_bytes: int | None, encoding: str | None, dim: int | None) -> tuple[int, int, int]:
+    """(value, scale, bias) bytes of a row: ``row_bytes`` (all values) as given, or ``encoding``'s
+    row of ``dim`` values (default: :data:`DEFAULT_ENCODING` of :data:`DEFAULT_DIM`).
+
+    >>> from ngramtool.analysis.sizing import row_parts
+    >>> row_parts(None, "mlx4-g32", 256), row_parts(None, "fp8-e8m0", 256), row_parts(160, None, None)
+    ((128, 16, 16), (256, 8, 0), (160, 0, 0))
+    """
+    if row_bytes is not None:
+        if encoding is not None or dim is not None:
+            raise UsageError("give `row_bytes` or `encoding` and `dim`, not both")
+        if row_bytes < 1:
+            raise UsageError(f"`row_bytes` must be at least 1 (got {row_bytes})")
+        return row_bytes, 0, 0
+    chosen = encoding_named(encoding)
+    width = DEFAULT_DIM if dim is None else dim
+    if width < 1:
+        raise UsageError(f"`dim` must be at least 1 (got {width})")
+    parts = chosen.row_parts(width)
+    if parts is None:
+        raise UsageError(f"the {chosen.name} encoding needs rows of whole blocks of {chosen.block} values")
+    return parts
 
 
 def bytes_per_row(row_bytes: int | None, encoding: str | None, dim: int | None) -> tuple[int, str | None]:
@@ -89,26 +194,11 @@ def bytes_per_row(row_bytes: int | None, encoding: str | None, dim: int | None) 
     row of ``dim`` values (default: :data:`DEFAULT_ENCODING` of :data:`DEFAULT_DIM`).
 
     >>> from ngramtool.analysis.sizing import bytes_per_row
-    >>> bytes_per_row(None, "q8_0", 256), bytes_per_row(160, None, None)
-    ((272, 'Q8_0'), (160, None))
+    >>> bytes_per_row(None, "q8_0", 256), bytes_per_row(160, None, None), bytes_per_row(None, "nvfp4", 160)
+    ((272, 'Q8_0'), (160, None), (90, 'NVFP4'))
     """
-    if row_bytes is not None:
-        if encoding is not None or dim is not None:
-            raise UsageError("give `row_bytes` or `encoding` and `dim`, not both")
-        if row_bytes < 1:
-            raise UsageError(f"`row_bytes` must be at least 1 (got {row_bytes})")
-        return row_bytes, None
-    known = {found.name.lower(): found for found in encodings()}
-    chosen = known.get((encoding or DEFAULT_ENCODING).lower())
-    if chosen is None:
-        raise UsageError(f"unknown `encoding` {encoding!r}; known: {', '.join(e.name for e in encodings())}")
-    width = DEFAULT_DIM if dim is None else dim
-    if width < 1:
-        raise UsageError(f"`dim` must be at least 1 (got {width})")
-    size = chosen.row_bytes(width)
-    if size is None:
-        raise UsageError(f"the {chosen.name} encoding needs rows of whole blocks of {chosen.block} values")
-    return size, chosen.name
+    size = sum(row_parts(row_bytes, encoding, dim))
+    return size, None if row_bytes is not None else encoding_named(encoding).name
 
 
 @dataclass(frozen=True)
@@ -148,12 +238,16 @@ class SizeReport:
 
     ``declared_rows`` are the rows per layer a released checkpoint declares, when the spec is
     meant to reproduce its tables; the report says whether the derived rows equal them.
+    ``row_multiple``: each layer's table padded up to a multiple of it (Qwen3.8's
+    ``make_ngram_vocab_size_divisible_by``; 1: no padding): the padding rows count in every
+    byte figure, though no n-gram reads them.
     """
 
     spec: HashSpec
     dim: int
     fp8_block: int
     declared_rows: tuple[int, ...] | None = None
+    row_multiple: int = 1
 
     @property
     def orders(self) -> int:
@@ -179,9 +273,15 @@ class SizeReport:
         return f"{text} per layer, x {self.spec.num_layers} layers = {self.tables} tables"
 
     @property
+    def rows_per_layer(self) -> list[int]:
+        """Each layer's table height: the sum of its real primes, padded up to ``row_multiple``."""
+        step = self.row_multiple
+        return [-(-int(rows) // step) * step for rows in self.spec.rows_per_layer]
+
+    @property
     def rows(self) -> int:
-        """Rows of all tables (the sum of the real primes)."""
-        return int(self.spec.rows_per_layer.sum())
+        """Rows of all tables (the sum of the real primes, and the padding)."""
+        return sum(self.rows_per_layer)
 
     @property
     def nominal_params(self) -> int:
@@ -198,7 +298,7 @@ class SizeReport:
         """Whether the derived rows per layer equal the declared ones (None: none declared)."""
         if self.declared_rows is None:
             return None
-        return not self.spec.rows_differing(self.declared_rows)
+        return self.rows_per_layer == list(self.declared_rows)
 
     @property
     def encodings(self) -> tuple[Encoding, ...]:
@@ -215,8 +315,12 @@ class SizeReport:
 
     @property
     def table_bytes(self) -> dict[str, int | None]:
-        """Bytes of all tables per encoding."""
-        return self._times_row_bytes(self.rows)
+        """Bytes of all tables per encoding (with each layer's tensor-wide scale, where it has one)."""
+        tensors = {encoding.name: encoding.tensor_bytes * self.spec.num_layers for encoding in self.encodings}
+        return {
+            name: None if size is None else size + tensors[name]
+            for name, size in self._times_row_bytes(self.rows).items()
+        }
 
     @property
     def adamw_bytes(self) -> int:
@@ -327,7 +431,8 @@ class SizeReport:
             "tables": self.tables,
             "tables_in_words": self.tables_in_words,
             "primes": spec.primes.tolist(),
-            "rows_per_layer": spec.rows_per_layer.tolist(),
+            "rows_per_layer": self.rows_per_layer,
+            "row_multiple": self.row_multiple,
             "declared_rows_per_layer": None if self.declared_rows is None else list(self.declared_rows),
             "declared_rows_match": self.declared_rows_match,
             "rows": self.rows,
@@ -345,10 +450,18 @@ class SizeReport:
 
 
 def size_memory(
-    spec: HashSpec, dim: int, *, fp8_block: int = 128, declared_rows: Sequence[int] | None = None
+    spec: HashSpec,
+    dim: int,
+    *,
+    fp8_block: int = 128,
+    declared_rows: Sequence[int] | None = None,
+    row_multiple: int = 1,
 ) -> SizeReport:
     """The size report of ``spec`` with ``dim`` values per row (per head); ``declared_rows``, one
-    count per layer, are the rows a checkpoint declares for its tables."""
+    count per layer, are the rows a checkpoint declares for its tables; each layer's table is
+    padded up to a multiple of ``row_multiple`` rows."""
+    if row_multiple < 1:
+        raise UsageError(f"`row_multiple` must be at least 1 (got {row_multiple})")
     if dim < 1:
         raise UsageError(f"`dim` must be at least 1 (got {dim})")
     if fp8_block < 1:
@@ -358,7 +471,8 @@ def size_memory(
             f"`declared_rows` gives {plural(len(declared_rows), 'count')} for "
             f"{plural(spec.num_layers, 'layer')}: give one per layer"
         )
-    return SizeReport(spec, dim, fp8_block, None if declared_rows is None else tuple(declared_rows))
+    declared = None if declared_rows is None else tuple(declared_rows)
+    return SizeReport(spec, dim, fp8_block, declared, row_multiple)
 
 
 def with_table(spec: HashSpec, table: int) -> HashSpec:
@@ -443,8 +557,8 @@ def size_engram(
     ``tokens_per_second`` (a decode rate) adds the read bandwidth and the host-offload link shares,
     ``backbone_params`` the table's share of the model, ``tp`` each tensor-parallel rank's rows
     when every layer's table is split by column over ``tp`` ranks. ``dim`` defaults to the
-    preset's. A preset that declares its checkpoint's rows, sized with its own layout, carries
-    them into the report, which says whether the derived rows equal them.
+    preset's. A preset that declares its checkpoint's rows (and its padding), sized with its own
+    layout, carries them into the report, which says whether the derived rows equal them.
 
     >>> from ngramtool.analysis.sizing import size_engram
     >>> sized = size_engram("engram-27b", budget=5.7e9)
@@ -464,7 +578,11 @@ def size_engram(
         if value is not None and not (value > 0 and math.isfinite(value)):
             raise UsageError(f"`{name}` must be a positive number (got {value:g})")
     spec = resolve_spec(
-        preset=preset_name, max_ngram=max_ngram, heads=heads, layer_ids=layer_ids, table_sizes=table_sizes
+        preset=chosen.spec if chosen.sizes_only else preset_name,  # its layout, not its hash
+        max_ngram=max_ngram,
+        heads=heads,
+        layer_ids=layer_ids,
+        table_sizes=table_sizes,
     )
     dim = dim if dim is not None else chosen.dim
     fitted = None
@@ -475,8 +593,14 @@ def size_engram(
         raise UsageError(
             "`encoding` and `row_bytes` size a budget of bytes (`budget_bytes`): give one, or drop them"
         )
-    declared = chosen.declared_rows if _layout(spec) == _layout(chosen.spec) else None
-    report = size_memory(spec, dim, fp8_block=fp8_block, declared_rows=declared)
+    own = _layout(spec) == _layout(chosen.spec)
+    report = size_memory(
+        spec,
+        dim,
+        fp8_block=fp8_block,
+        declared_rows=chosen.declared_rows if own else None,
+        row_multiple=chosen.row_multiple if own else 1,
+    )
     return MemorySizing(
         report=report,
         preset=preset_name,

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ..analysis.sizing import PCIE_X16, SizeReport, size_engram
+from ..analysis.sizing import PCIE_X16, SizeReport, encodings, size_engram
 from ..model.presets import PRESETS
 from ..spec.families import TABLE_SIZES_IN_WORDS
 from ..util.parsing import parse_amount
@@ -16,14 +16,16 @@ from .command import Command
 from .options import LAYOUT_OPTIONS, DimOpt, JsonOpt, LayoutOptions, given_options, option_groups
 from .render import print_json, print_line, print_table, report_table
 
-HELP = """Size an Engram memory from its layout alone, without a corpus.
+ENCODINGS = ", ".join(encoding.name for encoding in encodings())
+
+HELP = f"""Size an Engram memory from its layout alone, without a corpus.
 
 Tables and rows (with the real primes; a checkpoint's declared rows next to
-them), parameters, bytes per row encoding (fp32, bf16, fp8, fp8-e8m0, GGUF
-Q8_0 / Q4_K / Q3_K), AdamW state, what one token reads, the read bandwidth
-at a decode rate and its share of a PCIe link, each tensor-parallel rank's
-rows, and the table's share of the model. Options you give override the
-preset (default: engram-demo). --heads counts heads PER ORDER.
+them), parameters, bytes per row encoding ({ENCODINGS}; int8-gG for any group G),
+AdamW state, what one token reads, the read bandwidth at a decode rate and its
+share of a PCIe link, each tensor-parallel rank's rows, and the table's share
+of the model. Options you give override the preset (default: engram-demo).
+--heads counts heads PER ORDER.
 
 [bold]Examples[/]
 
@@ -34,6 +36,8 @@ preset (default: engram-demo). --heads counts heads PER ORDER.
   ngramtool size --budget 10GB --encoding fp8-e8m0    # bytes that fit
   ngramtool size --heads 4 --max-ngram 4 --table 1000003 --dim 32
   ngramtool size --preset deepseek-v4.1-flash --tp 8  # rows of 8 ranks
+  ngramtool size --preset qwen3.8-flash-next          # NVFP4, IQ4_NL, MLX ...
+  ngramtool size --preset longcat-flash --budget 10GB --encoding nvfp4
 """
 
 
@@ -56,7 +60,7 @@ def size_command(
         str | None,
         typer.Option(
             "--encoding",
-            help="With a --budget in bytes: the row encoding (fp32, bf16, fp8, fp8-e8m0, q8_0, q4_k, q3_k).",
+            help=f"With a --budget in bytes: the row encoding ({ENCODINGS}, int8-gG).",
             show_default=False,
         ),
     ] = None,
@@ -136,8 +140,9 @@ def _render(name: str, report: SizeReport, data: dict[str, Any]) -> None:
         ("rows per table", sizes, TABLE_SIZES_IN_WORDS[spec.family]),
         (
             "rows per layer",
-            ", ".join(f"{int(r):,}" for r in spec.rows_per_layer),
-            f"layers {list(spec.layer_ids)}",
+            ", ".join(f"{rows:,}" for rows in report.rows_per_layer),
+            f"layers {list(spec.layer_ids)}"
+            + (f", padded to a multiple of {report.row_multiple}" if report.row_multiple > 1 else ""),
         ),
         *_declared_rows(report),
         ("rows", f"{report.rows:,}", plural(report.tables, "table")),

@@ -35,7 +35,10 @@ class Preset:
     token); ``negative_ids`` how its
     reference hashes masked (DEAD) tokens (``mask``: rows -1, TileKernels; ``barrier``:
     DeepSeek-V4.1); ``tokenizer`` the tokenizer commands use when none is named, and
-    ``compress`` whether its vocabulary is compressed (the tutorial hashes raw GPT-2 ids).
+    ``compress`` whether its vocabulary is compressed (the tutorial hashes raw GPT-2 ids);
+    ``row_multiple`` the multiple each layer's table is padded up to (Qwen3.8: 128);
+    ``sizes_only`` why the preset gives the tables' layout but not their hash (constants stored
+    in the checkpoint): ``size`` reads it, :func:`resolve_spec` refuses it with that reason.
     """
 
     spec: HashSpec
@@ -48,6 +51,8 @@ class Preset:
     negative_ids: str = "mask"
     tokenizer: str | None = None
     compress: bool = True
+    row_multiple: int = 1
+    sizes_only: str | None = None
 
     def rows_differing(self, spec: HashSpec) -> list[tuple[int, int, int]]:
         """(layer, derived rows, declared rows) of each layer whose rows in ``spec`` differ from
@@ -61,6 +66,10 @@ class Preset:
         """
         return [] if self.declared_rows is None else spec.rows_differing(self.declared_rows)
 
+
+# LongCat-Flash-Lite's config: N=4, K=4, tables of m = 78 x V rows (sub-table i: m + 2i + 1), V = 131,072.
+LONGCAT_FLASH_LITE = HashSpec(family="longcat", max_ngram=4, heads=4, layer_ids=(0,), pad_id=0,
+                              table_sizes=(78 * 131072,) * 3, vocab_size=131072)  # fmt: skip
 
 PRESETS: dict[str, Preset] = {
     "engram-demo": Preset(
@@ -115,6 +124,32 @@ PRESETS: dict[str, Preset] = {
         "torch's generator seeded 2026, the oldest token first; raw GPT-2 ids, windows padded with 0",
         raw_pad_id=0,
         tokenizer="gpt2",
+        compress=False,
+    ),
+    "qwen3.8-flash-next": Preset(
+        HashSpec(max_ngram=3, heads=8, layer_ids=(2,), table_sizes=(20000000, 20000000), vocab_size=248320),
+        dim=160,
+        hidden_size=None,
+        source="Qwen3.8-Flash-Next config.json: ngram_size 3, heads_per_ngram 8, ngram_vocab_size_base "
+        "20,000,000 (the 16 consecutive primes from it, 320,001,446 rows), "
+        "make_ngram_vocab_size_divisible_by 128 (one table of 320,001,536 rows), ple_embed_dim 2560 "
+        "= 16 x 160, ple_layer_ids [2], raw vocabulary 248,320; multipliers stored in the checkpoint",
+        declared_rows=(320001536,),
+        released_vocab_size=248320,
+        compress=False,
+        row_multiple=128,
+        sizes_only="its multipliers are stored in the checkpoint, not derived: read them with "
+        "`spec from-config config.json q.json --constants model.safetensors` and give `--spec q.json`",
+    ),
+    "longcat-flash": Preset(
+        LONGCAT_FLASH_LITE,
+        dim=256,
+        hidden_size=3072,
+        source="LongCat-Flash-Lite config.json: emb_neighbor_num 4, emb_split_num 4, "
+        "ngram_vocab_size_ratio 78 x vocab_size 131,072 = m 10,223,616 (sub-table i: m + 2i + 1 rows), "
+        "hidden 3072 = 12 sub-tables x 256; raw ids, ignored tokens as barriers",
+        released_vocab_size=131072,
+        negative_ids="barrier",
         compress=False,
     ),
 }
@@ -260,6 +295,8 @@ def resolve_spec(
         (2, 15)
     """
     named = PRESETS.get(preset) if isinstance(preset, str) and spec_file is None else None
+    if named is not None and named.sizes_only:
+        raise UsageError(f"`preset` {preset} gives the tables' sizes only (`size`): {named.sizes_only}")
     if pad_id is None and named is not None:
         pad_id = named.raw_pad_id  # a released model's pad, whatever the tokenizer calls its pad
     values = (max_ngram, heads, layer_ids, table_sizes, seed, pad_id, family, stored, eos_fill)

@@ -25,8 +25,12 @@ def record(**derived) -> dict:
 
 
 def test_presets_and_the_engram_defaults_are_clean():
+    # LongCat-Flash-Lite's released tables are m + 2i + 1 rows with m = 78 x V: near a multiple
+    # of V by design (the finding is the model's, and true of its polynomial hash).
+    expected = {"longcat-flash": ["near-vocab-multiple"]}
     for name, chosen in PRESETS.items():
-        assert lint_spec(chosen.spec, dim=chosen.dim, hidden_size=chosen.hidden_size) == [], name
+        found = lint_spec(chosen.spec, dim=chosen.dim, hidden_size=chosen.hidden_size)
+        assert codes(found) == expected.get(name, []), name
 
 
 def test_every_finding_has_a_reason_and_a_fix():

@@ -10,8 +10,16 @@ from hypothesis import strategies as st
 from primes_by_hand import PCIE4, chain_params, prime_chain
 
 from ngramtool import HashSpec, UsageError
-from ngramtool.analysis.sizing import fit_table, size_engram, size_memory, with_table
-from ngramtool.model.presets import PRESETS, preset
+from ngramtool.analysis.sizing import (
+    bytes_per_row,
+    encoding_named,
+    fit_table,
+    row_parts,
+    size_engram,
+    size_memory,
+    with_table,
+)
+from ngramtool.model.presets import PRESETS, preset, resolve_spec
 
 # DeepSeek-V4.1-Flash as its config and checkpoint declare it (/work/shared/reference/FAMILIES.md §1).
 V41_DECLARED = (384_006_168, 384_016_682)
@@ -48,13 +56,18 @@ def test_every_byte_figure_by_hand():
     assert report.rows == rows and report.tables == 18 and report.tables_per_layer == 9
     assert report.params == rows * 200
     # fp8-e8m0: 200 values and a 1-byte scale for each of 7 blocks of 32 (the last one partial);
-    # 200 values are not whole blocks of the GGUF formats (32, 256), so those do not apply.
-    gguf = {"Q8_0": None, "Q4_K": None, "Q3_K": None}
+    # 200 values are not whole blocks of the GGUF formats (32, 256), NVFP4's 16 or MLX's groups
+    # (32, 64), so those do not apply; fp8-tensor adds one fp32 scale per layer's tensor.
+    whole = {name: None for name in ("NVFP4", "mlx8-g32", "mlx8-g64", "mlx4-g32", "mlx4-g64")}
+    gguf = {"Q8_0": None, "Q4_K": None, "Q3_K": None, "IQ4_NL": None, "IQ4_XS": None}
     assert report.table_bytes == {
         "fp32": rows * 800,
         "bf16": rows * 400,
         "fp8": rows * (200 + 2 * 4),
         "fp8-e8m0": rows * (200 + 7),
+        "fp8-tensor": rows * 200 + 2 * 4,
+        "int8-g128": rows * (200 + 2 * 4),
+        **whole,
         **gguf,
     }
     assert report.adamw_bytes == rows * 200 * 8
@@ -64,6 +77,9 @@ def test_every_byte_figure_by_hand():
         "bf16": 7200,
         "fp8": 18 * 208,
         "fp8-e8m0": 18 * 207,
+        "fp8-tensor": 18 * 200,
+        "int8-g128": 18 * 208,
+        **whole,
         **gguf,
     }
     assert report.touched_fraction == pytest.approx(18 / rows)
@@ -200,3 +216,88 @@ def test_bad_values_are_usage_errors():
         report.split_columns(5)
     with pytest.raises(UsageError, match="`tp` must be at least 1"):
         report.split_columns(0)
+
+
+# Each layout from its definition (docs/analysis.md, "The encodings"): bytes of one row of `dim`
+# values, or None where a row must be whole blocks and is not.
+def _by_hand(name: str, dim: int) -> int | None:
+    def whole(block: int, block_bytes: int) -> int | None:
+        return dim // block * block_bytes if dim % block == 0 else None
+
+    if name == "NVFP4":  # 16 e2m1 values (two per byte) and one e4m3 scale byte a block
+        return whole(16, 16 // 2 + 1)
+    if name == "IQ4_NL":  # block_iq4_nl: ggml_half d; uint8_t qs[QK4_NL/2], QK4_NL = 32
+        return whole(32, 2 + 32 // 2)
+    if name == "IQ4_XS":  # block_iq4_xs: d (fp16), scales_h (u16), scales_l[QK_K/64], qs[QK_K/2]
+        return whole(256, 2 + 2 + 256 // 64 + 256 // 2)
+    if name.startswith("mlx"):  # bits-bit codes packed in uint32 words, fp16 scale and bias a group
+        bits, group = (int(part) for part in name[3:].split("-g"))
+        return whole(group, group * bits // 32 * 4 + 2 + 2)
+    if name.startswith("int8-g"):  # int8 values, fp32 scale per group (the last may be partial)
+        group = int(name[6:])
+        return dim + 4 * -(-dim // group)
+    if name == "fp8-tensor":  # one e4m3 byte a value; the fp32 scale is the tensor's, not the row's
+        return dim
+    raise AssertionError(name)
+
+
+NEW_ENCODINGS = ("NVFP4", "IQ4_NL", "IQ4_XS", "mlx4-g32", "mlx4-g64", "mlx8-g32", "mlx8-g64", "int8-g128")
+
+
+@pytest.mark.parametrize("dim", [16, 32, 64, 96, 160, 200, 256, 512, 2560])
+def test_new_encodings_by_hand(dim):
+    report = size_memory(HashSpec(heads=2, layer_ids=(1, 4), table_sizes=(1000, 1000)), dim)
+    for name in (*NEW_ENCODINGS, "fp8-tensor", "int8-g32"):
+        encoding = encoding_named(name)
+        assert encoding.row_bytes(dim) == _by_hand(name, dim), (name, dim)
+        if name in report.row_bytes:
+            assert report.row_bytes[name] == _by_hand(name, dim)
+    tensor_scales = 2 * 4  # one fp32 scale per layer's tensor
+    assert report.table_bytes["fp8-tensor"] == report.rows * dim + tensor_scales
+    if dim % 16 == 0:
+        assert report.table_bytes["NVFP4"] == report.rows * dim * 9 // 16 + tensor_scales
+
+
+def test_the_issue_figures_of_a_160_value_row():
+    assert encoding_named("nvfp4").row_bytes(160) == 90  # 80 B of e2m1 + 10 e4m3 scales
+    assert encoding_named("IQ4_NL").row_bytes(160) == 5 * 18
+    assert encoding_named("IQ4_XS").row_bytes(160) is None  # not whole blocks of 256
+    assert row_parts(None, "mlx4-g32", 160) == (80, 10, 10)
+    assert row_parts(None, "mlx8-g32", 256) == (256, 16, 16)
+    assert row_parts(None, "NVFP4", 256) == (128, 16, 0)
+    assert row_parts(None, "fp8-e8m0", 256) == (256, 8, 0)
+    assert row_parts(None, "Q4_K", 256) == (144, 0, 0)  # a GGUF block is one struct
+    assert bytes_per_row(None, "int8-g64", 100) == (100 + 2 * 4, "int8-g64")
+    with pytest.raises(UsageError, match="unknown `encoding` 'int8-g0'"):
+        encoding_named("int8-g0")
+    with pytest.raises(UsageError, match="whole blocks of 64"):
+        bytes_per_row(None, "mlx4-g64", 160)
+
+
+def test_qwen38_flash_next_is_the_checkpoint_table():
+    primes = prime_chain(20_000_000, 16)  # consecutive primes from ngram_vocab_size_base
+    assert sum(primes) == 320_001_446
+    padded = -(-sum(primes) // 128) * 128  # make_ngram_vocab_size_divisible_by 128
+    assert padded == 320_001_536
+    report = size_engram("qwen3.8-flash-next").report
+    assert report.spec.primes.ravel().tolist() == primes
+    assert report.rows_per_layer == [320_001_536] and report.rows == 320_001_536
+    assert report.declared_rows_match is True and report.dim == 160 and report.memory_width == 2560
+    assert report.table_bytes["NVFP4"] == 320_001_536 * 90 + 4
+    assert round(report.table_bytes["NVFP4"] / 2**30, 3) == 26.822
+    assert round(report.table_bytes["bf16"] / 2**30, 2) == 95.37
+    # Another layout is not the checkpoint's: neither its declared rows nor its padding apply.
+    other = size_engram("qwen3.8-flash-next", heads=4).report
+    assert other.declared_rows is None and other.rows == sum(prime_chain(20_000_000, 8))
+    with pytest.raises(UsageError, match="multipliers are stored in the checkpoint"):
+        resolve_spec(preset="qwen3.8-flash-next")
+
+
+def test_longcat_flash_is_its_config():
+    m = 78 * 131_072  # ngram_vocab_size_ratio x vocab_size
+    report = size_engram("longcat-flash").report
+    sizes = [m + 2 * i + 1 for i in range(3 * 4)]  # (N-1) x K = 12 sub-tables
+    assert report.spec.primes.ravel().tolist() == sizes
+    assert report.rows == sum(sizes) == 12 * m + 144
+    assert report.dim * 12 == 3072 == report.memory_width  # hidden_size split over the sub-tables
+    assert report.params == (12 * m + 144) * 256
