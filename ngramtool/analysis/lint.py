@@ -202,23 +202,29 @@ def _other_vocabulary(c: HashConstants) -> list[Finding]:
     ]
 
 
+def _sizes_finding(
+    code: str, sizes: set[int], verbs: tuple[str, str], reason: str, fix: str
+) -> list[Finding]:
+    """The finding ``code`` listing ``sizes`` (``N table sizes are <verbs>: a, b, ...``), or none."""
+    if not sizes:
+        return []
+    listed = sorted(sizes)
+    says = f"{plural(len(listed), 'table size')} {agree(len(listed), *verbs)}: "
+    return [Finding(code, says + ", ".join(f"{p:,}" for p in listed[:6]), reason, fix)]
+
+
 def _tables_below_vocab(c: HashConstants) -> list[Finding]:
     v = c.vocab_size
-    small = sorted({int(p) for p in c.primes.ravel() if p < v})
-    if not small:
-        return []
-    return [
-        Finding(
-            "table-below-vocab",
-            f"{plural(len(small), 'table size')} {agree(len(small), 'is', 'are')} smaller than V'={v:,}: "
-            + ", ".join(f"{p:,}" for p in small[:6]),
-            "a table with fewer rows than the vocabulary has tokens cannot give even the 2-grams of "
-            "one token distinct rows: most n-grams collide (a size written 646,400 and read as two "
-            "sizes, 646 and 400, looks like this)",
-            "give tables of several times V' (the Engram demo: 5 x V'); write sizes as 646400, "
-            "646_400 or 646,400 (one size) and separate several with commas (262144,1048576)",
-        )
-    ]
+    return _sizes_finding(
+        "table-below-vocab",
+        {int(p) for p in c.primes.ravel() if p < v},
+        (f"is smaller than V'={v:,}", f"are smaller than V'={v:,}"),
+        "a table with fewer rows than the vocabulary has tokens cannot give even the 2-grams of "
+        "one token distinct rows: most n-grams collide (a size written 646,400 and read as two "
+        "sizes, 646 and 400, looks like this)",
+        "give tables of several times V' (the Engram demo: 5 x V'); write sizes as 646400, "
+        "646_400 or 646,400 (one size) and separate several with commas (262144,1048576)",
+    )
 
 
 def _near_vocab_multiples(c: HashConstants) -> list[Finding]:
@@ -249,27 +255,19 @@ def _near_multiple(size: int, vocab_size: int) -> bool:
 
 
 def _bad_primes(c: HashConstants) -> list[Finding]:
-    composite = sorted({int(p) for p in c.primes.ravel() if not is_prime(int(p))})
-    if not composite:
-        return []
-    return [
-        Finding(
-            "not-prime",
-            f"{plural(len(composite), 'table size')} {agree(len(composite), 'is', 'are')} not prime: "
-            + ", ".join(f"{p:,}" for p in composite[:6]),
-            "mix mod M with a composite M = a*b leaks structure of mix mod a; with an even M the row's "
-            "parity is the XOR of the ids' parities (odd multipliers), so half the rows pair up",
-            "use the smallest unused prime above each size, as Engram does (ngramtool derives them "
-            "from the base sizes: regenerate the constants with 'ngramtool spec show --json')",
-        )
-    ]
+    return _sizes_finding(
+        "not-prime",
+        {int(p) for p in c.primes.ravel() if not is_prime(int(p))},
+        ("is not prime", "are not prime"),
+        "mix mod M with a composite M = a*b leaks structure of mix mod a; with an even M the row's "
+        "parity is the XOR of the ids' parities (odd multipliers), so half the rows pair up",
+        "use the smallest unused prime above each size, as Engram does (ngramtool derives them "
+        "from the base sizes: regenerate the constants with 'ngramtool spec show --json')",
+    )
 
 
 def _duplicate_sizes(c: HashConstants) -> list[Finding]:
     counts = Counter(int(p) for p in c.primes.ravel())
-    repeated = sorted(p for p, n in counts.items() if n > 1)
-    if not repeated:
-        return []
     same_mix = [
         _where(c, li, oi)
         for li in range(c.primes.shape[0])
@@ -282,17 +280,15 @@ def _duplicate_sizes(c: HashConstants) -> list[Finding]:
         if same_mix
         else ""
     )
-    return [
-        Finding(
-            "duplicate-table-size",
-            f"{plural(len(repeated), 'table size')} {agree(len(repeated), 'occurs', 'occur')} "
-            "more than once: " + ", ".join(f"{p:,}" for p in repeated[:6]),
-            "Engram makes every table size of the whole memory distinct so that no two heads collide "
-            f"on the same n-grams{wasted}",
-            "give every (layer, order, head) its own prime: derive them with one shared 'seen' set "
-            "(docs/engram-spec.md §3.2), as 'ngramtool spec show' does",
-        )
-    ]
+    return _sizes_finding(
+        "duplicate-table-size",
+        {p for p, n in counts.items() if n > 1},
+        ("occurs more than once", "occur more than once"),
+        "Engram makes every table size of the whole memory distinct so that no two heads collide "
+        f"on the same n-grams{wasted}",
+        "give every (layer, order, head) its own prime: derive them with one shared 'seen' set "
+        "(docs/engram-spec.md §3.2), as 'ngramtool spec show' does",
+    )
 
 
 def _multipliers(c: HashConstants) -> list[Finding]:
