@@ -272,8 +272,9 @@ def _text(
         def streams() -> Iterable[Iterator[TokenChunk]]:
             return [iter_text_chunks(texts, tokenizer, **ending, **encoding)]
 
+    notes: tuple[str, ...] = ()
     if isinstance(tokenizer, EngineTokenizer):  # the engine is chosen once, for this input's size
-        tokenizer.decide(size)
+        notes = () if tokenizer.decide(size) is not None else tokenizer.unverified
     record = tokenizer_record(tokenizer)
     record["engine"] = engine_record(tokenizer)  # provenance: not compared by resume or merge
     tokenization = tokenization_record(
@@ -297,6 +298,7 @@ def _text(
         record,
         tokenization,
         mapping,
+        notes,
         _open=streams,
     )
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..util.errors import UsageError
-from .engines import ENGINE_VERSIONS, Encoder, EngineUnavailable, engine_for
+from .engines import ENGINE_VERSIONS, Encoder, EngineUnavailable, EngineUnverified, engine_for
 from .guard import CHECK_EVERY, PrefixCut, RunCheck, startup_problem
 from .protocol import Tokenizer, tokenizer_repr
 from .textcuts import safe_cut, whole_strings
@@ -60,6 +60,7 @@ class EngineTokenizer:
         self.engine: Encoder | None = None
         self.decided = False
         self.declined: str | None = None  # why auto uses the reference
+        self.unverified: tuple[str, ...] = ()  # engines installed in a version not verified
         self._lock = threading.Lock()
         # An engine spreads a batch over its own threads (tiktoken's callers bring theirs).
         self.parallel_batches = reference.parallel_batches
@@ -101,7 +102,7 @@ class EngineTokenizer:
             self.declined = SMALL_INPUT
             return None
         names = list(ENGINE_VERSIONS) if self.choice == "auto" else [self.choice]
-        reasons = []
+        reasons, unverified = [], []
         for name in names:
             try:
                 encoder = engine_for(name, self.reference)
@@ -109,6 +110,8 @@ class EngineTokenizer:
                 if self.choice != "auto":
                     raise UsageError(f"`tokenizer_engine={name}`: {exc}") from None
                 reasons.append(str(exc))
+                if isinstance(exc, EngineUnverified):
+                    unverified.append(str(exc))
                 continue
             problem = _startup_problem(encoder, self.reference)
             if problem is None:
@@ -116,7 +119,7 @@ class EngineTokenizer:
             if self.choice != "auto":
                 raise EngineUnavailable(f"tokenizer engine {name} is not used for {self.name}: {problem}")
             reasons.append(f"tokenizer engine {name}: {problem}")
-        self.declined = "; ".join(reasons)
+        self.declined, self.unverified = "; ".join(reasons), tuple(unverified)
         return None
 
     def encode(self, text: str) -> np.ndarray:

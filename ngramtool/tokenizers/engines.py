@@ -1,8 +1,9 @@
 """Fast tokenizer engines: other libraries that give a reference tokenizer's ids, faster.
 
 An engine encodes text only; everything else (vocabulary, special tokens, document marks) stays
-the reference tokenizer's. Both engines are in the extra ``fast``, each in the one version pinned
-in :data:`ENGINE_VERSIONS`:
+the reference tokenizer's. Both engines are dependencies, each in a range; the one version of
+each whose ids were verified (:data:`ENGINE_VERSIONS`, the extra ``fast`` pins it) is used,
+another version leaves the text to the reference, which says so once:
 
 - ``fastokens`` loads a tokenizer.json: the HF file itself, or for a tiktoken encoding the
   document generated from its ranks (:mod:`.tiktoken_json`, sha256-pinned). The special-token
@@ -49,6 +50,11 @@ reference), ``reference`` (the tokenizer library itself) or an engine's name."""
 class EngineUnavailable(NgramToolError):
     """No engine of that name for this tokenizer: not installed, another version, or a tokenizer
     it is not verified to reproduce (the message says which)."""
+
+
+class EngineUnverified(EngineUnavailable):
+    """The engine is installed in another version than the one whose ids were verified: the
+    reference encodes (a user should hear of it once: the engine they installed is not used)."""
 
 
 class Encoder(Protocol):
@@ -146,9 +152,9 @@ def engine_for(engine: str, reference: Tokenizer) -> Encoder:
     if version is None:
         raise EngineUnavailable(f"tokenizer engine {engine} is not installed: pip install 'ngramtool[fast]'")
     if version != verified:
-        raise EngineUnavailable(
-            f"tokenizer engine {engine} {version} is installed, its ids are verified for {verified}: "
-            "pip install 'ngramtool[fast]'"
+        raise EngineUnverified(
+            f"tokenizer engine {engine} {version} is installed, its ids are verified for {verified}, so "
+            f"the reference encodes: pip install 'ngramtool[fast]' for {engine} {verified}"
         )
     if engine == "splintr":
         return _splintr_for(reference, version)

@@ -333,3 +333,24 @@ def test_a_fast_engine_gets_more_hash_threads():
 
     assert [hash_threads(w, "numba", fast_engine=True) for w in (1, 2, 4, 16)] == [1, 1, 2, MAX_HASH_THREADS]
     assert [hash_threads(w, "numba") for w in (2, 4)] == [1, 1]
+
+
+def test_an_unverified_engine_version_leaves_the_text_to_the_reference_with_one_note(tmp_path, monkeypatch):
+    """A dependency's range may install another version than the verified one: the reference then
+    encodes, the ids are the same, and the stream says so once."""
+    from dataclasses import replace
+
+    from ngramtool.inputs.stream import open_stream
+
+    monkeypatch.setattr(engines, "installed_version", lambda engine: "9.9.9")
+    monkeypatch.setitem(engine_choice.AUTO_MIN_BYTES, "tiktoken", 0)
+    text = tmp_path / "t.txt"
+    text.write_text("hello world, " * 200)
+    reference = load_tokenizer("cl100k_base", engine="reference")
+    mapping = replace(NgramHashMapping.build("cl100k_base"), tokenizer=EngineTokenizer(reference, "auto"))
+    stream = open_stream([text], mapping)
+    assert len(stream.notes) == len(engines.ENGINE_VERSIONS)
+    assert all("9.9.9 is installed, its ids are verified for" in note for note in stream.notes)
+    assert stream.tokenizer["engine"]["name"] == "reference"
+    ids = np.concatenate([chunk.tokens for chunk in stream.chunks()])
+    assert ids.tolist() == reference.encode("hello world, " * 200).tolist()
