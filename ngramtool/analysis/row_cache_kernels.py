@@ -23,6 +23,16 @@ or after a budget's cursor is in that cache, a row last read before it is not.
   the cursors placed again, so that memory stays O(distinct rows).
 - :func:`identify`, :func:`rehash`: rows to dense ids by a hash table (open addressing), for
   row spaces too large to index directly.
+
+The other policies, each exact, over the same dense ids (docs/analysis.md, "The policies"):
+
+- :func:`count_direct`: a direct-mapped cache of B slots per budget, a key in slot ``key mod B``:
+  each slot holds its occupant's id (and document, for cold starts); a small cache's slots are
+  one array, a large one's live in a hash table of the slots used (memory O(distinct rows)).
+- :func:`count_clock`: CLOCK per budget: a ring of the ids held (filled in order, grown as it
+  fills) and a hand; each id's two bits per budget (held, referenced) in a word per 32 budgets.
+- :func:`count_batches`: the distinct rows of every batch of N tokens: each id's stamp per N is
+  the last batch it was counted in.
 """
 
 from __future__ import annotations
@@ -86,10 +96,14 @@ def _next_mark(time, bits):
     return (word << 6) + np.int64(trailing_zeros(rest))
 
 
-def _count_misses(ids, start, docs, cold, state, clock, bits, cursors, budgets, tally, misses, out):
+def _count_misses(
+    ids, start, docs, cold, state, clock, bits, cursors, budgets, tally, misses, out, pages, page_misses
+):
     """Count the reads of ``ids[start:]`` ([T, A] dense ids, -1: not a read): ``misses[b, m]``
     gains the tokens with ``m`` misses in a cache of ``budgets[b]`` rows; ``out`` (empty, or
-    [T, A]) takes how many budgets each read misses (:data:`NOT_READ`: none, not a read).
+    [T, A]) takes how many budgets each read misses (:data:`NOT_READ`: none, not a read);
+    ``page_misses[b]`` gains the pages (``pages`` [T, A], or empty: none counted) of the reads
+    that miss ``budgets[b]``.
 
     ``budgets`` are sorted, the last beyond any count of rows; ``cursors`` hold their cursors
     (:func:`place_cursors`). ``clock`` holds [the next read time, the rows marked, the first
@@ -104,7 +118,9 @@ def _count_misses(ids, start, docs, cold, state, clock, bits, cursors, budgets, 
     capacity = bits.shape[0] * 64
     empty = budgets[0] == 0  # a budget of 0 rows: its cursor stays ABOVE
     keep = out.shape[0] > 0
+    paged = pages.shape[0] > 0
     beyond = np.zeros(sweep + 1, dtype=np.int64)  # this token's reads by how many budgets they miss
+    beyond_pages = np.zeros(sweep + 1, dtype=np.int64)  # and their pages
     tokens = ids.shape[0]
     for t in range(start, tokens):
         if now + width > capacity:
@@ -119,6 +135,8 @@ def _count_misses(ids, start, docs, cold, state, clock, bits, cursors, budgets, 
                 if ids[t + 1, a] >= 0 and state[ids[t + 1, a], LAST] > 0:
                     _prefetch(bits, (state[ids[t + 1, a], LAST] - 1) >> 6)
         beyond[:] = 0
+        if paged:
+            beyond_pages[:] = 0
         doc = docs[t]
         for a in range(width):
             index = ids[t, a]
@@ -154,11 +172,16 @@ def _count_misses(ids, start, docs, cold, state, clock, bits, cursors, budgets, 
             if keep:
                 out[t, a] = missed
             beyond[missed] += 1
+            if paged:
+                beyond_pages[missed] += pages[t, a]
             tally[1] += 1
-        tokens_missing = 0
+        tokens_missing = pages_missing = 0
         for b in range(sweep - 1, -1, -1):
             tokens_missing += beyond[b + 1]
             misses[b, tokens_missing] += 1
+            if paged:
+                pages_missing += beyond_pages[b + 1]
+                page_misses[b] += pages_missing
         tally[0] += 1
     clock[0], clock[1], clock[2] = now, marked, pending
     tally[2] = marked
@@ -250,12 +273,161 @@ def _identify(rows, start, table, shift, known, ids):
 
 
 def _rehash(old, table, shift):
-    """Insert the rows of the hash table ``old`` into ``table``."""
+    """Insert the entries of the hash table ``old`` (key in column 0, values after it) into ``table``."""
     for i in range(old.shape[0]):
         if old[i, 0] != EMPTY:
             slot = _slot(old[i, 0], table, shift)
-            table[slot, 0] = old[i, 0]
-            table[slot, 1] = old[i, 1]
+            for column in range(old.shape[1]):
+                table[slot, column] = old[i, column]
+
+
+SLOT_BITS = 40  # a large direct cache's slot in its hash table: (budget << SLOT_BITS) | slot
+
+
+def _count_direct(ids, keys, start, docs, cold, budgets, starts, slots, table, shift, used, hits):
+    """Count the hits of direct-mapped caches over the reads of ``ids[start:]`` ([T, A] dense
+    ids, -1: not a read; ``keys`` [T, A]: the rows themselves, which choose the slots).
+
+    Budget k has ``budgets[k]`` slots (at most the row space: no two rows share a slot beyond
+    it); a row lives in slot ``key mod B``. A read hits iff its slot holds its id (and, with
+    ``cold``, was filled in its document, ``docs`` one per token); otherwise it takes the slot.
+    ``starts[k] >= 0``: the budget's slots are ``slots[starts[k]:starts[k] + B]`` (columns: id + 1
+    (0: empty), document); -1: they are entries of ``table`` [S, 3] (key (k << SLOT_BITS) | slot,
+    id + 1, document), ``used[0]`` of them taken. ``hits[k]`` gains the hits. Stops before a
+    token whose reads could fill more than half the table and returns its index (T when done):
+    grow it and call again.
+    """
+    tokens, width, sweep = ids.shape[0], ids.shape[1], budgets.shape[0]
+    hashed = 0
+    for k in range(sweep):
+        if starts[k] < 0 and budgets[k] > 0:
+            hashed += 1
+    half = table.shape[0] // 2
+    for t in range(start, tokens):
+        if used[0] + width * hashed > half:
+            return t
+        doc = docs[t]
+        for a in range(width):
+            index = ids[t, a]
+            if index < 0:
+                continue
+            key = np.uint64(keys[t, a])
+            for k in range(sweep):
+                size = budgets[k]
+                if size == 0:
+                    continue
+                slot = np.int64(key % np.uint64(size))
+                if starts[k] >= 0:
+                    at = starts[k] + slot
+                    if slots[at, 0] == index + 1 and (not cold or slots[at, 1] == doc):
+                        hits[k] += 1
+                    else:
+                        slots[at, 0] = index + 1
+                        slots[at, 1] = doc
+                    continue
+                at = _slot((k << SLOT_BITS) | slot, table, shift)
+                if table[at, 0] == EMPTY:
+                    table[at, 0] = (k << SLOT_BITS) | slot
+                    used[0] += 1
+                elif table[at, 1] == index + 1 and (not cold or table[at, 2] == doc):
+                    hits[k] += 1
+                    continue
+                table[at, 1] = index + 1
+                table[at, 2] = doc
+    return tokens
+
+
+_HELD = np.uint64(1)  # a budget's bits in an id's word: held (in the cache), referenced (bit above)
+
+
+def _count_clock(ids, start, docs, cold, budgets, flags, ring, starts, room, fill, hands, current, hits):
+    """Count the hits of CLOCK caches over the reads of ``ids[start:]`` ([T, A] dense ids, -1:
+    not a read).
+
+    Budget k has ``budgets[k]`` slots in a ring: ``ring[starts[k]:starts[k] + room[k]]`` holds the
+    ids of its first ``fill[k]`` slots (``room[k]`` grows up to the budget). ``flags[id, k >> 5]``
+    holds the id's bits for budget k: held at bit 2 (k & 31), referenced the bit above. A hit sets
+    the referenced bit; a miss while slots are free fills the next free slot (bit clear); a miss
+    on a full cache moves the hand (``hands[k]``) forward, clearing set bits, to the first slot
+    whose bit is clear, puts the id there (bit clear) and leaves the hand one past it. With
+    ``cold`` every cache is emptied when the document (``docs``, one per token) changes from
+    ``current[0]``. ``hits[k]`` gains the hits. Stops before a token whose reads could overrun a
+    ring that may still grow and returns its index (T when done): grow it and call again.
+    """
+    tokens, width, sweep = ids.shape[0], ids.shape[1], budgets.shape[0]
+    for t in range(start, tokens):
+        for k in range(sweep):
+            if fill[k] < budgets[k] and fill[k] + width > room[k] and room[k] < budgets[k]:
+                return t
+        if cold and docs[t] != current[0]:
+            current[0] = docs[t]
+            for k in range(sweep):
+                both = ~((_HELD | (_HELD << np.uint64(1))) << np.uint64(2 * (k & 31)))
+                for j in range(fill[k]):
+                    flags[ring[starts[k] + j], k >> 5] &= both
+                fill[k] = 0
+                hands[k] = 0
+        for a in range(width):
+            index = ids[t, a]
+            if index < 0:
+                continue
+            for k in range(sweep):
+                size = budgets[k]
+                if size == 0:
+                    continue
+                word = k >> 5
+                held = _HELD << np.uint64(2 * (k & 31))
+                referenced = held << np.uint64(1)
+                if flags[index, word] & held:
+                    flags[index, word] |= referenced
+                    hits[k] += 1
+                    continue
+                if fill[k] < size:
+                    ring[starts[k] + fill[k]] = index
+                    fill[k] += 1
+                else:
+                    hand = hands[k]
+                    while flags[ring[starts[k] + hand], word] & referenced:
+                        flags[ring[starts[k] + hand], word] &= ~referenced
+                        hand = hand + 1 if hand + 1 < size else 0
+                    flags[ring[starts[k] + hand], word] &= ~held
+                    ring[starts[k] + hand] = index
+                    hands[k] = hand + 1 if hand + 1 < size else 0
+                flags[index, word] = (flags[index, word] | held) & ~referenced
+    return tokens
+
+
+def _count_batches(ids, start, sizes, stamps, done, open_rows, open_reads, rows_out, reads_out, closed):
+    """Count the distinct rows and the reads of every batch of ``sizes[j]`` consecutive tokens
+    over ``ids[start:]`` ([T, A] dense ids, -1: not a read).
+
+    ``done[0]``: the tokens counted before; ``stamps[id, j]``: the number (from 1) of the last
+    batch of size j the id was counted in; ``open_rows[j]``, ``open_reads[j]``: the open batch's
+    distinct rows and reads. A batch that closes (its last token counted) is appended to
+    ``rows_out[j]`` and ``reads_out[j]`` at ``closed[j]``, which it advances.
+    """
+    tokens, width, kinds = ids.shape[0], ids.shape[1], sizes.shape[0]
+    for t in range(start, tokens):
+        position = done[0]
+        for a in range(width):
+            index = ids[t, a]
+            if index < 0:
+                continue
+            for j in range(kinds):
+                number = position // sizes[j] + 1
+                open_reads[j] += 1
+                if stamps[index, j] != number:
+                    stamps[index, j] = number
+                    open_rows[j] += 1
+        for j in range(kinds):
+            if (position + 1) % sizes[j] == 0:
+                rows_out[j, closed[j]] = open_rows[j]
+                reads_out[j, closed[j]] = open_reads[j]
+                closed[j] += 1
+                open_rows[j] = 0
+                open_reads[j] = 0
+        done[0] = position + 1
+    return tokens
 
 
 _popcount = compiled(_popcount)
@@ -267,3 +439,6 @@ renumber = compiled(_renumber)
 fill = compiled(_fill)
 identify = compiled(_identify)
 rehash = compiled(_rehash)
+count_direct = compiled(_count_direct)
+count_clock = compiled(_count_clock)
+count_batches = compiled(_count_batches)
