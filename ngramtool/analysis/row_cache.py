@@ -419,8 +419,8 @@ class _Cache:
                     rows_per_layer=each if self.split else None,
                 )
             )
-        top = np.sort(np.concatenate(tops))[::-1]
-        everything = np.concatenate([[0], np.cumsum(top)])
+        top = tops[0] if len(tops) == 1 else np.sort(np.concatenate(tops))[::-1]
+        everything = pinned[0] if len(tops) == 1 else np.concatenate([[0], np.cumsum(top)])
         exponent, r2 = zipf_fit(top)
         total_pages, _ = self.pages
         return CacheFigures(
@@ -743,7 +743,7 @@ class _Pass:
         budgets = self.plan.part_rows
         if "clock" in cache.policies:
             policies["clock"] = (
-                CompiledClock(budgets, cold, ids) if ids is not None else NumpyClock(budgets, cold)
+                CompiledClock(budgets, cold, ids, space) if ids is not None else NumpyClock(budgets, cold)
             )
         if "direct" in cache.policies:
             policies["direct"] = (CompiledDirect if compiled else NumpyDirect)(budgets, space, cold)
@@ -820,7 +820,7 @@ class _Pass:
             row_bytes=row_bytes,
             layer=None,
             budgets=self.plan.part_rows,
-            hits={name: sum(s.policies[name].hits for s in self.caches) for name in self.caches[0].policies},
+            hits={name: sum(self._hits(s)[name] for s in self.caches) for name in self.caches[0].policies},
             spaces=tuple(simulated.space for simulated in self.caches),
             pages=(sum(simulated.pages for simulated in self.caches), self.even),
             batches=self._batches(self.caches),
@@ -835,12 +835,23 @@ class _Pass:
             row_bytes=sum(self.parts),
             layer=None if simulated.layer is None else self.spec.layer_ids[simulated.layer],
             budgets=self.plan.part_rows,
-            hits={name: caches.hits for name, caches in simulated.policies.items()},
+            hits=self._hits(simulated),
             spaces=(simulated.space,),
             pages=(simulated.pages, self.even),
             batches=self._batches([simulated]) if simulated.layer is None else (),
             split=self.spec.num_layers if self.cache.split == "layer" else 0,
         )
+
+    def _hits(self, simulated: _Simulated) -> dict[str, np.ndarray]:
+        """Each policy's hits at every budget of one cache: a cache of its whole row space (not
+        simulated) misses only first reads."""
+        tally = simulated.tally
+        out = {}
+        for name, caches in simulated.policies.items():
+            out[name] = np.where(
+                self.plan.part_rows >= simulated.space, tally.accesses - tally.first, caches.hits
+            )
+        return out
 
     def _batches(self, simulated: list[_Simulated]) -> tuple[BatchFigures, ...]:
         """Each batch size's figures, the distinct rows of the caches' reads added batch by batch."""

@@ -26,11 +26,15 @@ or after a budget's cursor is in that cache, a row last read before it is not.
 
 The other policies, each exact, over the same dense ids (docs/analysis.md, "The policies"):
 
-- :func:`count_direct`: a direct-mapped cache of B slots per budget, a key in slot ``key mod B``:
-  each slot holds its occupant's id (and document, for cold starts); a small cache's slots are
-  one array, a large one's live in a hash table of the slots used (memory O(distinct rows)).
+- :func:`count_direct`: a direct-mapped cache of B slots per budget, a key in slot ``key mod B``
+  (Lemire's remainder by multiplication): each slot holds its key (and document, for cold
+  starts); caches up to :data:`~ngramtool.analysis.row_cache_policies.ARRAY_SLOTS` slots are
+  arrays, larger ones keep the slots used in a hash table (:func:`count_direct_hashed`).
 - :func:`count_clock`: CLOCK per budget: a ring of the ids held (filled in order, grown as it
-  fills) and a hand; each id's two bits per budget (held, referenced) in a word per 32 budgets.
+  fills) and a hand; each id's two bits (held, referenced) per budget, four ids a byte.
+
+Both run one cache at a time over a block of reads (a cache's state stays in the CPU's caches
+as long as it can) and prefetch the slot or the bits of the read :data:`PREFETCH` reads ahead.
 - :func:`count_batches`: the distinct rows of every batch of N tokens: each id's stamp per N is
   the last batch it was counted in.
 """
@@ -52,6 +56,7 @@ LAST, READS, DOC = 0, 1, 2  # the columns of a row's state: last read time + 1 (
 NONE = -1  # the cursor of a budget larger than the rows read: every row read is in its cache
 ABOVE = np.iinfo(np.int64).max  # the cursor of a budget of 0 rows: no row is in its cache
 AHEAD = 2  # tokens between prefetching a row's state and reading it
+PREFETCH = 16  # reads between prefetching a read's slot, bits or id and reading it
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the high bits of row * 2^64 / phi
 
@@ -272,6 +277,28 @@ def _identify(rows, start, table, shift, known, ids):
     return rows.shape[0]
 
 
+def _first_seen(rows, remap, known, ids):
+    """The dense ids of the reads ``rows`` [T, A] (-1: not a read) into ``ids``: ``remap[row]``
+    is the row's id + 1 (0: not read yet; a new row takes the next id, ``known[0]``: the ids
+    given), so ids follow the order rows are first read in."""
+    tokens = rows.shape[0]
+    flat, out = rows.reshape(-1), ids.reshape(-1)
+    given = known[0]
+    for i in range(flat.shape[0]):
+        if i + PREFETCH < flat.shape[0] and flat[i + PREFETCH] >= 0:
+            _prefetch(remap, flat[i + PREFETCH])
+        row = flat[i]
+        if row < 0:
+            out[i] = -1
+            continue
+        if remap[row] == 0:
+            given += 1
+            remap[row] = given
+        out[i] = remap[row] - 1
+    known[0] = given
+    return tokens
+
+
 def _rehash(old, table, shift):
     """Insert the entries of the hash table ``old`` (key in column 0, values after it) into ``table``."""
     for i in range(old.shape[0]):
@@ -284,23 +311,84 @@ def _rehash(old, table, shift):
 SLOT_BITS = 40  # a large direct cache's slot in its hash table: (budget << SLOT_BITS) | slot
 
 
-def _count_direct(ids, keys, start, docs, cold, budgets, starts, slots, table, shift, used, hits):
-    """Count the hits of direct-mapped caches over the reads of ``ids[start:]`` ([T, A] dense
-    ids, -1: not a read; ``keys`` [T, A]: the rows themselves, which choose the slots).
+@intrinsic
+def _mulhi(typingctx, a, b):
+    """The high 64 bits of the 128-bit product of two uint64 (one instruction)."""
 
-    Budget k has ``budgets[k]`` slots (at most the row space: no two rows share a slot beyond
-    it); a row lives in slot ``key mod B``. A read hits iff its slot holds its id (and, with
-    ``cold``, was filled in its document, ``docs`` one per token); otherwise it takes the slot.
-    ``starts[k] >= 0``: the budget's slots are ``slots[starts[k]:starts[k] + B]`` (columns: id + 1
-    (0: empty), document); -1: they are entries of ``table`` [S, 3] (key (k << SLOT_BITS) | slot,
-    id + 1, document), ``used[0]`` of them taken. ``hits[k]`` gains the hits. Stops before a
-    token whose reads could fill more than half the table and returns its index (T when done):
-    grow it and call again.
+    def codegen(context, builder, signature, args):
+        wide = ir.IntType(128)
+        product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
+        return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
+
+    return types.uint64(types.uint64, types.uint64), codegen
+
+
+def fast_modulus(divisor):
+    """Lemire's constant for :func:`_fast_mod` by ``divisor`` (< 2^32): ceil(2^64 / divisor) mod 2^64."""
+    return np.uint64(((1 << 64) - 1) // divisor + 1 & ((1 << 64) - 1))
+
+
+def _fast_mod(value, magic, divisor):
+    """``value mod divisor`` for value and divisor below 2^32, by two multiplications (Lemire,
+    Kaser and Kurz, "Faster remainder by direct computation", 2019)."""
+    return np.int64(_mulhi(np.uint64(value) * magic, np.uint64(divisor)))
+
+
+def _count_direct(keys, docs, cold, sizes, magics, starts, slots, slot_docs, hits):
+    """Count the hits of direct-mapped caches whose slots are arrays over the reads ``keys`` [T, A]
+    (-1: not a read), one cache after another (each cache's slots stay in the CPU's caches as
+    long as they can).
+
+    Cache k has ``sizes[k]`` slots, ``slots[starts[k]:starts[k] + sizes[k]]`` (the key + 1 each
+    holds; 0: empty) and with ``cold`` ``slot_docs`` alike (the document that filled it); a key
+    lives in slot ``key mod sizes[k]`` (by :func:`_fast_mod` with ``magics[k]`` where keys are
+    below 2^32: ``magics[k]`` 0 means plain ``%``). A read hits iff its slot holds its key (filled
+    in its document, ``docs`` one per token, with ``cold``); otherwise it takes the slot.
+    ``hits[k]`` gains the hits.
     """
-    tokens, width, sweep = ids.shape[0], ids.shape[1], budgets.shape[0]
+    tokens, width = keys.shape
+    flat = keys.reshape(-1)
+    reads = flat.shape[0]
+    for k in range(sizes.shape[0]):
+        size, magic = sizes[k], magics[k]
+        if size == 0 or starts[k] < 0:
+            continue
+        held = slots[starts[k] : starts[k] + size]
+        held_docs = slot_docs[starts[k] : starts[k] + size] if cold else slot_docs
+        found = 0
+        upcoming = np.zeros(PREFETCH, dtype=np.int64)  # the slots of the next reads, found once
+        for i in range(min(PREFETCH, reads)):
+            ahead = flat[i]
+            upcoming[i] = (_fast_mod(ahead, magic, size) if magic else ahead % size) if ahead >= 0 else 0
+        for i in range(reads):
+            slot = upcoming[i % PREFETCH]
+            if i + PREFETCH < reads:
+                ahead = flat[i + PREFETCH]
+                next_slot = (_fast_mod(ahead, magic, size) if magic else ahead % size) if ahead >= 0 else 0
+                upcoming[i % PREFETCH] = next_slot
+                _prefetch(held, next_slot)
+            key = flat[i]
+            if key < 0:
+                continue
+            if held[slot] == key + 1 and (not cold or held_docs[slot] == docs[i // width]):
+                found += 1
+            else:
+                held[slot] = key + 1
+                if cold:
+                    held_docs[slot] = docs[i // width]
+        hits[k] += found
+    return tokens
+
+
+def _count_direct_hashed(keys, start, docs, cold, sizes, starts, table, shift, used, hits):
+    """:func:`_count_direct` for the caches too large for an array (``starts[k] < 0``): their slots
+    used are entries of ``table`` [S, 3] (key (k << SLOT_BITS) | slot, key + 1, document),
+    ``used[0]`` of them taken, from the token ``start``. Stops before a token whose reads could
+    fill more than half the table and returns its index (T when done): grow it and call again."""
+    tokens, width, sweep = keys.shape[0], keys.shape[1], sizes.shape[0]
     hashed = 0
     for k in range(sweep):
-        if starts[k] < 0 and budgets[k] > 0:
+        if starts[k] < 0 and sizes[k] > 0:
             hashed += 1
     half = table.shape[0] // 2
     for t in range(start, tokens):
@@ -308,92 +396,88 @@ def _count_direct(ids, keys, start, docs, cold, budgets, starts, slots, table, s
             return t
         doc = docs[t]
         for a in range(width):
-            index = ids[t, a]
-            if index < 0:
+            key = keys[t, a]
+            if key < 0:
                 continue
-            key = np.uint64(keys[t, a])
             for k in range(sweep):
-                size = budgets[k]
-                if size == 0:
+                if starts[k] >= 0 or sizes[k] == 0:
                     continue
-                slot = np.int64(key % np.uint64(size))
-                if starts[k] >= 0:
-                    at = starts[k] + slot
-                    if slots[at, 0] == index + 1 and (not cold or slots[at, 1] == doc):
-                        hits[k] += 1
-                    else:
-                        slots[at, 0] = index + 1
-                        slots[at, 1] = doc
-                    continue
-                at = _slot((k << SLOT_BITS) | slot, table, shift)
+                entry = (k << SLOT_BITS) | (key % sizes[k])
+                at = _slot(entry, table, shift)
                 if table[at, 0] == EMPTY:
-                    table[at, 0] = (k << SLOT_BITS) | slot
+                    table[at, 0] = entry
                     used[0] += 1
-                elif table[at, 1] == index + 1 and (not cold or table[at, 2] == doc):
+                elif table[at, 1] == key + 1 and (not cold or table[at, 2] == doc):
                     hits[k] += 1
                     continue
-                table[at, 1] = index + 1
+                table[at, 1] = key + 1
                 table[at, 2] = doc
     return tokens
 
 
-_HELD = np.uint64(1)  # a budget's bits in an id's word: held (in the cache), referenced (bit above)
+HELD, REFERENCED = 1, 2  # an id's bits for one CLOCK cache (two bits an id, four ids a byte)
+AHEAD_SLOTS = 8  # slots between prefetching the bits of a slot's id and the hand reaching it
 
 
-def _count_clock(ids, start, docs, cold, budgets, flags, ring, starts, room, fill, hands, current, hits):
-    """Count the hits of CLOCK caches over the reads of ``ids[start:]`` ([T, A] dense ids, -1:
-    not a read).
+def _count_clock(ids, docs, cold, budgets, flags, ring, starts, fill, hands, current, hits):
+    """Count the hits of CLOCK caches over the reads ``ids`` [T, A] (dense ids, -1: not a read),
+    one cache after another (each cache's state stays in the CPU's caches as long as it can).
 
-    Budget k has ``budgets[k]`` slots in a ring: ``ring[starts[k]:starts[k] + room[k]]`` holds the
-    ids of its first ``fill[k]`` slots (``room[k]`` grows up to the budget). ``flags[id, k >> 5]``
-    holds the id's bits for budget k: held at bit 2 (k & 31), referenced the bit above. A hit sets
-    the referenced bit; a miss while slots are free fills the next free slot (bit clear); a miss
-    on a full cache moves the hand (``hands[k]``) forward, clearing set bits, to the first slot
-    whose bit is clear, puts the id there (bit clear) and leaves the hand one past it. With
-    ``cold`` every cache is emptied when the document (``docs``, one per token) changes from
-    ``current[0]``. ``hits[k]`` gains the hits. Stops before a token whose reads could overrun a
-    ring that may still grow and returns its index (T when done): grow it and call again.
+    Cache k has ``budgets[k]`` slots in a ring, ``ring[starts[k]:]``, whose first ``fill[k]``
+    slots hold ids (the caller gives each ring room for every read of the block, up to its
+    budget); ``flags[k]`` holds each id's two bits (:data:`HELD`, :data:`REFERENCED`; four ids
+    a byte, both clear while the id is not held). A hit sets the referenced bit; a miss while
+    slots are free fills the next free slot (bit clear); a miss on a full cache moves the hand
+    (``hands[k]``) forward, clearing set bits, to the first slot whose bit is clear, puts the id
+    there (bit clear) and leaves the hand one past it. With ``cold`` a cache is emptied when the
+    document (``docs``, one per token) changes from ``current[k]``. ``hits[k]`` gains the hits.
     """
-    tokens, width, sweep = ids.shape[0], ids.shape[1], budgets.shape[0]
-    for t in range(start, tokens):
-        for k in range(sweep):
-            if fill[k] < budgets[k] and fill[k] + width > room[k] and room[k] < budgets[k]:
-                return t
-        if cold and docs[t] != current[0]:
-            current[0] = docs[t]
-            for k in range(sweep):
-                both = ~((_HELD | (_HELD << np.uint64(1))) << np.uint64(2 * (k & 31)))
-                for j in range(fill[k]):
-                    flags[ring[starts[k] + j], k >> 5] &= both
-                fill[k] = 0
-                hands[k] = 0
-        for a in range(width):
-            index = ids[t, a]
+    tokens, width = ids.shape
+    flat = ids.reshape(-1)
+    reads = flat.shape[0]
+    for k in range(budgets.shape[0]):
+        size = budgets[k]
+        if size == 0:
+            continue
+        bits = flags[k]
+        base = starts[k]
+        hand, filled, found, doc = hands[k], fill[k], 0, current[k]
+        for i in range(reads):
+            if i + PREFETCH < reads and flat[i + PREFETCH] >= 0:
+                _prefetch(bits, flat[i + PREFETCH] >> 2)
+            if cold and docs[i // width] != doc:
+                doc = docs[i // width]
+                for j in range(filled):
+                    other = ring[base + j]
+                    bits[other >> 2] &= ~np.uint8(3 << ((other & 3) << 1))
+                filled = hand = 0
+            index = flat[i]
             if index < 0:
                 continue
-            for k in range(sweep):
-                size = budgets[k]
-                if size == 0:
-                    continue
-                word = k >> 5
-                held = _HELD << np.uint64(2 * (k & 31))
-                referenced = held << np.uint64(1)
-                if flags[index, word] & held:
-                    flags[index, word] |= referenced
-                    hits[k] += 1
-                    continue
-                if fill[k] < size:
-                    ring[starts[k] + fill[k]] = index
-                    fill[k] += 1
-                else:
-                    hand = hands[k]
-                    while flags[ring[starts[k] + hand], word] & referenced:
-                        flags[ring[starts[k] + hand], word] &= ~referenced
-                        hand = hand + 1 if hand + 1 < size else 0
-                    flags[ring[starts[k] + hand], word] &= ~held
-                    ring[starts[k] + hand] = index
-                    hands[k] = hand + 1 if hand + 1 < size else 0
-                flags[index, word] = (flags[index, word] | held) & ~referenced
+            byte, shift = index >> 2, (index & 3) << 1
+            if (bits[byte] >> shift) & HELD:
+                bits[byte] |= np.uint8(REFERENCED << shift)
+                found += 1
+                continue
+            if filled < size:
+                ring[base + filled] = index
+                filled += 1
+            else:
+                other = ring[base + hand]
+                while (bits[other >> 2] >> ((other & 3) << 1)) & REFERENCED:
+                    bits[other >> 2] &= ~np.uint8(REFERENCED << ((other & 3) << 1))
+                    hand = hand + 1 if hand + 1 < size else 0
+                    other = ring[base + hand]
+                    _prefetch(
+                        bits, ring[base + (hand + AHEAD_SLOTS if hand + AHEAD_SLOTS < size else 0)] >> 2
+                    )
+                bits[other >> 2] &= ~np.uint8(3 << ((other & 3) << 1))
+                ring[base + hand] = index
+                hand = hand + 1 if hand + 1 < size else 0
+                _prefetch(bits, ring[base + (hand + AHEAD_SLOTS if hand + AHEAD_SLOTS < size else 0)] >> 2)
+            bits[byte] |= np.uint8(HELD << shift)
+        hands[k], fill[k], current[k] = hand, filled, doc
+        hits[k] += found
     return tokens
 
 
@@ -438,7 +522,10 @@ place_cursors = compiled(_place_cursors)
 renumber = compiled(_renumber)
 fill = compiled(_fill)
 identify = compiled(_identify)
+first_seen = compiled(_first_seen)
 rehash = compiled(_rehash)
+_fast_mod = compiled(_fast_mod)
 count_direct = compiled(_count_direct)
+count_direct_hashed = compiled(_count_direct_hashed)
 count_clock = compiled(_count_clock)
 count_batches = compiled(_count_batches)

@@ -27,8 +27,7 @@ NOT_READ = -2  # a masked position: no read
 FIRST = -1  # a first read (of the stream, or of the document with cold starts)
 DIRECT_ROWS = 1 << 26  # the compiled pass indexes its per-row state by the row in row spaces up to this
 TIME_ROOM = 4  # the compiled pass's read times: this many times the distinct rows, then renumbered
-SMALL_SLOTS = 1 << 20  # a direct-mapped cache up to this many slots is an array; larger: a hash table
-FIRST_RING = 1 << 12  # a CLOCK ring's first room (it grows to its budget as it fills)
+ARRAY_SLOTS = 1 << 26  # a direct-mapped cache up to this many slots is an array; larger: a hash table
 BEYOND = np.iinfo(np.int64).max  # the last budget of a sweep: beyond any count of rows
 _EMPTY_OUT = np.zeros((0, 0), dtype=np.int64)
 
@@ -54,55 +53,62 @@ def _grown(table: np.ndarray, needed: int) -> tuple[np.ndarray, int]:
 
 
 class RowIds:
-    """The index of each row's state in the compiled simulators: the row itself in row spaces up
-    to :data:`DIRECT_ROWS` (``rows`` given: every row read is below it; the state is allocated
-    zeroed, so the OS backs only the pages rows are read from), else a dense id from a hash table
-    (the state grows with the distinct rows). One per cache, shared by its simulators: a block's
-    ids are computed once."""
+    """The index of each row's state in the compiled simulators: a dense id, in the order rows are
+    first read (the rows read most tend to come first, so their state packs into fewer cache
+    lines). In row spaces up to :data:`DIRECT_ROWS` (``rows`` given: every row read is below it)
+    a row's id is found in an array over the rows (allocated zeroed: the OS backs the pages of
+    rows read) and the simulators' state is allocated for every row (the pages of the ids given
+    are backed: O(distinct rows)); else a row's id is found in a hash table and the state grows
+    with the ids. One per cache, shared by its simulators: a block's ids are found once."""
 
     def __init__(self, rows: int | None = None) -> None:
         from . import row_cache_kernels
 
         self._kernels = row_cache_kernels
         self.direct = rows is not None and rows <= DIRECT_ROWS
-        self.capacity = int(rows) if self.direct else 1 << 9  # every id is below it
+        self._rows = rows
+        self._remap = np.zeros(int(rows) if self.direct else 0, dtype=np.int32)  # id + 1 of each row
         self._table = _empty_table(2)  # row, dense id
         self._shift, self._known = 64 - 10, np.zeros(1, dtype=np.int64)  # hash shift, ids given
+        # Every id is below it: the row space, where ids index arrays allocated zeroed (the
+        # pages of the ids given are backed, the first ids first), else grown as ids are given.
+        self.capacity = int(rows) if self.direct else 1 << 9
         self._last: tuple[np.ndarray, np.ndarray] | None = None
 
     def __call__(self, rows: np.ndarray) -> np.ndarray:
         """The ids of ``rows`` ([T, A], -1: not a read, kept)."""
         if self._last is not None and self._last[0] is rows:
             return self._last[1]
+        ids = np.empty(rows.shape, dtype=np.int64)
         if self.direct:
-            if rows.size and int(rows.max()) >= self.capacity:
-                raise ValueError(f"a row of {int(rows.max())} is beyond the {self.capacity} rows given")
-            ids = rows
+            if rows.size and int(rows.max()) >= self._remap.shape[0]:
+                raise ValueError(f"a row of {int(rows.max())} is beyond the {self._rows} rows given")
+            self._kernels.first_seen(rows, self._remap, self._known, ids)
         else:
-            ids = np.empty(rows.shape, dtype=np.int64)
             start = 0
             while (
                 start := self._kernels.identify(rows, start, self._table, self._shift, self._known, ids)
             ) < rows.shape[0]:
                 self._table, self._shift = _grown(self._table, int(self._known[0]) + rows.shape[1])
-            self.capacity = self._table.shape[0] // 2
+        while self.capacity < int(self._known[0]):
+            self.capacity *= 2
         self._last = (rows, ids)
         return ids
 
     def rows_of(self, reads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(rows, reads) of the ids read at least once, from per-id ``reads``."""
         if self.direct:
-            rows = np.flatnonzero(reads > 0)
-            return rows.astype(np.int64), reads[rows]
+            rows = np.flatnonzero(self._remap)
+            return rows.astype(np.int64), reads[self._remap[rows].astype(np.int64) - 1]
         used = self._table[self._table[:, 0] != self._kernels.EMPTY]
         return used[:, 0].copy(), reads[used[:, 1]]
 
 
 def _fitted(array: np.ndarray, capacity: int) -> np.ndarray:
-    """``array`` with at least ``capacity`` lines (grown zeroed, by doubling)."""
+    """``array`` with ``capacity`` lines when it has fewer (grown zeroed)."""
     if array.shape[0] >= capacity:
         return array
-    grown = np.zeros((max(capacity, 2 * array.shape[0]), *array.shape[1:]), dtype=array.dtype)
+    grown = np.zeros((capacity, *array.shape[1:]), dtype=array.dtype)
     grown[: array.shape[0]] = array
     return grown
 
@@ -432,9 +438,11 @@ class PolicyCaches(Protocol):
 class CompiledDirect:
     """Direct-mapped caches, one per budget (rows, sorted), by :func:`row_cache_kernels.count_direct`.
 
-    A budget at or beyond the row space ``space`` is the row space: every key has a slot of its
-    own there (``key mod B`` is the key). The slots of caches up to :data:`SMALL_SLOTS` are one
-    array; larger caches keep the slots used in one hash table (O(distinct rows)).
+    A budget at or beyond the row space ``space`` gives every key a slot of its own (``key mod
+    B`` is the key): only first reads miss, and it is not simulated (its hits stay 0; the report
+    counts them). The slots of caches up to :data:`ARRAY_SLOTS` are one
+    array (allocated zeroed: the OS backs the pages slots are filled in); larger caches keep the
+    slots used in one hash table (O(distinct rows)).
     """
 
     def __init__(self, budgets: np.ndarray, space: int, cold: bool) -> None:
@@ -443,33 +451,57 @@ class CompiledDirect:
         self._kernels = row_cache_kernels
         self.budgets = np.asarray(budgets, dtype=np.int64)
         self.hits = np.zeros(self.budgets.shape[0], dtype=np.int64)
-        self._sizes = np.minimum(self.budgets, max(space, 1))
-        small = self._sizes <= SMALL_SLOTS
+        # A cache of the whole row space gives every row a slot of its own (hits: every read but
+        # the first): not simulated (size 0: its hits stay 0).
+        self._sizes = np.where(self.budgets >= space, 0, self.budgets)
+        small = self._sizes <= ARRAY_SLOTS
         ends = np.cumsum(np.where(small, self._sizes, 0))
         self._starts = np.where(small, ends - np.where(small, self._sizes, 0), -1).astype(np.int64)
-        self._slots = np.zeros((int(ends[-1]) if ends.size else 0, 2), dtype=np.int64)
+        total = int(ends[-1]) if ends.size else 0
+        self._slots = np.zeros(total, dtype=np.int32 if space < 2**31 - 1 else np.int64)
+        self._slot_docs = np.zeros(total if cold else 0, dtype=np.int64)
+        fast = space <= 1 << 32  # keys and sizes below 2^32: the remainder by multiplication
+        self._magics = np.array(
+            [row_cache_kernels.fast_modulus(int(size)) if fast and size > 0 else 0 for size in self._sizes],
+            dtype=np.uint64,
+        )
+        self._hashed = bool((~small & (self._sizes > 0)).any())
         self._table, self._shift = _empty_table(3), 64 - 10
         self._used = np.zeros(1, dtype=np.int64)
         self._cold = cold
 
     def count(self, rows: np.ndarray, docs: np.ndarray) -> None:
+        kernels = self._kernels
+        kernels.count_direct(
+            rows,
+            docs,
+            self._cold,
+            self._sizes,
+            self._magics,
+            self._starts,
+            self._slots,
+            self._slot_docs,
+            self.hits,
+        )
         start = 0
         while (
-            start := self._kernels.count_direct(
-                rows,
-                rows,
-                start,
-                docs,
-                self._cold,
-                self._sizes,
-                self._starts,
-                self._slots,
-                self._table,
-                self._shift,
-                self._used,
-                self.hits,
+            self._hashed
+            and (
+                start := kernels.count_direct_hashed(
+                    rows,
+                    start,
+                    docs,
+                    self._cold,
+                    self._sizes,
+                    self._starts,
+                    self._table,
+                    self._shift,
+                    self._used,
+                    self.hits,
+                )
             )
-        ) < rows.shape[0]:
+            < rows.shape[0]
+        ):
             hashed = int(np.count_nonzero((self._starts < 0) & (self._sizes > 0)))
             self._table, self._shift = _grown(self._table, int(self._used[0]) + rows.shape[1] * hashed)
 
@@ -478,53 +510,50 @@ class CompiledClock:
     """CLOCK caches, one per budget (rows), by :func:`row_cache_kernels.count_clock`: each ring
     grows as it fills, up to its budget; two bits per id and budget."""
 
-    def __init__(self, budgets: np.ndarray, cold: bool, ids: RowIds) -> None:
+    def __init__(self, budgets: np.ndarray, cold: bool, ids: RowIds, space: int | None = None) -> None:
         from . import row_cache_kernels
 
         self._kernels = row_cache_kernels
         self.budgets = np.asarray(budgets, dtype=np.int64)
-        self.hits = np.zeros(self.budgets.shape[0], dtype=np.int64)
+        # A cache of the whole row space never evicts (hits: every read but the first): not
+        # simulated (size 0: its hits stay 0).
+        self._sizes = self.budgets if space is None else np.where(self.budgets >= space, 0, self.budgets)
+        sweep = self.budgets.shape[0]
+        self.hits = np.zeros(sweep, dtype=np.int64)
         self._ids = ids
-        self._flags = np.zeros((ids.capacity, max(1, -(-self.budgets.shape[0] // 32))), dtype=np.uint64)
-        self._room = np.minimum(self.budgets, FIRST_RING)
-        self._starts = np.concatenate([[0], np.cumsum(self._room)[:-1]]).astype(np.int64)
-        self._ring = np.zeros(int(self._room.sum()), dtype=np.int64)
-        self._fill = np.zeros(self.budgets.shape[0], dtype=np.int64)
-        self._hands = np.zeros(self.budgets.shape[0], dtype=np.int64)
-        self._current = np.full(1, -1, dtype=np.int64)
+        self._flags = np.zeros((sweep, -(-ids.capacity // 4)), dtype=np.uint8)  # two bits an id
+        self._room = np.zeros(sweep, dtype=np.int64)
+        self._starts = np.zeros(sweep, dtype=np.int64)
+        self._ring = np.zeros(0, dtype=np.int32)
+        self._fill = np.zeros(sweep, dtype=np.int64)
+        self._hands = np.zeros(sweep, dtype=np.int64)
+        self._current = np.full(sweep, -1, dtype=np.int64)
         self._cold = cold
 
     def count(self, rows: np.ndarray, docs: np.ndarray) -> None:
         ids = self._ids(rows)
-        self._flags = _fitted(self._flags, self._ids.capacity)
-        start = 0
-        while (
-            start := self._kernels.count_clock(
-                ids,
-                start,
-                docs,
-                self._cold,
-                self.budgets,
-                self._flags,
-                self._ring,
-                self._starts,
-                self._room,
-                self._fill,
-                self._hands,
-                self._current,
-                self.hits,
-            )
-        ) < rows.shape[0]:
-            self._grow(rows.shape[1])
+        if 4 * self._flags.shape[1] < self._ids.capacity:
+            wide = -(-self._ids.capacity // 4)
+            flags = np.zeros((self._flags.shape[0], wide), np.uint8)
+            flags[:, : self._flags.shape[1]] = self._flags
+            self._flags = flags
+        self._make_room(rows.size)
+        self._kernels.count_clock(
+            ids, docs, self._cold, self._sizes, self._flags, self._ring, self._starts,
+            self._fill, self._hands, self._current, self.hits,
+        )  # fmt: skip
 
-    def _grow(self, width: int) -> None:
-        """Double the room of every ring that may overrun (up to its budget) and lay the rings out again."""
-        filling = (self._fill < self.budgets) & (self._fill + width > self._room)
+    def _make_room(self, reads: int) -> None:
+        """Give every ring room for ``reads`` more ids (up to its budget), twice what it needs
+        when it grows, and lay the rings out again."""
+        needed = np.minimum(self._sizes, self._fill + reads)
+        if (needed <= self._room).all():
+            return
         room = np.where(
-            filling, np.minimum(self.budgets, np.maximum(2 * self._room, self._fill + width)), self._room
+            needed > self._room, np.minimum(self._sizes, np.maximum(needed, 2 * self._room)), self._room
         )
         starts = np.concatenate([[0], np.cumsum(room)[:-1]]).astype(np.int64)
-        ring = np.zeros(int(room.sum()), dtype=np.int64)
+        ring = np.zeros(int(room.sum()), dtype=np.int32)  # dense ids
         for k in range(self.budgets.shape[0]):
             ring[starts[k] : starts[k] + self._fill[k]] = self._ring[
                 self._starts[k] : self._starts[k] + self._fill[k]
@@ -540,7 +569,7 @@ class NumpyDirect:
     def __init__(self, budgets: np.ndarray, space: int, cold: bool) -> None:
         self.budgets = np.asarray(budgets, dtype=np.int64)
         self.hits = np.zeros(self.budgets.shape[0], dtype=np.int64)
-        self._sizes = np.minimum(self.budgets, max(space, 1))
+        self._sizes = np.where(self.budgets >= space, 0, self.budgets)  # the whole row space: not simulated
         empty = np.zeros(0, dtype=np.int64)
         self._held = [(empty, empty, empty) for _ in self._sizes]  # slots, keys, documents
         self._cold = cold

@@ -130,7 +130,7 @@ def test_clock_and_direct_caches_equal_a_list_ring_and_a_dict_of_slots(stream, c
     reads = reads_of(rows)
     unique = len({key for token in reads for key in token})
     budgets = np.array(sorted({0, 1, unique, unique + 3, *extra}), dtype=np.int64)
-    space = 41 * SPREAD  # the row space: budgets beyond it are the row space (no two rows share a slot)
+    space = 41 * SPREAD  # the row space (every row below it; the budgets too)
     simulators = {
         "clock": [CompiledClock(budgets, cold, RowIds(space)), CompiledClock(budgets, cold, RowIds(None)),
                   NumpyClock(budgets, cold)],
@@ -149,22 +149,20 @@ def test_clock_and_direct_caches_equal_a_list_ring_and_a_dict_of_slots(stream, c
         assert simulator.hits.tolist() == want_direct
 
 
-def test_a_large_direct_cache_keeps_its_slots_in_a_hash_table():
+@pytest.mark.parametrize("space", [1 << 30, 1 << 34])  # keys below 2^32: remainders by multiplication
+def test_large_direct_caches_and_large_keys(space):
     rng = np.random.default_rng(5)
-    rows = rng.integers(0, 1 << 30, size=(3000, 4)).astype(np.int64)
+    rows = rng.integers(0, space, size=(3000, 4)).astype(np.int64)
     rows[::7] = rows[::7] % 1000  # some rows read again
-    budgets = np.array([10, 1 << 21, 1 << 29], dtype=np.int64)  # an array, then two hash tables
-    docs = np.zeros(3000, dtype=np.int64)
-    compiled, plain = CompiledDirect(budgets, 1 << 30, False), NumpyDirect(budgets, 1 << 30, False)
-    for part in np.array_split(rows, 3):
-        compiled.count(np.ascontiguousarray(part), docs[: part.shape[0]])
-        plain.count(np.ascontiguousarray(part), docs[: part.shape[0]])
-    reads = reads_of(rows)
-    assert (
-        compiled.hits.tolist()
-        == plain.hits.tolist()
-        == [direct_hits(reads, [0] * 3000, int(b), False) for b in budgets]
-    )
+    budgets = np.array([1, 10, 999_983, (1 << 26) + 1, 1 << 29], dtype=np.int64)  # arrays, then hash tables
+    docs = np.arange(3000, dtype=np.int64) // 500
+    for cold in (False, True):
+        compiled, plain = CompiledDirect(budgets, space, cold), NumpyDirect(budgets, space, cold)
+        for part, part_docs in zip(np.array_split(rows, 3), np.array_split(docs, 3), strict=True):
+            compiled.count(np.ascontiguousarray(part), part_docs)
+            plain.count(np.ascontiguousarray(part), part_docs)
+        want = [direct_hits(reads_of(rows), docs.tolist(), int(b), cold) for b in budgets]
+        assert compiled.hits.tolist() == plain.hits.tolist() == want
 
 
 @settings(max_examples=60, deadline=None)
