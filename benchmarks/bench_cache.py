@@ -97,12 +97,11 @@ def clock_hits(rows: np.ndarray, budget: int) -> int:
 
 
 def direct_hits(rows: np.ndarray, budget: int) -> int:
-    """Hits of a direct-mapped cache of ``budget`` slots: a dict of slots, a row in slot row mod B."""
-    slots: dict[int, int] = {}
+    """Hits of a direct-mapped cache of ``budget`` slots: a list of slots, a row in slot row mod B."""
+    slots: list[int] = [-1] * budget
     hits = 0
     for row in rows.tolist():
-        if slots.get(row % budget) == row:
-            hits += 1
+        hits += slots[row % budget] == row
         slots[row % budget] = row
     return hits
 
@@ -201,7 +200,7 @@ def main() -> None:
             rows, budget, CompiledStack(False, space))),
         ("CLOCK (list ring)", lambda: clock_hits(rows.reshape(-1), budget), lambda: policy_hits(
             rows, CompiledClock(np.array([budget]), False, RowIds(space), space))),
-        ("direct (dict of slots)", lambda: direct_hits(rows.reshape(-1), budget), lambda: policy_hits(
+        ("direct (list of slots)", lambda: direct_hits(rows.reshape(-1), budget), lambda: policy_hits(
             rows, CompiledDirect(np.array([budget]), space, False))),
     ):  # fmt: skip
         start = time.process_time()
