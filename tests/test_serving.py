@@ -36,6 +36,16 @@ SPECS = {
         seed=2026, eos_fill=True,
     ),
     "longcat": HashSpec(family="longcat", heads=2, layer_ids=(0,), table_sizes=(101, 101), vocab_size=30),
+    # LongCat as sglang serves it (the walk stops at EOS 4), and the speedrun family's sequences,
+    # whose first token reads as the reserved id (modded-nanogpt) or as itself (parameter-golf).
+    "longcat+stop": HashSpec(
+        family="longcat", heads=2, layer_ids=(0,), table_sizes=(101, 101), vocab_size=30, stop_token=4
+    ),
+    "speedrun": HashSpec(family="speedrun", heads=1, layer_ids=(0, 2), table_sizes=(97, 89), vocab_size=40),
+    "speedrun-kept": HashSpec(
+        family="speedrun", max_ngram=2, heads=1, layer_ids=(0,), table_sizes=(211,), vocab_size=50,
+        first_token="kept",
+    ),
 }  # fmt: skip
 
 
@@ -81,7 +91,8 @@ def operations(draw: st.DrawFn, spec: HashSpec) -> list[tuple[str, object]]:
 
 @pytest.mark.parametrize("backend", ["numpy", "torch", "torch-tensors"])
 @pytest.mark.parametrize(
-    ("spec_name", "negative_ids"), spec_conventions(["N4", "N2", "tutorial+eos", "longcat"])
+    ("spec_name", "negative_ids"),
+    spec_conventions(["N4", "N2", "tutorial+eos", "longcat", "longcat+stop", "speedrun", "speedrun-kept"]),
 )
 @SETTINGS
 @given(data=st.data(), max_rollback=st.integers(0, 6))
@@ -157,7 +168,10 @@ def batch_operations(draw: st.DrawFn, spec: HashSpec, slots: int) -> list[tuple[
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize(
-    ("spec_name", "negative_ids"), spec_conventions(["N4", "N2", "v4.1", "tutorial+eos", "longcat"])
+    ("spec_name", "negative_ids"),
+    spec_conventions(
+        ["N4", "N2", "v4.1", "tutorial+eos", "longcat", "longcat+stop", "speedrun", "speedrun-kept"]
+    ),
 )
 @SETTINGS
 @given(data=st.data(), slots=st.integers(1, 5), max_rollback=st.integers(0, 4))

@@ -40,7 +40,8 @@ POINTERS = {
 }
 # (K heads, RESET, MASK, OFFSETS, NARROW int32 rows, SUM): the demo's layout and its edge cases,
 # then the kernel of families whose heads have multipliers of their own (SUM: LongCat's sum; it
-# always reduces with Barrett, whatever MASK).
+# always reduces with Barrett, whatever MASK), then the speedrun family's int32 XOR ("speedrun":
+# its mix may be negative, so it divides; the first token reserved, then kept).
 VARIANTS = [
     (8, True, True, True, True, None),
     (8, False, True, False, False, None),
@@ -48,14 +49,18 @@ VARIANTS = [
     (8, True, False, True, True, None),
     (4, True, True, True, True, False),
     (2, False, False, True, False, True),
+    (1, True, True, True, True, "speedrun"),
+    (1, False, False, True, True, "speedrun-kept"),
 ]
 
 
 def compile_variant(
-    arch: int, heads: int, reset: bool, mask: bool, offsets: bool, narrow: bool, summed: bool | None
+    arch: int, heads: int, reset: bool, mask: bool, offsets: bool, narrow: bool, summed: bool | str | None
 ) -> dict:
-    """Compile one variant for ``sm_<arch>`` (``summed`` None: the Engram kernel); returns its checks
-    and resource usage."""
+    """Compile one variant for ``sm_<arch>`` (``summed`` None: the Engram kernel; a string: the
+    speedrun family's); returns its checks and resource usage."""
+    speedrun = isinstance(summed, str)
+    column = {"SUM": summed is True, "SPEEDRUN": speedrun, "KEPT": summed == "speedrun-kept"}
     row = "*i32" if narrow else "*i64"
     signature = {**POINTERS, "offset_ptr": row, "out_ptr": row, "num_tokens": "i32", "pad_id": "i32"}
     constants = {
@@ -66,7 +71,7 @@ def compile_variant(
         "RESET": reset,
         "MASK": mask,
         "OFFSETS": offsets,
-        **({"NARROW": narrow} if summed is None else {"SUM": summed}),
+        **({"NARROW": narrow} if summed is None else column),
         "BLOCK": BLOCK_TOKENS,
     }
     signature.update(dict.fromkeys(constants, "constexpr"))
@@ -81,7 +86,11 @@ def compile_variant(
     ptx = kernel.asm["ptx"]
     return {
         "arch": f"sm_{arch}",
-        "kernel": "engram" if summed is None else ("column sum" if summed else "column xor"),
+        "kernel": "engram"
+        if summed is None
+        else summed
+        if speedrun
+        else ("column sum" if summed else "column xor"),
         "heads": heads,
         "reset": reset,
         "mask": mask,
@@ -121,7 +130,7 @@ def main(arches: list[int]) -> int:
         for variant in VARIANTS:
             result = compile_variant(arch, *variant)
             print(json.dumps(result))
-            barrett = result["mask"] or result["kernel"] != "engram"
+            barrett = (result["mask"] or result["kernel"] != "engram") and "speedrun" not in result["kernel"]
             barrett_ok = not barrett or (result["mul_hi_u64"] and not result["divisions"])
             if not result["cubin_bytes"] or not barrett_ok:
                 print(f"check failed for {result}", file=sys.stderr)

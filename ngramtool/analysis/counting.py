@@ -27,6 +27,7 @@ import numpy as np
 
 from ..hashing.backends import use_numba
 from ..hashing.backends.numpy_backend import lag_windows
+from ..hashing.hasher import as_hashed
 from ..spec.hashspec import Boundary, HashSpec, check_boundary_policy
 from ..util.errors import NgramToolError, UsageError
 from .type_store import RUN_COUNT, ArrayStore, SortedRuns, TypeStore
@@ -305,7 +306,7 @@ class NgramTypeCounter:
         scratch = np.empty(flush_keys, dtype=RUN_COUNT) if self._kernels is not None else None
         self._chunk_keys = np.empty((n - 1, 0), dtype=np.uint64)  # reused: fresh pages are slow
         self._counters = {
-            order: _DistinctCounter(key_codec(spec.vocab_size, order), flush_keys, self._kernels, scratch)
+            order: _DistinctCounter(key_codec(spec.id_bound, order), flush_keys, self._kernels, scratch)
             for order in range(2, n + 1)
         }
         self._context = np.full(n - 1, spec.pad_id, dtype=np.int64)
@@ -325,14 +326,17 @@ class NgramTypeCounter:
         if starts.size and (starts[0] < 0 or starts[-1] > ids.size or np.any(np.diff(starts) < 0)):
             raise UsageError(f"doc_starts must be non-decreasing positions in [0, {ids.size}]")
         reset_starts = starts if self.boundary == "reset" else starts[:0]
-        if self.spec.eos_fill:  # Qwen3.8's segments: one starts after each EOS (the pad id)
-            after_eos = np.flatnonzero(np.asarray(ids) == self.spec.pad_id) + 1
+        clean = self._validated(ids, copy=self._kernels is None)
+        if self.spec.reserved_first:  # the speedrun family: each sequence's first token reads as the pad
+            firsts = reset_starts[reset_starts < ids.shape[0]]
+            clean = as_hashed(self.spec, clean, firsts if self.tokens else np.union1d(0, firsts))
+        stop = self.spec.segment_stop
+        if stop is not None:  # segments: one starts after each stop id (Qwen3.8's EOS, LongCat's stop)
+            after_eos = np.flatnonzero(clean == stop) + 1
             reset_starts = np.union1d(reset_starts, after_eos).astype(np.int64)
         if self._kernels is None:
-            clean = self._validated(ids, copy=True)
             self._count_with_windows(clean, reset_starts)
         else:
-            clean = self._validated(ids, copy=False)
             self._count_with_kernels(clean, reset_starts)
         n = self.spec.max_ngram
         self._context = np.concatenate([self._context, clean[-(n - 1) :]])[-(n - 1) :].astype(np.int64)
@@ -346,7 +350,7 @@ class NgramTypeCounter:
             self._chunk_keys = np.empty((self.spec.max_ngram - 1, ids.shape[0]), dtype=np.uint64)
         keys = self._chunk_keys
         doc_start = self._last_start - self.tokens
-        vocab = np.uint64(self.spec.vocab_size)
+        vocab = np.uint64(self.spec.id_bound)
         kept = self._kernels.ngram_keys(
             ids, self._context, reset_starts, doc_start, self.spec.pad_id, vocab, keys
         )
@@ -395,10 +399,10 @@ class NgramTypeCounter:
 
 def _counting_kernels(spec: HashSpec, compiled: bool | None) -> ModuleType | None:
     """The compiled counting kernels, or None for numpy (see :class:`NgramTypeCounter`)."""
-    if compiled is False or key_codec(spec.vocab_size, spec.max_ngram).words > 1:
+    if compiled is False or key_codec(spec.id_bound, spec.max_ngram).words > 1:
         if compiled:
             raise UsageError(
-                f"the compiled counter needs one-word keys: V'^N = {spec.vocab_size}^{spec.max_ngram} "
+                f"the compiled counter needs one-word keys: V'^N = {spec.id_bound}^{spec.max_ngram} "
                 "exceeds 2^64 (count with compiled=False)"
             )
         return None

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..hashing.backends import use_numba
-from ..hashing.backends.numpy_backend import column_mixes, ngram_mixes
+from ..hashing.backends.numpy_backend import column_mixes, ngram_mixes, speedrun_hashes
 from ..spec.hashspec import HashSpec
 from ..util.errors import UsageError
 from .counting import MIX_BLOCK, NgramTypes, _merge, _runs
@@ -131,6 +131,9 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
     if not specs:
         raise UsageError("give at least one spec (table size) to analyse")
     first = specs[0]
+    if first.family == "speedrun" and len(specs) > 1:
+        # Its rows read the pad as each table's reserved id: no mix is shared by the table sizes.
+        return [report for spec in specs for report in sweep_collisions(types, [spec])]
     for spec in specs[1:]:
         if spec.max_ngram != first.max_ngram or not np.array_equal(
             spec.column_multipliers, first.column_multipliers
@@ -208,14 +211,16 @@ def _layer_tallies(
 def _mix_blocks(grams: NgramTypes, spec: HashSpec) -> Iterator[np.ndarray]:
     """uint64 [L, b] (a layer's heads share the mix: :attr:`HashSpec.layer_mix`) or [L, K, b]
     (each head its own): the mixes of the distinct n-grams, a block at a time (mixes are never
-    negative)."""
+    negative). The speedrun family's are its rows (below each table's size, the mix of one spec)."""
     for keys in grams.key_blocks(MIX_BLOCK):
         windows = np.zeros((keys.shape[0], spec.max_ngram), dtype=np.int64)
         windows[:, : grams.order] = grams.codec.decode(keys)
-        if spec.layer_mix:
+        first = spec.column(grams.order, 0)
+        if spec.family == "speedrun":
+            mixes = speedrun_hashes(windows, spec)[:, :, first : first + spec.heads].transpose(1, 2, 0)
+        elif spec.layer_mix:
             mixes = ngram_mixes(windows, spec)[:, :, grams.order - 2].T
         else:
-            first = spec.column(grams.order, 0)
             mixes = column_mixes(windows, spec)[:, :, first : first + spec.heads].transpose(1, 2, 0)
         yield np.ascontiguousarray(mixes).view(np.uint64)
 

@@ -25,11 +25,12 @@ from ..inputs.sources import CorpusReader, TokenFileReader
 from ..model.mapping import NgramHashMapping
 from ..model.presets import PRESETS, resolve_spec
 from ..model.presets import preset as preset_named
+from ..spec.families import FAMILIES
 from ..spec.hashspec import HashSpec
 from ..tokenizers import DEFAULT_TOKENIZER
 from ..tokenizers.engines import ENGINE_CHOICES
 from ..util.errors import UsageError, idle_parameters
-from ..util.parsing import parse_ids, parse_sizes
+from ..util.parsing import parse_id, parse_ids, parse_sizes
 
 _Made = TypeVar("_Made")
 
@@ -367,13 +368,33 @@ class SpecOptions(LayoutOptions):
             "--pad-id", help="RAW pad id (mapped through the vocabulary); default: the tokenizer's pad/eot."
         ),
     ] = None
+    family: Annotated[
+        str | None,
+        typer.Option(
+            "--family",
+            help=f"The hash family: {', '.join(FAMILIES)} (docs/families.md). Default: the preset's, "
+            "else engram; 'stored' comes from a checkpoint (spec from-config --constants).",
+            show_default=False,
+        ),
+    ] = None
+    stop_token: Annotated[
+        str | None,
+        typer.Option(
+            "--stop-token",
+            help="LongCat as sglang serves it: the walk back stops at this RAW id (an EOS) at "
+            "lookback j > 0; the id's own n-grams include it. Default: the reference's walk.",
+            show_default=False,
+        ),
+    ] = None
     spec_file: SpecFileOpt = None
     allow_vocab_mismatch: AllowVocabMismatchOpt = False
 
     @property
     def fields(self) -> dict[str, Any]:
         """The options but ``spec_file`` as :func:`ngramtool.resolve_spec` parameters (None: not given)."""
-        return {**super().fields, "seed": self.seed, "pad_id": self.pad_id}
+        stop = None if self.stop_token is None else parse_id(self.stop_token, "--stop-token")
+        extra = {"family": self.family, "stop_token": stop}
+        return {**super().fields, "seed": self.seed, "pad_id": self.pad_id, **extra}
 
     def choose(self, preset: str | None) -> SpecChoice:
         """The spec these options choose over ``preset`` (parses ``--layers`` and ``--table`` now)."""

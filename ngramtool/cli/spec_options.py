@@ -3,7 +3,7 @@ the spec's fields, and :func:`build_spec`, which turns them into a HashSpec."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Annotated
 
 import typer
@@ -11,7 +11,6 @@ import typer
 from ..formats.artifacts import Kind, detect
 from ..model.mapping import NgramHashMapping
 from ..model.presets import default_compress, default_tokenizer
-from ..spec.families import FAMILIES
 from ..spec.hashspec import HashSpec
 from ..util.errors import UsageError
 from .options import (
@@ -40,33 +39,21 @@ class VocabularyOptions(TokenizerOptions):
 @dataclass(frozen=True)
 class _PresetOption(OptionGroup):
     preset_name: PresetOpt = None
-    family: Annotated[
-        str | None,
-        typer.Option(
-            "--family",
-            help=f"The hash family: {', '.join(FAMILIES)} (docs/families.md). Default: the preset's, "
-            "else engram; 'stored' comes from a checkpoint (spec from-config --constants).",
-            show_default=False,
-        ),
-    ] = None
 
 
 @dataclass(frozen=True)
 class SpecCommandOptions(SpecOptions, VocabularyOptions, _PresetOption):
-    """The options of the spec commands that make a spec: --preset, --family, the vocabulary's, the
-    spec's (a dataclass takes the fields of its bases from the last one up)."""
+    """The options of the spec commands that make a spec: --preset, the vocabulary's, the spec's
+    (--family among them; a dataclass takes the fields of its bases from the last one up)."""
 
     def resolve(self, ctx: typer.Context) -> HashSpec:
         """The spec of the options (:func:`build_spec`)."""
-        chosen = self.choose(self.preset_name)
-        if self.family is not None:
-            if self.family == "stored":
-                raise UsageError(
-                    "--family stored takes its constants from a checkpoint: "
-                    "ngramtool spec from-config config.json SPEC --constants model.safetensors"
-                )
-            chosen = replace(chosen, fields={**chosen.fields, "family": self.family})
-        return build_spec(ctx, self, chosen)
+        if self.family == "stored":
+            raise UsageError(
+                "--family stored takes its constants from a checkpoint: "
+                "ngramtool spec from-config config.json SPEC --constants model.safetensors"
+            )
+        return build_spec(ctx, self, self.choose(self.preset_name))
 
 
 VOCABULARY_OPTIONS = VocabularyOptions.placeholder()

@@ -173,6 +173,8 @@ class NgramHasher:
         resets = np.zeros(0, dtype=np.int64)
         if self.boundary == "reset":
             resets = np.unique(starts[starts < t_total])
+        if self.spec.reserved_first:  # each sequence's first token: the stream's and each document's
+            ids = as_hashed(self.spec, ids, resets if self._position else np.union1d(0, resets))
         kernel = self._kernels(device_of(ids))
         chunk = to_tensor(ids, kernel.device) if kernel.tensors else to_numpy(ids)
         spec = self.spec
@@ -278,12 +280,19 @@ class SequenceHasher:
         array = _as_id_vector(array)
         starts = _check_doc_starts(doc_starts, array.shape[0])
         context = np.full(self.spec.max_ngram - 1, self.spec.pad_id, dtype=np.int64)
+        given = np.zeros(0, dtype=np.int64)
         if before is not None:
             given = to_numpy(self._checked(_as_id_vector(as_array(before)), "before"))
             given = given[max(given.shape[0] - context.shape[0], 0) :]
             context[context.shape[0] - given.shape[0] :] = given
         resets = np.unique(starts[starts < array.shape[0]]) if starts.size else starts
-        return self._rows(self._checked(array), context, resets)
+        array = self._checked(array)
+        if self.spec.reserved_first:  # a sequence that starts here, or inside `before`
+            firsts = np.union1d(0, resets) if given.shape[0] == 0 else resets
+            if 0 < given.shape[0] < context.shape[0]:
+                context[context.shape[0] - given.shape[0]] = self.spec.pad_id
+            array = as_hashed(self.spec, array, firsts)
+        return self._rows(array, context, resets)
 
     def _rows(self, ids: Any, context: np.ndarray, resets: np.ndarray) -> Any:
         """The backend's rows of one checked sequence, as the kind of ``ids``."""
@@ -292,9 +301,10 @@ class SequenceHasher:
         return like(kernel.rows(chunk, context, resets), ids)
 
     def _checked(self, ids: Any, what: str = "") -> Any:
-        """``ids`` after the range check (when ``check_ids``)."""
+        """``ids`` after the range check (when ``check_ids``); ``before`` may hold the speedrun
+        family's start marker, as the hash reads a sequence's first token (:func:`as_hashed`)."""
         if self.check_ids:
-            _check_range(ids, self.spec, what=what)
+            _check_range(ids, self.spec, what=what, bound=self.spec.id_bound if what else None)
         return ids
 
     def _batch(self, ids: Any, before: Any) -> Any:
@@ -304,9 +314,14 @@ class SequenceHasher:
             raise UsageError(f"token ids must be integers, got dtype {ids.dtype}")
         batch, length = ids.shape
         ids = self._checked(ids)
+        first = 0  # each row's first token: its own, or inside `before` when that is short
         if before is not None:
+            given = as_array(before).shape[1] if as_array(before).ndim == 2 else 0
             ids = self._prepend(ids, as_array(before))
+            first = spec.max_ngram - 1 - given if given < spec.max_ngram - 1 else -1
         width = ids.shape[1]
+        if spec.reserved_first and 0 <= first < width:
+            ids = as_hashed(spec, ids, np.array([first]), axis=1)
         starts = np.arange(batch, dtype=np.int64) * width if width else np.zeros(0, dtype=np.int64)
         context = np.full(spec.max_ngram - 1, spec.pad_id, dtype=np.int64)
         rows = self._rows(ids.reshape(-1), context, starts)
@@ -338,6 +353,33 @@ class SequenceHasher:
         return np.concatenate([lead, to_numpy(given).astype(np.int64), ids.astype(np.int64)], axis=1)
 
 
+def as_hashed(spec: HashSpec, ids: Any, firsts: np.ndarray, *, axis: int = 0) -> Any:
+    """``ids`` as the hash reads them: for a spec whose sequences' first tokens read as the pad
+    (:attr:`HashSpec.reserved_first`, the speedrun family's reserved id), a copy (int64) with the
+    pad at ``firsts`` (positions along ``axis``: 0 for a sequence [T], 1 for each row of a batch
+    [B, T]); else ``ids`` as they are.
+
+    Examples:
+        >>> import numpy as np
+        >>> from ngramtool import HashSpec
+        >>> spec = HashSpec(family="speedrun", max_ngram=2, heads=1, table_sizes=(500,), vocab_size=100)
+        >>> as_hashed(spec, np.array([7, 8, 9]), np.array([0])).tolist()
+        [100, 8, 9]
+    """
+    firsts = np.asarray(firsts, dtype=np.int64)
+    if not spec.reserved_first or not firsts.size or not ids.shape[axis]:
+        return ids
+    index = (slice(None),) * axis + (firsts,)
+    if is_tensor(ids):
+        torch = sys.modules["torch"]
+        out = ids.to(torch.int64, copy=True)
+        out[index] = spec.pad_id
+        return out
+    out = np.array(ids, dtype=np.int64)
+    out[index] = spec.pad_id
+    return out
+
+
 def _as_id_vector(ids: object) -> Any:
     """``ids`` as a 1-D integer numpy array or torch tensor; anything else is a usage error."""
     array = as_array(ids)
@@ -348,15 +390,19 @@ def _as_id_vector(ids: object) -> Any:
     return array
 
 
-def _check_range(ids: Any, spec: HashSpec, first_position: int = 0, what: str = "") -> None:
-    """Ids at or above V' are an error naming the first such position (a batch [B, T]: its row and
-    position; a sequence: counted from ``first_position``); ``what`` names the argument."""
+def _check_range(
+    ids: Any, spec: HashSpec, first_position: int = 0, what: str = "", bound: int | None = None
+) -> None:
+    """Ids at or above V' (or ``bound``) are an error naming the first such position (a batch
+    [B, T]: its row and position; a sequence: counted from ``first_position``); ``what`` names the
+    argument."""
     if ids.numel() == 0 if is_tensor(ids) else ids.size == 0:
         return
+    bound = spec.vocab_size if bound is None else bound
     top = int(ids.max())
-    if top < spec.vocab_size:
+    if top < bound:
         return
-    flat = int(np.argmax(to_numpy(ids).reshape(-1) >= spec.vocab_size))
+    flat = int(np.argmax(to_numpy(ids).reshape(-1) >= bound))
     if ids.ndim == 2:
         where = f"batch row {flat // ids.shape[1]}, position {flat % ids.shape[1]}"
     else:

@@ -28,7 +28,7 @@ from ..util.errors import NgramToolError, UsageError
 from .backends import MASKED_ROW, NegativeIds, check_negative_ids, choose_backend
 from .backends.arrays import as_array, is_integer, is_tensor, to_numpy, to_tensor
 from .backends.numpy_backend import rows_from_windows
-from .hasher import SequenceHasher
+from .hasher import SequenceHasher, as_hashed
 
 __all__ = ["DEFAULT_MAX_ROLLBACK", "BatchHashState", "HashState"]
 
@@ -104,7 +104,8 @@ class HashState:
         if chunk.ndim != 1:
             raise UsageError(f"a chunk of token ids must be 1-D [T], got shape {tuple(chunk.shape)}")
         rows = self._hasher(chunk, before=self._kept[-(self.spec.max_ngram - 1) :])
-        tail = to_numpy(chunk[-self._keep :]).astype(np.int64)
+        seen = as_hashed(self.spec, chunk, np.zeros(int(self._length == 0), dtype=np.int64))
+        tail = to_numpy(seen[-self._keep :]).astype(np.int64)
         self._kept = np.concatenate([self._kept, tail])[-self._keep :]
         self._length += chunk.shape[0]
         return rows
@@ -243,18 +244,22 @@ class BatchHashState:
         lengths = self._lengths[slots]
         moved = self._put(np.stack([slots, lengths]))  # one copy to the device
         slot, length = moved[0], moved[1]
+        if self.spec.reserved_first:  # a request's first token reads as the reserved id
+            tokens = xp.where(length == 0, self.spec.pad_id, tokens)
         self._history[slot, length % self._width] = tokens
         positions = length[:, None] - self._lags[None, :]  # lag k of each token: position t - k
         windows = self._history[slot[:, None], positions % self._width]
         windows = xp.where(positions < 0, self.spec.pad_id, windows)  # before the sequence start
-        eos = windows == self.spec.pad_id  # a real EOS (a masked id that looks like the pad is none)
+        stop = self.spec.segment_stop
+        eos = windows == stop  # a real stop id (a masked id is none)
         if self.negative_ids != "hash":  # the conventions as backends/barrier.py defines them
             dead = windows < 0
             if self.negative_ids == "barrier":  # a DEAD id (the current token too) and every older lag
                 for lag in range(1, self.spec.max_ngram):
                     dead[:, lag] |= dead[:, lag - 1]
             windows = xp.where(dead, self.spec.pad_id, windows)
-        if self.spec.eos_fill:  # lags past an EOS (the pad id) reach before the segment: the EOS id
+        if stop is not None:  # a stop id at lag >= 1 and every older lag: before the segment, the pad
+            eos[:, 0] = False
             for lag in range(2, self.spec.max_ngram):
                 eos[:, lag] |= eos[:, lag - 1]
             windows = xp.where(eos, self.spec.pad_id, windows)
@@ -273,9 +278,10 @@ class BatchHashState:
         n1, length, total = self.spec.max_ngram - 1, int(self._lengths[index]), chunk.shape[0]
         before = self._history[index, self._put(np.arange(max(length - n1, 0), length) % self._width)]
         rows = self._hasher(chunk, before=before)
+        seen = as_hashed(self.spec, chunk, np.zeros(int(length == 0), dtype=np.int64))
         stored = min(total, self._keep)
         positions = np.arange(length + total - stored, length + total) % self._width
-        self._history[index, self._put(positions)] = chunk[total - stored :]
+        self._history[index, self._put(positions)] = seen[total - stored :]
         self._lengths[index] += total
         self._kept[index] = min(int(self._kept[index]) + total, self._keep)
         return rows

@@ -52,6 +52,9 @@ class SpecFields(TypedDict, total=False):
     family: str | None
     stored: StoredConstants | None
     eos_fill: bool | None
+    stop_token: int | None
+    first_token: str | None
+    model_vocab_size: int | None
 
 
 @dataclass(frozen=True, eq=False)

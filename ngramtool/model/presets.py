@@ -213,7 +213,8 @@ def save_spec_file(spec: HashSpec, path: str | Path, *, force: bool = False) -> 
 
 
 # The fields a caller may give, in the order messages list them.
-_FIELDS = ("max_ngram", "heads", "layer_ids", "table_sizes", "seed", "pad_id", "family", "stored", "eos_fill")
+_FIELDS = ("max_ngram", "heads", "layer_ids", "table_sizes", "seed", "pad_id", "family", "stored", "eos_fill",
+           "stop_token", "first_token", "model_vocab_size")  # fmt: skip
 # What each family reads from elsewhere than the options: giving it is refused, with the reason.
 _FIXED_BY_FAMILY = {
     "stored": {
@@ -221,6 +222,10 @@ _FIXED_BY_FAMILY = {
         "seed": "the multipliers are the checkpoint's (--constants)",
     },
     "longcat": {"seed": "LongCat's weights are powers of V, with no seed"},
+    "speedrun": {
+        "seed": "its multipliers are fixed (36313, 27191, 18731)",
+        "pad_id": "a sequence start is marked by V, one past the last id, and hashed as the reserved row",
+    },
 }
 
 
@@ -254,6 +259,9 @@ def resolve_spec(
     family: str | None = None,
     stored: StoredConstants | None = None,
     eos_fill: bool | None = None,
+    stop_token: int | None = None,
+    first_token: str | None = None,
+    model_vocab_size: int | None = None,
     allow_vocab_mismatch: bool = False,
 ) -> HashSpec:
     """The HashSpec of the given parameters (None means not given).
@@ -283,6 +291,11 @@ def resolve_spec(
         stored: the constants of family ``stored`` (read with
             :func:`ngramtool.spec.families.stored.read_stored_constants`).
         eos_fill: segments start after each EOS, which is the pad (Qwen3.8); default the base's.
+        stop_token: LongCat's walk stops at this id as sglang serves it (a raw id; default the
+            base's, else none).
+        first_token: the speedrun family's reading of a sequence's first token (``reserved`` or
+            ``kept``; default ``reserved``).
+        model_vocab_size: the model's embedding rows (engine token maps are padded to them).
         allow_vocab_mismatch: a released model's preset with a vocabulary of another V' than the
             model's is an error (:func:`check_released_vocabulary`) unless this is True.
 
@@ -299,7 +312,8 @@ def resolve_spec(
         raise UsageError(f"`preset` {preset} gives the tables' sizes only (`size`): {named.sizes_only}")
     if pad_id is None and named is not None:
         pad_id = named.raw_pad_id  # a released model's pad, whatever the tokenizer calls its pad
-    values = (max_ngram, heads, layer_ids, table_sizes, seed, pad_id, family, stored, eos_fill)
+    values = (max_ngram, heads, layer_ids, table_sizes, seed, pad_id, family, stored, eos_fill, stop_token,
+              first_token, model_vocab_size)  # fmt: skip
     given = {name: value for name, value in zip(_FIELDS, values, strict=True) if value is not None}
     if vocab_size is not None and tokenizer is not None:
         raise UsageError("`vocab_size` replaces the tokenizer's V': give one of `vocab_size` and `tokenizer`")
@@ -334,11 +348,14 @@ def resolve_spec(
         layer_ids=tuple(given.get("layer_ids", defaults.layer_ids)),
         table_sizes=tuple(tables),
         seed=given.get("seed", defaults.seed if same_family else FAMILY_SEEDS.get(chosen_family, 0)),
-        pad_id=0 if chosen_family == "longcat" and pad_id is None else _pad(pad_id, vocab, tok, base),
+        pad_id=_family_pad(chosen_family, pad_id, vocab, tok, base),
         vocab_size=_vocab_size(vocab, vocab_size, base),
         family=chosen_family,
         stored=given.get("stored", defaults.stored if same_family else None),
         eos_fill=given.get("eos_fill", defaults.eos_fill),
+        stop_token=_stop_token(given.get("stop_token"), vocab, defaults.stop_token if same_family else None),
+        first_token=given.get("first_token", defaults.first_token if same_family else None),
+        model_vocab_size=given.get("model_vocab_size", defaults.model_vocab_size),
     )
 
 
@@ -362,6 +379,31 @@ def _vocab_size(vocab: CompressedVocab | None, vocab_size: int | None, base: Has
     if base is not None:
         return base.vocab_size
     raise UsageError("the vocabulary size is unknown: give `tokenizer` or `vocab_size`")
+
+
+def _stop_token(raw: int | None, vocab: CompressedVocab | None, base: int | None) -> int | None:
+    """The canonical stop token: ``raw`` mapped through the vocabulary (as the pad), else the base's."""
+    if raw is None:
+        return base
+    if vocab is None:
+        return raw
+    if not 0 <= raw < vocab.raw_size or int(vocab.lut[raw]) < 0:
+        raise UsageError(f"`stop_token` {raw} is not a token id of this tokenizer")
+    return int(vocab.lut[raw])
+
+
+def _family_pad(
+    family: str,
+    raw: int | None,
+    vocab: CompressedVocab | None,
+    tokenizer: Tokenizer | None,
+    base: HashSpec | None,
+) -> int | None:
+    """The canonical pad of ``family``: LongCat's 0, the speedrun family's start marker (None: V),
+    else :func:`_pad`."""
+    if family in ("longcat", "speedrun") and raw is None:
+        return 0 if family == "longcat" else None
+    return _pad(raw, vocab, tokenizer, base)
 
 
 def _pad(

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..util.errors import UsageError
 from ..util.primes import next_prime
-from .families import Family, Mix, check_family, longcat, mix_of, tutorial
+from .families import Family, Mix, check_family, longcat, mix_of, speedrun, tutorial
 from .families.stored import StoredConstants
 
 Boundary = Literal["none", "reset"]
@@ -33,6 +33,9 @@ def check_boundary_policy(boundary: str) -> Boundary:
 
 
 FAMILY_SEEDS = {"tutorial": 2026}
+DESCRIPTIVE = ("model_vocab_size",)
+"""Spec fields that describe the model and change no row: the spec file and every manifest record
+them, the fingerprint leaves them out (equal rows, equal fingerprints)."""
 """A family's seed when none is given (the tutorial chapter seeds torch's generator with 2026)."""
 
 # Bump when the meaning of a spec changes (the fingerprint covers it).
@@ -88,6 +91,16 @@ class HashSpec:
         eos_fill: Qwen3.8's segments: a segment starts after each EOS, which is ``pad_id``, and the
             lookbacks before a segment start hold the EOS id (with ``boundary="reset"``, so do
             those before a document start). The EOS itself hashes as any token.
+        stop_token: LongCat as sglang serves it (``compute_n_gram_ids(..., eos_token_id)``): the
+            walk back stops at this id at lookback j > 0, as at an ignored token, while its own
+            n-grams still include it (a segment starts after it). None: the reference's walk,
+            which does not stop there.
+        first_token: the speedrun family's reading of a sequence's first token in later windows:
+            ``reserved`` (modded-nanogpt: the reserved id, the default) or ``kept``
+            (parameter-golf: the token itself).
+        model_vocab_size: the model's embedding rows (``vocab_size`` of its config, padded past
+            the tokenizer's ids): engine token maps are padded to it with the compressed pad. It
+            changes no row (the fingerprint leaves it out).
     """
 
     max_ngram: int = 3
@@ -100,13 +113,20 @@ class HashSpec:
     family: Family = "engram"
     stored: StoredConstants | None = None
     eos_fill: bool = False
+    stop_token: int | None = None
+    first_token: str | None = None
+    model_vocab_size: int | None = None
 
     def __post_init__(self) -> None:
-        # Not given: the family's own (Engram's pad 2, the tutorial chapter's seed 2026, else 0).
+        # Not given: the family's own (Engram's pad 2, the tutorial chapter's seed 2026, else 0;
+        # the speedrun family's start marker V, one past the last raw id).
         if self.seed is None:
             object.__setattr__(self, "seed", FAMILY_SEEDS.get(self.family, 0))
         if self.pad_id is None:
-            object.__setattr__(self, "pad_id", 2 if self.family == "engram" else 0)
+            pads = {"engram": 2, "speedrun": self.vocab_size}
+            object.__setattr__(self, "pad_id", pads.get(self.family, 0))
+        if self.family == "speedrun" and self.first_token is None:
+            object.__setattr__(self, "first_token", "reserved")
         object.__setattr__(self, "layer_ids", tuple(int(x) for x in self.layer_ids))
         object.__setattr__(self, "table_sizes", tuple(int(x) for x in self.table_sizes))
         if isinstance(self.stored, dict):
@@ -143,7 +163,9 @@ class HashSpec:
             raise UsageError(f"every size in `table_sizes` must be at least 2 (got {list(self.table_sizes)})")
         if self.vocab_size < 1:
             raise UsageError(f"`vocab_size` must be at least 1 (got {self.vocab_size})")
-        if not 0 <= self.pad_id < self.vocab_size:
+        if self.model_vocab_size is not None and self.model_vocab_size < 1:
+            raise UsageError(f"`model_vocab_size` must be at least 1 (got {self.model_vocab_size})")
+        if self.family != "speedrun" and not 0 <= self.pad_id < self.vocab_size:
             raise UsageError(
                 f"`pad_id` {self.pad_id} is not a canonical id: it must lie in [0, {self.vocab_size}) "
                 "(a tokenizer's raw pad id is mapped through the vocabulary first)"
@@ -172,6 +194,26 @@ class HashSpec:
             if self.seed != 0:
                 raise UsageError("family 'stored' reads its multipliers from the checkpoint: give seed=0")
             self._validate_stored(self.stored)
+        if self.stop_token is not None:
+            if family != "longcat":
+                raise UsageError(
+                    f"`stop_token` is LongCat's walk as sglang serves it, not family {family!r}'s: drop it"
+                )
+            if not 0 <= self.stop_token < self.vocab_size:
+                raise UsageError(
+                    f"`stop_token` {self.stop_token} is not an id of the vocabulary: it must lie in "
+                    f"[0, {self.vocab_size})"
+                )
+        if (self.first_token is not None) != (family == "speedrun"):
+            raise UsageError(f"`first_token` is the speedrun family's, not family {family!r}'s: drop it")
+        if family == "speedrun":
+            speedrun.check(self.max_ngram, self.heads, self.first_token)
+            if self.pad_id != self.vocab_size or self.seed != 0:
+                raise UsageError(
+                    "family 'speedrun' has fixed multipliers (no seed) and marks a sequence start with "
+                    f"V = {self.vocab_size:,}, one past the last id: give seed=0 and no pad_id "
+                    f"(got {self.seed}, {self.pad_id})"
+                )
 
     def _validate_stored(self, stored: StoredConstants) -> None:
         """The stored constants' shapes agree with L, N and C; tables fit their layer's rows."""
@@ -262,6 +304,8 @@ class HashSpec:
         c, n = self.num_columns, self.max_ngram
         if self.family == "tutorial":
             per_column = tutorial.column_multipliers(self.seed, n, self.heads)
+        elif self.family == "speedrun":
+            per_column = speedrun.column_multipliers(n)
         elif self.family == "longcat":
             per_column = longcat.column_weights(self.vocab_size, self.table_sizes, self.heads)
         else:
@@ -273,9 +317,10 @@ class HashSpec:
     @cached_property
     def primes(self) -> np.ndarray:
         """int64 [L, N-1, K]: each head's table size (its modulus): distinct primes for engram (3.2),
-        the order's table size for the tutorial, ``m + 2i + 1`` for LongCat, as given when stored."""
+        the order's table size for the tutorial, ``m + 2i + 1`` for LongCat, as given when stored;
+        the speedrun family's table of ``T`` rows, hashed modulo ``T - 1`` (its last row reserved)."""
         shape = (self.num_layers, self.max_ngram - 1, self.heads)
-        if self.family == "tutorial":
+        if self.family in ("tutorial", "speedrun"):
             sizes = np.asarray(self.table_sizes, dtype=np.int64)[:, None]
             return _frozen(np.broadcast_to(sizes, shape).copy())
         if self.family == "longcat":
@@ -327,6 +372,25 @@ class HashSpec:
         return [(layer, got, wanted) for layer, got, wanted in pairs if got != wanted]
 
     @property
+    def segment_stop(self) -> int | None:
+        """The id after which a new segment starts (lookbacks at and before it are the pad):
+        Qwen3.8's EOS (:attr:`eos_fill`, the pad id itself) or LongCat's :attr:`stop_token`;
+        None when the spec has neither."""
+        return self.pad_id if self.eos_fill else self.stop_token
+
+    @property
+    def reserved_first(self) -> bool:
+        """Whether each sequence's first token reads as the pad (the speedrun family's reserved id)
+        in later windows, and gets the reserved row (``first_token="reserved"``)."""
+        return self.first_token == "reserved"
+
+    @property
+    def id_bound(self) -> int:
+        """What bounds the ids a window holds: V, or V + 1 where the pad is the start marker V
+        (the speedrun family)."""
+        return self.vocab_size + (self.family == "speedrun")
+
+    @property
     def row_dtype(self) -> np.dtype:
         """int32 when every layer's table has fewer than 2^31 rows, else int64."""
         return np.dtype(np.int32 if int(self.rows_per_layer.max()) < INT32_LIMIT else np.int64)
@@ -342,6 +406,9 @@ class HashSpec:
             del d["family"]
         if not self.eos_fill:
             del d["eos_fill"]
+        for name in ("stop_token", "first_token", *DESCRIPTIVE):
+            if d[name] is None:
+                del d[name]
         if self.stored is None:
             del d["stored"]
         else:
@@ -356,7 +423,7 @@ class HashSpec:
     def from_dict(cls, data: dict[str, Any]) -> HashSpec:
         """Inverse of :meth:`to_dict`; unknown keys are an error."""
         known = {"max_ngram", "heads", "layer_ids", "table_sizes", "seed", "pad_id", "vocab_size"}
-        optional = {"family", "stored", "eos_fill"}
+        optional = {"family", "stored", "eos_fill", "stop_token", "first_token", *DESCRIPTIVE}
         unknown = set(data) - known - optional
         if unknown:
             raise UsageError(
@@ -367,6 +434,12 @@ class HashSpec:
             raise UsageError(f"HashSpec field 'family' must be a string, got {extra['family']!r}")
         if not isinstance(extra.get("eos_fill", False), bool):
             raise UsageError(f"HashSpec field 'eos_fill' must be true or false, got {extra['eos_fill']!r}")
+        if not isinstance(extra.get("first_token", ""), str):
+            raise UsageError(f"HashSpec field 'first_token' must be a string, got {extra['first_token']!r}")
+        for name in ("stop_token", *DESCRIPTIVE):
+            value = extra.get(name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+                raise UsageError(f"HashSpec field {name!r} must be an integer, got {value!r}")
         data = {name: value for name, value in data.items() if name in known}
         for name, value in data.items():
             items = value if name in ("layer_ids", "table_sizes") else [value]
@@ -390,6 +463,11 @@ class HashSpec:
 
     @cached_property
     def fingerprint(self) -> str:
-        """sha256 of the hash version and the canonical JSON: equal fingerprints, equal rows."""
-        payload = f"ngramtool-hashspec-v{HASH_VERSION}:{self.to_json()}"
+        """sha256 of the hash version and the canonical JSON of the fields that change rows (not
+        :data:`DESCRIPTIVE` ones, nor the layer numbers recorded beside stored constants): equal
+        fingerprints, equal rows."""
+        hashed = {name: value for name, value in self.to_dict().items() if name not in DESCRIPTIVE}
+        if self.stored is not None:
+            hashed["stored"] = self.stored.to_dict(numbering=False)
+        payload = f"ngramtool-hashspec-v{HASH_VERSION}:{json.dumps(hashed, sort_keys=True)}"
         return hashlib.sha256(payload.encode()).hexdigest()

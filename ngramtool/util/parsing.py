@@ -98,6 +98,32 @@ def parse_sizes(text: str, option: str, *, minimum: int = 1) -> list[int]:
     return sizes
 
 
+def parse_size(text: str, option: str, *, minimum: int = 1) -> int:
+    """One size (a vocabulary's rows, a rank count), read as :func:`parse_sizes` reads each.
+
+    Examples:
+        >>> parse_size("129,280", "--model-vocab")
+        129280
+    """
+    sizes = parse_sizes(text, option, minimum=minimum)
+    if len(sizes) != 1:
+        raise UsageError(f"{option} takes one number, got {len(sizes)}: {text!r}")
+    return sizes[0]
+
+
+def parse_id(text: str, option: str) -> int:
+    """One id (a token id), read as :func:`parse_ids` reads each.
+
+    Examples:
+        >>> parse_id("2", "--stop-token")
+        2
+    """
+    ids = parse_ids(text, option)
+    if len(ids) != 1:
+        raise UsageError(f"{option} takes one id, got {len(ids)}: {text!r}")
+    return ids[0]
+
+
 def parse_ids(text: str, option: str) -> list[int]:
     """Ids (Engram layer ids, token ids): plain integers, comma-separated (``1,15``).
 

@@ -37,7 +37,7 @@ from ngramtool.hashing.backends import (  # noqa: E402
     choose_backend,
 )
 from ngramtool.hashing.backends.numpy_backend import BLOCK_TOKENS, rows_from_windows  # noqa: E402
-from ngramtool.hashing.hasher import NgramHasher, SequenceHasher, hash_ngrams  # noqa: E402
+from ngramtool.hashing.hasher import NgramHasher, SequenceHasher, as_hashed, hash_ngrams  # noqa: E402
 from ngramtool.model.presets import preset  # noqa: E402
 from ngramtool.spec.families import FAMILIES  # noqa: E402
 from ngramtool.spec.families.stored import StoredConstants  # noqa: E402
@@ -140,8 +140,13 @@ def family_specs(draw: st.DrawFn, families: tuple[str, ...] = FAMILIES) -> HashS
     layers = tuple(draw(st.lists(st.integers(0, 30), min_size=1, max_size=3, unique=True)))
     tables = tuple(draw(st.integers(2, 5000)) for _ in range(n - 1))
     fields = {"max_ngram": n, "heads": heads, "layer_ids": layers, "table_sizes": tables, "vocab_size": vocab}
-    if family == "longcat":
-        return HashSpec(family="longcat", pad_id=0, **fields)
+    if family == "longcat":  # sometimes served as sglang does: the walk stops at an EOS
+        stop = draw(st.one_of(st.none(), st.integers(0, vocab - 1)))
+        return HashSpec(family="longcat", pad_id=0, stop_token=stop, **fields)
+    if family == "speedrun":  # fixed multipliers: one head, orders 2..3
+        first = draw(st.sampled_from(["reserved", "kept"]))
+        fields = {**fields, "max_ngram": min(n, 3), "heads": 1, "table_sizes": tables[: min(n, 3) - 1]}
+        return HashSpec(family="speedrun", first_token=first, **fields)
     pad = draw(st.integers(0, vocab - 1))
     fields["eos_fill"] = draw(st.booleans())  # Qwen3.8's segments after each EOS (the pad id)
     if family == "tutorial":
@@ -232,6 +237,11 @@ def family_rows_by_definition(spec: HashSpec, window: list[int]) -> list[list[in
                 size = int(spec.primes[li, order - 2, h])
                 if spec.family == "longcat":
                     mix = sum(tok * pow(spec.vocab_size, j, size) for j, tok in enumerate(window[:order]))
+                elif spec.family == "speedrun":  # modded-nanogpt's int32 arithmetic, the pad its reserved id
+                    row.append(
+                        speedrun_row_by_definition(spec, window[:order], size) + int(spec.offsets[li, c])
+                    )
+                    continue
                 elif spec.family == "tutorial":
                     mix = 0
                     for j, tok in enumerate(gram):
@@ -243,6 +253,21 @@ def family_rows_by_definition(spec: HashSpec, window: list[int]) -> list[list[in
                 row.append(mix % size + int(spec.offsets[li, c]))
         layers.append(row)
     return layers
+
+
+def speedrun_row_by_definition(spec: HashSpec, window: list[int], table: int) -> int:
+    """modded-nanogpt's ``(36313 x[t] ^ 27191 x[t-1]) % (T - 1)`` (parameter-golf's 18731 x[t-2] for
+    a trigram) in torch int32: products wrap to 32 bits, ``%`` takes the divisor's sign; the pad
+    (before the start) reads as the reserved id T - 1, a window starting there gets row T - 1."""
+    modulus = table - 1
+    at_pad = [tok == spec.pad_id for tok in window]
+    if at_pad[0] or (spec.first_token == "kept" and any(at_pad)):
+        return modulus
+    mix = 0
+    for tok, multiplier in zip(window, (36313, 27191, 18731), strict=False):
+        product = ((modulus if tok == spec.pad_id else tok) * multiplier) & 0xFFFFFFFF
+        mix ^= product - (1 << 32) if product >= 1 << 31 else product
+    return mix % modulus
 
 
 def tutorial_multipliers_by_torch(spec: HashSpec) -> list[list[int]]:
@@ -324,14 +349,19 @@ def test_demo_negative_ids_and_hash_ids_match_numpy(variant, case, boundary, off
 
 def barrier_rows_by_definition(spec: HashSpec, ids: list[int], starts: list[int]) -> np.ndarray:
     """FAMILIES.md §1 read literally: each position walks its lookbacks back from the current token;
-    from the first that is DEAD (negative) or before its document's start, the pad."""
+    from the first that is DEAD (negative) or before its document's start, the pad. LongCat's walk
+    as sglang serves it also stops after a lookback j > 0 that is its stop token; the speedrun
+    family's first token of each document reads as the pad (``first_token="reserved"``)."""
     windows = np.full((len(ids), spec.max_ngram), spec.pad_id, dtype=np.int64)
     for t in range(len(ids)):
         doc = max([0, *(s for s in starts if s <= t)])
         for lag in range(spec.max_ngram):
             if t - lag < doc or ids[t - lag] < 0:
                 break
-            windows[t, lag] = ids[t - lag]
+            if lag and ids[t - lag] == spec.stop_token:
+                break
+            read_as_pad = spec.reserved_first and t - lag == doc
+            windows[t, lag] = spec.pad_id if read_as_pad else ids[t - lag]
     return rows_from_windows(windows, spec)
 
 
@@ -391,7 +421,8 @@ def test_dead_tokens_in_the_context_before_and_in_batches(variant, case, split, 
     whole = barrier_rows_by_definition(spec, ids, [])
     split = min(split, len(ids))
     array = np.asarray(ids, dtype=np.int64)
-    tail = hasher(array[split:], before=array[:split] if split else None)
+    before = as_hashed(spec, array[:split], np.array([0]))  # as the hash reads them
+    tail = hasher(array[split:], before=before if split else None)
     assert np.array_equal(np.asarray(tail), whole[split:])
     usable = len(ids) // width * width
     if usable:
@@ -544,11 +575,13 @@ def test_triton_kernel_compiles_for_nvidia_gpus(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     variants = [json.loads(line) for line in result.stdout.splitlines()]
-    assert len(variants) == 12 and {v["arch"] for v in variants} == {"sm_80", "sm_90"}
-    assert {v["kernel"] for v in variants} == {"engram", "column xor", "column sum"}
+    assert len(variants) == 16 and {v["arch"] for v in variants} == {"sm_80", "sm_90"}
+    kernels = {"engram", "column xor", "column sum", "speedrun", "speedrun-kept"}
+    assert {v["kernel"] for v in variants} == kernels
     assert all(v["cubin_bytes"] > 0 for v in variants)
     for v in variants:
-        barrett = v["mask"] or v["kernel"] != "engram"  # the per-head kernel always reduces so
+        # The per-head kernel always reduces so; the speedrun family's int32 mix may be negative.
+        barrett = (v["mask"] or v["kernel"] != "engram") and not v["kernel"].startswith("speedrun")
         assert (v["mul_hi_u64"], v["divisions"] == []) == ((True, True) if barrett else (False, False))
 
 

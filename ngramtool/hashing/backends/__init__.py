@@ -213,7 +213,8 @@ class Backend:
     def kernel(self, spec: HashSpec, *, offsets: bool, negative_ids: str, device: str) -> RowsKernel:
         """The evaluator of ``spec`` on ``device`` (constants moved there once); ``barrier`` is the
         backend's masking kernel wrapped (:class:`ngramtool.hashing.backends.barrier.BarrierRows`), as is
-        every kernel of a spec with ``eos_fill`` (Qwen3.8's segments)."""
+        every kernel of a spec with segments (:attr:`HashSpec.segment_stop`: Qwen3.8's EOS fill,
+        LongCat's stop token)."""
         if negative_ids == "hash" and spec.family != "engram":
             raise UsageError(
                 f"negative ids hashed as they are is the Engram demo's rule, not family {spec.family!r}'s: "
@@ -221,12 +222,12 @@ class Backend:
             )
         inner_ids = "mask" if negative_ids == "barrier" else negative_ids
         kernel = self._impl().make_kernel(spec, offsets=offsets, negative_ids=inner_ids, device=device)
-        if negative_ids != "barrier" and not spec.eos_fill:
+        if negative_ids != "barrier" and spec.segment_stop is None:
             return kernel
         barrier = importlib.import_module(f"{__name__}.barrier")
         if negative_ids == "barrier":
             kernel = barrier.BarrierRows(kernel, spec, offsets=offsets)
-        if spec.eos_fill:
+        if spec.segment_stop is not None:
             kernel = barrier.BarrierRows(kernel, spec, offsets=offsets, eos=True)
         return kernel
 

@@ -25,14 +25,16 @@ from ...spec.hashspec import HashSpec
 from .arrays import is_tensor, to_numpy
 
 
-def barrier_context(context: np.ndarray, pad_id: int, *, eos: bool = False) -> np.ndarray:
-    """The carried context with the pad at and before its last DEAD (negative) id (``eos``: its
-    last EOS, the pad id itself).
+def barrier_context(context: np.ndarray, pad_id: int, *, stop: int | None = None) -> np.ndarray:
+    """The carried context with the pad at and before its last DEAD (negative) id (``stop``: its
+    last id equal to ``stop``, an EOS after which a segment starts).
 
     >>> barrier_context(np.array([5, -1, 7]), 2).tolist()
     [2, 2, 7]
+    >>> barrier_context(np.array([9, 4, 7]), 0, stop=4).tolist()
+    [0, 0, 7]
     """
-    dead = np.flatnonzero(context == pad_id if eos else context < 0)
+    dead = np.flatnonzero(context == stop if stop is not None else context < 0)
     if not dead.size:
         return context
     cut = context.copy()
@@ -52,15 +54,17 @@ class BarrierRows:
     """A backend's masking kernel with DEAD tokens as barriers (see the module docstring).
 
     It is a :class:`ngramtool.hashing.backends.RowsKernel` of the same kind (numpy or tensors, its device,
-    ``out=`` when the inner kernel fills one). With ``eos=True`` it is Qwen3.8's segment rule
-    instead (:attr:`ngramtool.HashSpec.eos_fill`): a segment starts after each EOS (the spec's pad
-    id), whose lookbacks before it hold the EOS id; the EOS itself hashes as any token.
+    ``out=`` when the inner kernel fills one). With ``eos=True`` it is the segment rule of
+    :attr:`ngramtool.HashSpec.segment_stop` instead: a segment starts after each stop id (Qwen3.8's
+    EOS, the spec's pad id, whose lookbacks before it hold the EOS id; LongCat's ``stop_token`` as
+    sglang serves it, where the walk back stops: a pad of 0); the stop id itself hashes as any token.
     """
 
     def __init__(self, inner: Any, spec: HashSpec, *, offsets: bool, eos: bool = False) -> None:
         self.inner = inner
         self.spec = spec
         self.eos = eos
+        self.stop = spec.segment_stop if eos else None
         self.tensors = inner.tensors
         self.device = inner.device
         self.fills = getattr(inner, "fills", False)
@@ -69,12 +73,12 @@ class BarrierRows:
 
     def rows(self, ids: Any, context: np.ndarray, resets: np.ndarray, out: np.ndarray | None = None) -> Any:
         """Rows ``[T, L, C]`` of the chunk ``ids`` after ``context``, DEAD ids (or EOS) as barriers."""
-        dead = ids == self.spec.pad_id if self.eos else ids < 0
+        dead = ids == self.stop if self.eos else ids < 0
         positions = to_numpy(dead.nonzero(as_tuple=True)[0]) if is_tensor(ids) else np.flatnonzero(dead)
         if positions.size:
             after = positions[positions + 1 < ids.shape[0]] + 1
             resets = np.union1d(resets, after).astype(np.int64)
-        context = barrier_context(context, self.spec.pad_id, eos=self.eos)
+        context = barrier_context(context, self.spec.pad_id, stop=self.stop)
         if out is None:
             rows = self.inner.rows(ids, context, resets)
         else:

@@ -197,10 +197,37 @@ def _engram_rows(
 engram_rows = compiled(_engram_rows)
 
 
-def _column_rows(ids, context, resets, pad, mult, moduli, offsets, summed, mask, out):
+COLUMN_XOR, COLUMN_SUM, SPEEDRUN_RESERVED, SPEEDRUN_KEPT = 0, 1, 2, 3
+"""How :func:`_column_rows` mixes a column: XOR or sum of ``id * multiplier``, or the speedrun
+family's int32 XOR, its sequence's first token read as the reserved id (or kept)."""
+
+
+def _speedrun_row(window, mult, table, pad, kept):
+    """The speedrun family's row (no offset) of one lag window and column: the int32 XOR of the
+    wrapped products modulo ``table - 1``, the pad read as that reserved id; the reserved row where
+    the current token is the pad (``kept``: any lag of the column's order)."""
+    modulus = table - 1
+    reserved = window[0] == pad
+    x = np.int32(0)
+    for lag in range(window.shape[0]):
+        if mult[lag] == 0:
+            break
+        w = window[lag]
+        if w == pad:
+            reserved = reserved or kept
+            w = modulus
+        x ^= np.int32(np.uint32((np.uint64(w) * np.uint64(mult[lag])) & np.uint64(0xFFFFFFFF)))
+    return modulus if reserved else np.int64(x) % modulus
+
+
+speedrun_row = numba.njit(inline="always", error_model="numpy")(_speedrun_row)
+
+
+def _column_rows(ids, context, resets, pad, mult, moduli, offsets, how, mask, out):
     """Rows ``out`` [T, L*C] for families whose columns have their own multipliers
-    (``mult`` [L*C, N], 0 past a column's order): each column's mix is the XOR (``summed``: the
-    sum) of ``id * mult[j, lag]``, in [0, 2^63) by the spec's validation, then an exact ``%``."""
+    (``mult`` [L*C, N], 0 past a column's order): each column's mix is the XOR (``how`` 1: the
+    sum) of ``id * mult[j, lag]``, in [0, 2^63) by the spec's validation, then an exact ``%``; or
+    the speedrun family's row (``how`` 2 or 3, ``moduli`` its tables; :func:`_speedrun_row`)."""
     n1 = mult.shape[1] - 1
     width = mult.shape[0]
     window = np.empty(n1 + 1, np.int64)
@@ -226,9 +253,12 @@ def _column_rows(ids, context, resets, pad, mult, moduli, offsets, summed, mask,
                 w = pad
             window[lag] = w
         for j in range(width):
+            if how >= SPEEDRUN_RESERVED:
+                out[t, j] = speedrun_row(window, mult[j], moduli[j], pad, how == SPEEDRUN_KEPT) + offsets[j]
+                continue
             x = np.int64(0)
             for lag in range(n1 + 1):
-                if summed:
+                if how == COLUMN_SUM:
                     x += window[lag] * mult[j, lag]
                 else:
                     x ^= window[lag] * mult[j, lag]
@@ -282,10 +312,10 @@ class NumbaRows:
         )
         flat_out = out.reshape(t_total, spec.num_layers * spec.num_columns)
         if not spec.layer_mix:
-            summed = spec.mix == "sum"
-            column_rows(
-                *chunk, self.column_multipliers, self.primes, self.offsets, summed, self.mask, flat_out
-            )
+            how = COLUMN_SUM if spec.mix == "sum" else COLUMN_XOR
+            if spec.family == "speedrun":
+                how = SPEEDRUN_KEPT if spec.first_token == "kept" else SPEEDRUN_RESERVED
+            column_rows(*chunk, self.column_multipliers, self.primes, self.offsets, how, self.mask, flat_out)
             return out
         shape = self.specialized if self.hashed >= SPECIALIZE_TOKENS else self.generic
         engram_rows(

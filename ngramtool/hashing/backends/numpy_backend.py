@@ -18,6 +18,7 @@ import threading
 
 import numpy as np
 
+from ...spec.families.speedrun import speedrun_rows
 from ...spec.hashspec import HashSpec
 from . import MASKED_ROW, NegativeIds
 
@@ -62,6 +63,14 @@ def column_mixes(windows: np.ndarray, spec: HashSpec) -> np.ndarray:
     return mixes
 
 
+def speedrun_hashes(windows: np.ndarray, spec: HashSpec) -> np.ndarray:
+    """The speedrun family's rows without offsets, int64 [M, L, C]: every layer has the same tables
+    (:func:`ngramtool.spec.families.speedrun.speedrun_rows`)."""
+    tables = spec.primes[0].reshape(-1)
+    rows = speedrun_rows(windows, spec.pad_id, tables, spec.first_token or "reserved")
+    return np.broadcast_to(rows[:, None, :], (rows.shape[0], spec.num_layers, spec.num_columns))
+
+
 def rows_from_windows(windows: np.ndarray, spec: HashSpec, *, offsets: bool = True) -> np.ndarray:
     """Rows for explicit windows, straight from the definition (signed floor modulo).
 
@@ -73,7 +82,9 @@ def rows_from_windows(windows: np.ndarray, spec: HashSpec, *, offsets: bool = Tr
     Returns:
         [M, L, C] array of ``spec.row_dtype``.
     """
-    if spec.layer_mix:
+    if spec.family == "speedrun":
+        hashed = speedrun_hashes(windows, spec)
+    elif spec.layer_mix:
         mixes = ngram_mixes(windows, spec)
         primes = spec.primes.reshape(1, spec.num_layers, spec.max_ngram - 1, spec.heads)
         hashed = np.mod(mixes[..., None], primes).reshape(mixes.shape[0], spec.num_layers, spec.num_columns)

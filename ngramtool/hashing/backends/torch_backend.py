@@ -137,9 +137,30 @@ class TorchRows:
                 first = spec.column(order, 0)
                 torch.remainder(acc[:, None], self.primes[li, order - 2], out=dest[:, li, first : first + k])
 
+    def _hash_speedrun(self, windows: list[torch.Tensor], dest: torch.Tensor) -> None:
+        """:meth:`hash_block` for the speedrun family (:mod:`ngramtool.spec.families.speedrun`):
+        int32 products (``to(int32)`` keeps the low 32 bits) XORed, floor modulo ``T - 1``, the pad
+        read as the reserved id ``T - 1`` and the reserved row where the window starts before the
+        sequence."""
+        spec = self.spec
+        at_pad = [window == spec.pad_id for window in windows]
+        for li in range(spec.num_layers):
+            for c in range(spec.num_columns):
+                order, modulus = c // spec.heads + 2, int(spec.primes[li, c // spec.heads, 0]) - 1
+                reserved = at_pad[0] if spec.reserved_first else torch.stack(at_pad[:order]).any(dim=0)
+                mix = torch.zeros_like(windows[0], dtype=torch.int32)
+                for lag in range(order):
+                    read = torch.where(at_pad[lag], modulus, windows[lag])
+                    mix ^= (read * int(spec.column_multipliers[li, c, lag])).to(torch.int32)
+                hashed = torch.remainder(mix.to(torch.int64), modulus)
+                dest[:, li, c] = torch.where(reserved, modulus, hashed)
+
     def _hash_columns(self, windows: list[torch.Tensor], dest: torch.Tensor) -> None:
         """:meth:`hash_block` for families whose columns have their own multipliers (sum or XOR)."""
         spec = self.spec
+        if spec.family == "speedrun":
+            self._hash_speedrun(windows, dest)
+            return
         moduli = self.primes.reshape(spec.num_layers, spec.num_columns)
         for li in range(spec.num_layers):
             mult = self.column_multipliers[li]  # [C, N]

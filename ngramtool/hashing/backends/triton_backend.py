@@ -172,11 +172,18 @@ def column_rows_kernel(
     MASK: tl.constexpr,
     OFFSETS: tl.constexpr,
     SUM: tl.constexpr,
+    SPEEDRUN: tl.constexpr,
+    KEPT: tl.constexpr,
     BLOCK: tl.constexpr,
 ):
     """Rows of ``BLOCK`` tokens for families whose columns have their own multipliers: each
     order's K heads are a [tokens, K] tile mixed by XOR (``SUM``: a sum) over the order's lags.
-    Every mix is in [0, 2^63) (the spec's validation), so Barrett reduction is exact."""
+    Every mix is in [0, 2^63) (the spec's validation), so Barrett reduction is exact.
+
+    ``SPEEDRUN`` (:mod:`ngramtool.spec.families.speedrun`): ``prime_ptr`` holds tables of T rows,
+    hashed modulo T - 1; each product truncated to int32 (``.to(tl.int32)`` keeps the low 32
+    bits), XORed, floor modulo (a division: the mix may be negative); the pad is read as the
+    reserved id T - 1, and a window whose current token (``KEPT``: any lag) is the pad gets it."""
     cols: tl.constexpr = (N - 1) * K
     t = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     live = t < num_tokens
@@ -188,20 +195,30 @@ def column_rows_kernel(
     for layer in tl.static_range(LAYERS):
         for order in tl.static_range(2, N + 1):
             col = layer * cols + (order - 2) * K + heads
-            acc = tl.zeros([BLOCK, K_POW2], dtype=tl.int64)
+            acc = tl.zeros([BLOCK, K_POW2], dtype=tl.int32 if SPEEDRUN else tl.int64)
+            size = tl.load(prime_ptr + col, mask=head_ok, other=2)[None, :]
+            reserved = tl.zeros([BLOCK, K_POW2], dtype=tl.int1)
             cut = t < 0
             for lag in tl.static_range(order):
                 window, cut = _lag_window(ext_ptr, starts_ptr, t, live, cut, pad_id, lag, N, RESET, MASK)
-                mult = tl.load(mult_ptr + col * N + lag, mask=head_ok, other=0)
-                term = window[:, None] * mult[None, :]
-                if SUM:  # noqa: SIM108 (a constexpr branch: Triton compiles only one side)
-                    acc = acc + term
+                mult = tl.load(mult_ptr + col * N + lag, mask=head_ok, other=0)[None, :]
+                if SPEEDRUN:
+                    at_pad = (window == pad_id)[:, None]
+                    if KEPT or lag == 0:
+                        reserved = reserved | at_pad
+                    acc = acc ^ (tl.where(at_pad, size - 1, window[:, None]) * mult).to(tl.int32)
+                elif SUM:
+                    acc = acc + window[:, None] * mult
                 else:
-                    acc = acc ^ term
-            size = tl.load(prime_ptr + col, mask=head_ok, other=1)[None, :]
-            q = tl.umulhi(acc, tl.load(magic_ptr + col, mask=head_ok, other=0)[None, :])
-            r = acc - q * size
-            r = tl.where(r >= size, r - size, r)
+                    acc = acc ^ (window[:, None] * mult)
+            if SPEEDRUN:
+                r = acc.to(tl.int64) % (size - 1)
+                r = tl.where(r < 0, r + size - 1, r)
+                r = tl.where(reserved, size - 1, r)
+            else:
+                q = tl.umulhi(acc, tl.load(magic_ptr + col, mask=head_ok, other=0)[None, :])
+                r = acc - q * size
+                r = tl.where(r >= size, r - size, r)
             if OFFSETS:
                 r = r + tl.load(offset_ptr + col, mask=head_ok, other=0)[None, :]
             if MASK:
@@ -258,5 +275,8 @@ class TritonRows:
                     *tensors, t_total, spec.pad_id, NARROW=out.dtype == torch.int32, **shape
                 )
             else:
-                column_rows_kernel[grid](*tensors, t_total, spec.pad_id, SUM=spec.mix == "sum", **shape)
+                speedrun = {"SPEEDRUN": spec.family == "speedrun", "KEPT": spec.first_token == "kept"}
+                column_rows_kernel[grid](
+                    *tensors, t_total, spec.pad_id, SUM=spec.mix == "sum", **speedrun, **shape
+                )
         return out

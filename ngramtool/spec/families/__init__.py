@@ -13,6 +13,9 @@ family          mix              constants
                                  (:mod:`.longcat`)
 ``stored``      multiply-XOR     multipliers, table sizes and offsets given explicitly, as a
                                  checkpoint stores them (Qwen3.8's ``ple``; :mod:`.stored`)
+``speedrun``    XOR in int32     fixed multipliers 36313, 27191 (18731), one table per order of
+                                 ``T`` rows hashed modulo ``T - 1``, row ``T - 1`` reserved for the
+                                 sequence start (modded-nanogpt, parameter-golf; :mod:`.speedrun`)
 ==============  ===============  ============================================================
 """
 
@@ -22,8 +25,8 @@ from typing import Literal
 
 from ...util.errors import UsageError
 
-Family = Literal["engram", "tutorial", "longcat", "stored"]
-FAMILIES: tuple[Family, ...] = ("engram", "tutorial", "longcat", "stored")
+Family = Literal["engram", "tutorial", "longcat", "stored", "speedrun"]
+FAMILIES: tuple[Family, ...] = ("engram", "tutorial", "longcat", "stored", "speedrun")
 Mix = Literal["xor", "sum"]
 
 
@@ -44,6 +47,7 @@ TABLE_SIZES_IN_WORDS: dict[Family, str] = {
     "tutorial": "one size per order, not prime",
     "longcat": "m + 2i + 1 for sub-table i",
     "stored": "as the checkpoint stores them",
+    "speedrun": "T rows, hashed modulo T - 1",
 }
 """How each family sizes its tables, as a report's note says it."""
 
