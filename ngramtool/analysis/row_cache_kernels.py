@@ -33,11 +33,14 @@ The other policies, each exact, over the same dense ids (docs/analysis.md, "The 
 - :func:`count_clock`: CLOCK per budget: a ring of the ids held (filled in order, grown as it
   fills) and a hand; each id's two bits (held, referenced) per budget, four ids a byte.
 
-Both run one cache at a time over a block of reads (a cache's state stays in the CPU's caches
-as long as it can) and prefetch the slot (:data:`PREFETCH` reads ahead) or the bits
-(:data:`CLOCK_AHEAD` reads ahead) of a read.
 - :func:`count_batches`: the distinct rows of every batch of N tokens: each id's stamp per N is
   the last batch it was counted in.
+- :func:`first_seen`: rows to dense ids in the order they are first read, by an array over the
+  rows (row spaces up to 2^26; beyond, :func:`identify`).
+
+CLOCK and direct-mapped run one cache at a time over a block of reads (a cache's state stays in
+the CPU's caches as long as it can) and prefetch the slot (:data:`PREFETCH` reads ahead) or the
+bits (:data:`CLOCK_AHEAD` reads ahead) of a read.
 """
 
 from __future__ import annotations
