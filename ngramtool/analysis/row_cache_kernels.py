@@ -1,7 +1,8 @@
 """Compiled kernels of the row-cache measure (numba): per read, the budgets it misses, in one pass.
 
-:class:`ngramtool.analysis.row_cache.CompiledStack` uses them when numba is installed; otherwise
-:class:`ngramtool.analysis.row_cache.NumpyStack` computes each read's stack distance with numpy.
+The simulators of :mod:`ngramtool.analysis.row_cache_policies` (``CompiledStack``,
+``CompiledClock``, ...) use them when numba is installed; otherwise their numpy counterparts
+(``NumpyStack``, ...) give the same counts.
 
 A read misses an LRU cache of B rows iff its row's LRU stack distance (the distinct rows read
 since the previous read of the row) is B or more (Mattson et al.): iff fewer than B rows were
@@ -24,7 +25,7 @@ or after a budget's cursor is in that cache, a row last read before it is not.
 - :func:`identify`, :func:`rehash`: rows to dense ids by a hash table (open addressing), for
   row spaces too large to index directly.
 
-The other policies, each exact, over the same dense ids (docs/analysis.md, "The policies"):
+The other figures, each exact, over the same reads (docs/analysis.md, ``cache``, "What is counted"):
 
 - :func:`count_direct`: a direct-mapped cache of B slots per budget, a key in slot ``key mod B``
   (Lemire's remainder by multiplication): each slot holds its key (and document, for cold
@@ -32,7 +33,6 @@ The other policies, each exact, over the same dense ids (docs/analysis.md, "The 
   arrays, larger ones keep the slots used in a hash table (:func:`count_direct_hashed`).
 - :func:`count_clock`: CLOCK per budget: a ring of the ids held (filled in order, grown as it
   fills) and a hand; each id's two bits (held, referenced) per budget, four ids a byte.
-
 - :func:`count_batches`: the distinct rows of every batch of N tokens: each id's stamp per N is
   the last batch it was counted in.
 - :func:`first_seen`: rows to dense ids in the order they are first read, by an array over the
