@@ -78,3 +78,34 @@ def test_declared_rows_the_spec_does_not_derive_are_shown(capsys):
     size_cmd._render("inconsistent", report, sized.to_dict())
     text = capsys.readouterr().out
     assert "1,000, 2,000  NOT the derived rows" in text
+
+
+def test_the_released_tables_and_every_encoding():
+    qwen = run_json("size", "--preset", "qwen3.8-flash-next")
+    assert qwen["rows_per_layer"] == [320_001_536] and qwen["row_multiple"] == 128
+    assert qwen["declared_rows_match"] is True and qwen["dim"] == 160
+    nvfp4 = qwen["encodings"]["NVFP4"]
+    assert nvfp4["row_bytes"] == 90 and nvfp4["row_parts"] == {"values": 80, "scales": 10, "biases": 0}
+    assert nvfp4["tensor_bytes"] == 4 and qwen["table_bytes"]["NVFP4"] == 320_001_536 * 90 + 4
+    assert qwen["encodings"]["IQ4_XS"]["row_bytes"] is None  # 160 values: no whole block of 256
+    text = run("size", "--preset", "qwen3.8-flash-next").stdout.decode()
+    assert "padded to a" in text and "equal to the derived rows" in text and "IQ4_NL" in text
+    longcat = run_json("size", "--preset", "longcat-flash", "--budget", "10GB", "--encoding", "nvfp4")
+    assert longcat["budget"]["encoding"] == "NVFP4" and longcat["budget"]["row_bytes"] == 16 * 9
+    assert longcat["table_bytes"]["NVFP4"] <= 10e9
+    mlx = run_json("size", "--dim", "128", "--budget", "1GB", "--encoding", "mlx4-g64")
+    assert mlx["budget"]["row_bytes"] == 2 * (32 + 2 + 2)
+    assert run_json("size", "--budget", "1GB", "--encoding", "int8-g32")["budget"]["row_bytes"] == 64 + 2 * 4
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["size", "--budget", "1GB", "--encoding", "fp4"], "unknown --encoding 'fp4'; known: fp32, bf16"),
+        (["size", "--budget", "1GB", "--encoding", "mlx4-g64", "--dim", "96"], "whole blocks of 64"),
+        (["hash", "-", "-o", "x.ngidx", "--preset", "qwen3.8-flash-next"], "multipliers are stored"),
+        (["spec", "show", "--preset", "qwen3.8-flash-next"], "--preset qwen3.8-flash-next gives the tables'"),
+    ],
+)
+def test_encodings_and_sizes_only_presets_refuse_in_one_line(args, fragment, tmp_path):
+    assert_one_line_error(run(*args, cwd=tmp_path), 2, fragment)
