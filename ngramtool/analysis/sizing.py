@@ -399,6 +399,51 @@ class SizeReport:
             shards.append(RankShard(rank, (first, end), row_ranges, rows, self._times_row_bytes(rows)))
         return tuple(shards)
 
+    def split_tables(self, ranks: int) -> list[dict[str, Any]]:
+        """Every table (layer, order, head) split by rows over ``ranks`` expert-parallel ranks as
+        Megatron-LM shards its Engram tables: rank r holds the contiguous rows
+        [start(r), start(r+1)) with ``start(r) = r (R_t // EP) + min(r, R_t mod EP)`` of a table of
+        R_t rows (the first ``R_t mod EP`` ranks one row more). Each table's ``ranges`` are its own
+        rows; ``layer_ranges`` the same rows of its layer's table (offset added).
+
+        >>> from ngramtool import HashSpec
+        >>> report = size_memory(HashSpec(heads=1, layer_ids=(1,), table_sizes=(10, 10), pad_id=0), 8)
+        >>> report.split_tables(3)[0]["ranges"]
+        [[0, 4], [4, 8], [8, 11]]
+        """
+        if ranks < 1:
+            raise UsageError(f"`ep` must be at least 1 (got {ranks})")
+        spec, tables = self.spec, []
+        for li, layer in enumerate(spec.layer_ids):
+            for column, size in enumerate(spec.primes[li].reshape(-1).tolist()):
+                base, extra = divmod(size, ranks)
+                starts = [r * base + min(r, extra) for r in range(ranks + 1)]
+                ranges = [[starts[r], starts[r + 1]] for r in range(ranks)]
+                offset = int(spec.offsets[li, column])
+                tables.append(
+                    {
+                        "layer": layer,
+                        "order": column // spec.heads + 2,
+                        "head": column % spec.heads,
+                        "rows": size,
+                        "ranges": ranges,
+                        "layer_ranges": [[offset + lo, offset + hi] for lo, hi in ranges],
+                    }
+                )
+        return tables
+
+    def expert_parallel(self, ranks: int) -> dict[str, Any]:
+        """:meth:`split_tables` as plain JSON types, with each rank's rows and bytes (every table
+        is split, so each rank reads its share of every table's rows)."""
+        tables = self.split_tables(ranks)
+        rows = [sum(hi - lo for lo, hi in (t["ranges"][r] for t in tables)) for r in range(ranks)]
+        return {
+            "ranks": ranks,
+            "tables": tables,
+            "rank_rows": rows,
+            "rank_table_bytes": [self._times_row_bytes(count) for count in rows],
+        }
+
     def tensor_parallel(self, ranks: int) -> dict[str, Any]:
         """:meth:`split_columns` as plain JSON types, with what each rank reads per token."""
         shards = self.split_columns(ranks)
@@ -519,6 +564,7 @@ class MemorySizing:
     offload: dict[str, Any] | None
     backbone: dict[str, float] | None
     tensor_parallel: dict[str, Any] | None  # each rank's share when the tables are split by column
+    expert_parallel: dict[str, Any] | None = None  # each rank's rows of every table (Megatron's split)
 
     def to_dict(self) -> dict[str, Any]:
         """Every figure as plain JSON types."""
@@ -529,6 +575,7 @@ class MemorySizing:
             "offload": self.offload,
             "backbone": self.backbone,
             "tensor_parallel": self.tensor_parallel,
+            "expert_parallel": self.expert_parallel,
         }
 
 
@@ -548,6 +595,7 @@ def size_engram(
     backbone_params: float | None = None,
     fp8_block: int = 128,
     tp: int | None = None,
+    ep: int | None = None,
 ) -> MemorySizing:
     """Size an Engram memory from its layout alone: a preset, the fields given overriding it.
 
@@ -556,9 +604,11 @@ def size_engram(
     ``table_sizes``;
     ``tokens_per_second`` (a decode rate) adds the read bandwidth and the host-offload link shares,
     ``backbone_params`` the table's share of the model, ``tp`` each tensor-parallel rank's rows
-    when every layer's table is split by column over ``tp`` ranks. ``dim`` defaults to the
-    preset's. A preset that declares its checkpoint's rows (and its padding), sized with its own
-    layout, carries them into the report, which says whether the derived rows equal them.
+    when every layer's table is split by column over ``tp`` ranks, ``ep`` each expert-parallel
+    rank's rows of every table as Megatron-LM splits them (:meth:`SizeReport.split_tables`).
+    ``dim`` defaults to the preset's. A preset that declares its checkpoint's rows (and its
+    padding), sized with its own layout, carries them into the report, which says whether the
+    derived rows equal them.
 
     >>> from ngramtool.analysis.sizing import size_engram
     >>> sized = size_engram("engram-27b", budget=5.7e9)
@@ -608,6 +658,7 @@ def size_engram(
         offload=report.offload(tokens_per_second) if tokens_per_second else None,
         backbone=report.backbone(backbone_params) if backbone_params else None,
         tensor_parallel=None if tp is None else report.tensor_parallel(tp),
+        expert_parallel=None if ep is None else report.expert_parallel(ep),
     )
 
 

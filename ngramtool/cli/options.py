@@ -397,7 +397,10 @@ class SpecOptions(LayoutOptions):
         return {**super().fields, "seed": self.seed, "pad_id": self.pad_id, **extra}
 
     def choose(self, preset: str | None) -> SpecChoice:
-        """The spec these options choose over ``preset`` (parses ``--layers`` and ``--table`` now)."""
+        """The spec these options choose over ``preset`` (parses ``--layers`` and ``--table`` now);
+        ``--family speedrun`` alone starts from the ``speedrun`` preset (raw GPT-2 ids, one table)."""
+        if preset is None and self.family == "speedrun" and self.spec_file is None:
+            preset = "speedrun"
         return SpecChoice(preset, self.spec_file, self.fields, self.allow_vocab_mismatch)
 
 

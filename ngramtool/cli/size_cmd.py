@@ -10,7 +10,7 @@ from rich.table import Table
 from ..analysis.sizing import PCIE_X16, SizeReport, encodings, size_engram
 from ..model.presets import PRESETS
 from ..spec.families import TABLE_SIZES_IN_WORDS
-from ..util.parsing import parse_amount
+from ..util.parsing import parse_amount, parse_size
 from ..util.wording import byte_size, plural
 from .command import Command
 from .options import LAYOUT_OPTIONS, DimOpt, JsonOpt, LayoutOptions, given_options, option_groups
@@ -23,8 +23,9 @@ HELP = f"""Size an Engram memory from its layout alone, without a corpus.
 Tables and rows (with the real primes; a checkpoint's declared rows next to
 them), parameters, bytes per row encoding ({ENCODINGS}; int8-gG for any group G),
 AdamW state, what one token reads, the read bandwidth at a decode rate and its
-share of a PCIe link, each tensor-parallel rank's rows, and the table's share
-of the model. Options you give override the preset (default: engram-demo).
+share of a PCIe link, each tensor-parallel rank's rows (--tp: by column), each
+expert-parallel rank's rows of every table (--ep: as Megatron-LM splits them),
+and the table's share of the model. Options you give override the preset (default: engram-demo).
 --heads counts heads PER ORDER.
 
 [bold]Examples[/]
@@ -36,6 +37,7 @@ of the model. Options you give override the preset (default: engram-demo).
   ngramtool size --budget 10GB --encoding fp8-e8m0    # bytes that fit
   ngramtool size --heads 4 --max-ngram 4 --table 1000003 --dim 32
   ngramtool size --preset deepseek-v4.1-flash --tp 8  # rows of 8 ranks
+  ngramtool size --preset deepseek-v4.1-flash --ep 4  # Megatron's split
   ngramtool size --preset qwen3.8-flash-next          # NVFP4, IQ4_NL, MLX ...
   ngramtool size --preset longcat-flash --budget 10GB --encoding nvfp4
 """
@@ -88,6 +90,15 @@ def size_command(
         int | None,
         typer.Option("--tp", help="Tensor-parallel ranks R: split each layer's table by column over R."),
     ] = None,
+    ep: Annotated[
+        str | None,
+        typer.Option(
+            "--ep",
+            help="Expert-parallel ranks R: each rank's contiguous rows of every table as Megatron-LM "
+            "splits them (start(r) = r x (rows // R) + min(r, rows mod R)).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Report the sizes and costs of a memory."""
@@ -104,6 +115,7 @@ def size_command(
         backbone_params=backbone_params,
         fp8_block=fp8_block,
         tp=tp,
+        ep=None if ep is None else parse_size(ep, "--ep"),
     )
     data = sized.to_dict()
     if as_json:
@@ -172,6 +184,8 @@ def _render(name: str, report: SizeReport, data: dict[str, Any]) -> None:
     print_table(_storage_table(report, data["offload"], data["tensor_parallel"]), drop=("format",))
     if data["tensor_parallel"]:
         print_table(_tensor_parallel_table(report, data["tensor_parallel"]))
+    if data["expert_parallel"]:
+        print_table(_expert_parallel_table(data["expert_parallel"]))
 
 
 def _budget_rows(fit: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -260,6 +274,31 @@ def _tensor_parallel_table(report: SizeReport, tensor_parallel: dict[str, Any]) 
             *(f"{start:,}..{stop:,}" for start, stop in shard["row_ranges"]),
             f"{shard['rows']:,}",
         )
+    return grid
+
+
+EP_RANKS_SHOWN = 8
+"""Ranks the --ep table shows as columns (--json has every rank)."""
+
+
+def _expert_parallel_table(expert_parallel: dict[str, Any]) -> Table:
+    """Each table's rows and each rank's contiguous range [start, end) of them, as Megatron splits
+    them; the last line each rank's rows."""
+    ranks = expert_parallel["ranks"]
+    shown = min(ranks, EP_RANKS_SHOWN)
+    more = f"; ranks {shown}.. in --json" if ranks > shown else ""
+    grid = report_table(
+        f"expert parallel over {plural(ranks, 'rank')}: rows [start, end) of every table, "
+        f"start(r) = r x (rows // {ranks}) + min(r, rows mod {ranks}){more}"
+    )
+    for name in ("layer", "order", "head", "rows"):
+        grid.add_column(name, justify="right")
+    for rank in range(shown):
+        grid.add_column(f"rank {rank}", justify="right", no_wrap=True)
+    for table in expert_parallel["tables"]:
+        cells = [str(table["layer"]), str(table["order"]), str(table["head"]), f"{table['rows']:,}"]
+        grid.add_row(*cells, *(f"{lo:,}..{hi:,}" for lo, hi in table["ranges"][:shown]))
+    grid.add_row("", "", "", "rows", *(f"{rows:,}" for rows in expert_parallel["rank_rows"][:shown]))
     return grid
 
 

@@ -13,9 +13,12 @@ from ..formats.index import spec_record
 from ..hashing.backends import MASKED_CONVENTIONS
 from ..model.configs import ConfigFields, check_declared, config_fields, spec_fields
 from ..model.presets import check_released_vocabulary, preset, save_spec_file
-from ..spec.families import family_note
+from ..spec.families import family_note, semantics
 from ..spec.hashspec import HashSpec
+from ..tools.engine_megatron import FILE_FORMAT as MEGATRON
+from ..tools.engine_megatron import SEMANTICS as MEGATRON_SEMANTICS
 from ..util.errors import UsageError
+from ..util.parsing import parse_size
 from ..util.wording import plural
 from .command import Command
 from .engine_cmd import CHECK_HELP, EXPORT_HELP, VECTORS_HELP, check_command, export_command, vectors_command
@@ -116,7 +119,7 @@ def show_command(
 ) -> None:
     """Print the derived constants: multipliers, primes, offsets, rows per layer, row dtype."""
     spec = options.resolve(ctx)
-    record = _spec_report(spec)
+    record = {**_spec_report(spec), "conventions": _conventions(spec, options.preset_name, words=False)}
     chosen = preset(options.preset_name) if options.preset_name is not None else None
     if chosen is not None and chosen.declared_rows is not None:
         record["declared_rows"] = list(chosen.declared_rows)
@@ -124,13 +127,16 @@ def show_command(
     if as_json:
         print_json(record)
         return
+    pad = f"start marker {spec.pad_id}" if spec.family == "speedrun" else f"canonical pad {spec.pad_id}"
     stdout.print(
         f"[bold]HashSpec[/] {spec.fingerprint[:16]}: N={spec.max_ngram} (orders 2..{spec.max_ngram}), "
         f"K={plural(spec.heads, 'head')} per order, layers {list(spec.layer_ids)}, "
         f"base tables {list(spec.table_sizes)}, seed {spec.seed}, V'={spec.vocab_size:,}, "
-        f"canonical pad {spec.pad_id}{family_note(spec.family)}"
+        f"{pad}{family_note(spec.family)}"
     )
     stdout.print(f"{_constants_in_words(spec)}; rows stored as {spec.row_dtype}")
+    for line in _conventions(spec, options.preset_name):
+        stdout.print(line, markup=False)
     if chosen is not None and chosen.declared_rows is not None:
         _say_declared_rows(options.preset_name, chosen.rows_differing(spec), chosen.declared_rows)
     grid = report_table("derived constants per layer")
@@ -167,7 +173,57 @@ def _constants_in_words(spec: HashSpec) -> str:
         )
     if spec.family == "stored":
         return "multipliers, table sizes and offsets as the checkpoint stores them"
+    if spec.family == "speedrun":
+        return (
+            "row = (36313 x(t) XOR 27191 x(t-1) [XOR 18731 x(t-2)]) in int32, floor mod (T - 1), "
+            f"one table of T rows per order, row T - 1 reserved; first token {spec.first_token}"
+        )
     return f"multipliers = 2r+1 with r < half_bound = {spec.half_bound:,} (floor(floor((2^63-1)/V')/2))"
+
+
+def _conventions(spec: HashSpec, preset_name: str | None, *, words: bool = True) -> Any:
+    """Whose rows the spec gives (its preset's masking convention), the layer numbers and model
+    vocabulary it records, and what the engine artifacts of ``spec export`` serve: lines for
+    ``spec show``, or (``words=False``) the same as JSON."""
+    negative_ids = preset(preset_name).negative_ids if preset_name is not None else "mask"
+    options = {"stop_token": spec.stop_token, "eos_fill": spec.eos_fill, "first_token": spec.first_token}
+    follows = semantics(spec.family, negative_ids=negative_ids, **options)
+    artifacts = (
+        {
+            "engine constants (json, npz, safetensors, gguf)": "the constants alone; the engine applies "
+            "its own masking convention",
+            MEGATRON: MEGATRON_SEMANTICS,
+        }
+        if spec.layer_mix and spec.family == "engram"
+        else {"spec file (spec save)": "this family's rows (engine constants are Engram's layout)"}
+    )
+    record: dict[str, Any] = {"follows": follows, "artifacts": artifacts}
+    if spec.model_vocab_size is not None:
+        record["model_vocab_size"] = spec.model_vocab_size
+    if spec.stored is not None and spec.stored.module_indices is not None:
+        record["module_indices"] = list(spec.stored.module_indices)
+        record["seed_indices"] = list(spec.stored.seed_indices or ())
+    if not words:
+        return record
+    lines = [f"follows {follows}" + (f" (preset {preset_name})" if preset_name else "")]
+    lines += [f"artifact {name}: {serves}" for name, serves in artifacts.items()]
+    if spec.model_vocab_size is not None:
+        lines.append(f"model vocabulary {spec.model_vocab_size:,}: engine token maps are padded to it")
+    if "module_indices" in record:
+        lines.append(_layer_numbers(spec))
+    return lines
+
+
+def _layer_numbers(spec: HashSpec) -> str:
+    """The line on a stored spec's two layer numbers (Qwen3.8): the module each layer id places,
+    and the index its multipliers and tables were seeded with."""
+    assert spec.stored is not None and spec.stored.module_indices is not None
+    modules = ", ".join(f"layers.{i}.ple" for i in spec.stored.module_indices)
+    seeds = list(spec.stored.seed_indices or ())
+    return (
+        f"layer ids {list(spec.layer_ids)} (1-based): modules {modules}; multipliers and tables "
+        f"seeded with index {seeds} (the position in the list)"
+    )
 
 
 def _multipliers_shown(spec: HashSpec, li: int, oi: int) -> str:
@@ -236,13 +292,23 @@ def from_config_command(
             "ple_embedding.*; also .npz or .json): required for such a config, refused for others.",
         ),
     ] = None,
+    model_vocab: Annotated[
+        str | None,
+        typer.Option(
+            "--model-vocab",
+            help="The model's vocabulary (its embedding rows): recorded in the spec, engine token "
+            "maps are padded to it.",
+            show_default="the config's vocab_size",
+        ),
+    ] = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Write the spec of a model config's n-gram fields as JSON for --spec."""
     found = config_fields(config)
-    fields = spec_fields(found, constants, config)
+    model = None if model_vocab is None else parse_size(model_vocab, "--model-vocab")
+    fields = spec_fields(found, constants, config, model_vocab_size=model)
     if not found.compress and "no_compress" not in given_options(ctx):
         vocab = replace(vocab, no_compress=True)  # the model hashes raw ids
     declared_vocab = found.declared.get("vocab_size")
@@ -289,12 +355,16 @@ def from_config_command(
             f"{spec.pad_id}",
             markup=False,
         )
+        if spec.stored.module_indices is not None:
+            stderr.print(_layer_numbers(spec), markup=False)
+    if model is not None:
+        stderr.print(f"--model-vocab {model:,}: the model's vocabulary, recorded in the spec", markup=False)
     if defaulted:
         stderr.print(
             f"not in the config, so the defaults: {', '.join(option_for(name) for name in defaulted)}",
             markup=False,
         )
-    _report_declared(found)
+    _report_declared(found, overridden=model is not None)
     if found.mask_tokens:
         ids = ",".join(map(str, found.mask_tokens.values()))
         masked = next(name for name, value in MASKED_CONVENTIONS.items() if value == found.negative_ids)
@@ -313,6 +383,8 @@ def from_config_command(
 
 
 _DECLARED_CHECKS = {
+    "model_vocab_size": "the model's vocabulary, recorded: engine token maps are padded to it",
+    "seed": "the seed the checkpoint's multipliers are held to",
     "rows": "the derived rows per layer match",
     "vocab_size": "V, whose powers weight the ids, matches the vocabulary",
     "table_ratio": "the table size's ratio to V",
@@ -321,10 +393,11 @@ _DECLARED_CHECKS = {
 }
 
 
-def _report_declared(found: ConfigFields) -> None:
-    """The lines saying which declared values the spec was checked against."""
+def _report_declared(found: ConfigFields, *, overridden: bool = False) -> None:
+    """The lines saying which declared values the spec was checked against (``overridden``: the
+    model's vocabulary given as --model-vocab, not the config's)."""
     for name, value in found.declared.items():
-        if name == "dim":
+        if name == "dim" or (name == "model_vocab_size" and overridden):
             continue  # the row width: not a spec field (size and lint take it as --dim)
         what = _DECLARED_CHECKS.get(name, "the vocabulary's V' matches")
         shown = " ".join(f"{x:,}" for x in value) if isinstance(value, tuple) else f"{value:,}"

@@ -16,9 +16,15 @@ Two layouts are read (docs/deepseek-v4.1.md, docs/commands.md#spec-from-config):
   ``heads_per_ngram``, ``ple_layer_ids``; the constants are in the checkpoint (``constants``), rows
   padded to ``make_ngram_vocab_size_divisible_by``, raw ids, and lookbacks before a segment start
   hold ``eos_token_id`` (``eos_fill``). ``ngram_vocab_size_base`` is declared: no stored table may
-  be smaller.
+  be smaller. ``ple_layer_ids`` are 1-based (``[2]`` is the module ``layers.1.ple``) while the
+  model seeds each layer's multipliers and tables with the id's *position* in the list: the spec
+  records both numbers, and constants whose multipliers were seeded by another reading (the module
+  index, or the config's own number) are refused naming the mix-up (:func:`check_layer_numbers`).
 * ``engram``: the Engram demo's ``max_ngram_size``, ``n_head_per_ngram``, ``engram_vocab_size``,
   ``layer_ids``, ``pad_id``, ``seed``; fields it lacks keep their defaults (listed by the caller).
+
+Every layout records the config's ``vocab_size`` as the spec's ``model_vocab_size`` (the model's
+embedding rows, padded past the tokenizer's ids): engine token maps are padded to it.
 
 The object holding the fields is found depth first; the first layout it matches is taken.
 """
@@ -30,7 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..spec.families.stored import StoredConstants, read_stored_constants
+from ..spec.families.stored import (
+    READING_WORDS,
+    StoredConstants,
+    layer_readings,
+    read_stored_constants,
+    seeding_reading,
+)
 from ..spec.hashspec import HashSpec
 from ..util.errors import NgramToolError, UsageError
 
@@ -91,6 +103,7 @@ DEEPSEEK_V41 = ConfigLayout(
         "rows": ("engram_num_embeddings",),
         "compressed_vocab_size": ("engram_compressed_vocab_size",),
         "dim": ("engram_head_dim",),
+        "model_vocab_size": ("vocab_size",),
     },
     negative_ids="barrier",
 )
@@ -100,7 +113,11 @@ LONGCAT = ConfigLayout(
     marks=("emb_neighbor_num", "oe_neighbor_num", "emb_split_num", "oe_split_num", "ngram_vocab_size_ratio"),
     required=("max_ngram", "heads"),
     fixed={"family": "longcat", "layer_ids": (0,)},
-    declared={"vocab_size": ("vocab_size",), "table_ratio": ("ngram_vocab_size_ratio",)},
+    declared={
+        "vocab_size": ("vocab_size",),
+        "table_ratio": ("ngram_vocab_size_ratio",),
+        "model_vocab_size": ("vocab_size",),
+    },
     negative_ids="barrier",
     compress=False,
 )
@@ -119,6 +136,8 @@ QWEN38 = ConfigLayout(
         "table_base": ("ngram_vocab_size_base",),
         "row_multiple": ("make_ngram_vocab_size_divisible_by",),
         "dim": ("ple_embed_dim",),
+        "model_vocab_size": ("vocab_size",),
+        "seed": ("seed",),
     },
     compress=False,
 )
@@ -133,6 +152,7 @@ ENGRAM = ConfigLayout(
         "pad_id": ("pad_id",),
     },
     marks=("max_ngram_size", "n_head_per_ngram", "engram_vocab_size"),
+    declared={"model_vocab_size": ("vocab_size",)},
 )
 LAYOUTS = (DEEPSEEK_V41, LONGCAT, QWEN38, ENGRAM)
 """The layouts in the order an object is matched against them (the more specific keys first)."""
@@ -234,14 +254,28 @@ def config_fields(path: str | Path) -> ConfigFields:
     )
 
 
+QWEN_SEEDS = (1234, 0)
+"""The seeds Qwen3.8's generator defaults to in the implementations read (transformers' and
+sglang's configs 1234, others 0), tried when a config gives no ``seed``."""
+
+
 def spec_fields(
-    found: ConfigFields, constants: str | Path | StoredConstants | None, source: str | Path
+    found: ConfigFields,
+    constants: str | Path | StoredConstants | None,
+    source: str | Path,
+    *,
+    model_vocab_size: int | None = None,
 ) -> dict[str, Any]:
-    """:func:`ngramtool.resolve_spec` parameters of a config: its fields, plus, for a family
+    """:func:`ngramtool.resolve_spec` parameters of a config: its fields and the model's
+    vocabulary (``model_vocab_size``, else the config's ``vocab_size``), plus, for a family
     ``stored`` config, the constants read from ``constants`` (the checkpoint; rows padded to the
-    declared multiple) and its EOS segments. ``constants`` is required for such a config and
-    refused for any other."""
+    declared multiple; each layer's module index and seed index recorded, and held to how the
+    model seeds them: :func:`check_layer_numbers`) and its EOS segments. ``constants`` is required
+    for such a config and refused for any other."""
     fields = dict(found.fields)
+    model = model_vocab_size if model_vocab_size is not None else found.declared.get("model_vocab_size")
+    if model is not None:
+        fields["model_vocab_size"] = model
     stored = fields.get("family") == "stored"
     if stored != (constants is not None):
         raise UsageError(
@@ -252,13 +286,42 @@ def spec_fields(
         )
     if stored:
         row_multiple = int(found.declared.get("row_multiple", 1))
-        fields["stored"] = (
+        stored = (
             constants
             if isinstance(constants, StoredConstants)
             else read_stored_constants(constants, row_multiple=row_multiple)
         )
+        fields["stored"] = check_layer_numbers(found, stored, source)
         fields["eos_fill"] = True
     return fields
+
+
+def check_layer_numbers(found: ConfigFields, stored: StoredConstants, source: str | Path) -> StoredConstants:
+    """``stored`` with each layer's module index (``ple_layer_ids`` are 1-based: ``[2]`` is
+    ``layers.1.ple``) and seed index (the id's position in the list, which Qwen3.8's model seeds its
+    multipliers and tables with) recorded; constants whose multipliers Qwen3.8's generator makes
+    with another reading of the ids (the module index, or the config's own number) are an error
+    naming the mix-up. Constants the generator does not make for the config's vocabulary and seed
+    (``seed``, else :data:`QWEN_SEEDS`) are taken as stored."""
+    ids = tuple(found.fields.get("layer_ids", ()))
+    readings = {reading.name: reading.indices for reading in layer_readings(ids)}
+    numbered = stored.numbered(readings["module"], readings["position"])
+    vocab = found.declared.get("model_vocab_size")
+    if vocab is None or len(ids) != len(stored.rows):
+        return numbered
+    seed = found.declared.get("seed")
+    matched = seeding_reading(stored, ids, vocab, QWEN_SEEDS if seed is None else (seed,))
+    if matched is None or matched[0] == "position":
+        return numbered
+    reading, used = matched
+    key = found.read.get("layer_ids", "ple_layer_ids")
+    raise NgramToolError(
+        f"{source}: the stored multipliers were seeded by {READING_WORDS[reading]}, "
+        f"{list(readings[reading])}, not by {READING_WORDS['position']}, {list(readings['position'])} "
+        f"({key} = {list(ids)} are 1-based: module layers.{readings['module'][0]}.ple; seed {used}): "
+        "the checkpoint's constants were made with the layer numbers mixed up; regenerate them seeded "
+        "by the position, or give the checkpoint that the model was trained with"
+    )
 
 
 def _key_in(
@@ -381,10 +444,12 @@ def _declared(
         ok = (
             isinstance(value, list) and bool(value) and all(_is_int(x) and x > 0 for x in value)
             if wanted_list
-            else (_is_int(value) or (name == "table_ratio" and isinstance(value, float))) and value > 0
+            else (_is_int(value) or (name == "table_ratio" and isinstance(value, float)))
+            and (value > 0 or (name == "seed" and value == 0))
         )
         if not ok:
             wanted = "a list of positive integers" if wanted_list else "a positive number"
+            wanted = "an integer >= 0" if name == "seed" else wanted
             raise NgramToolError(f"{path}: {key} must be {wanted} (got {json.dumps(value)})")
         declared[name] = tuple(value) if wanted_list else value
         read[name] = key

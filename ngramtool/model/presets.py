@@ -141,6 +141,19 @@ PRESETS: dict[str, Preset] = {
         sizes_only="its multipliers are stored in the checkpoint, not derived: read them with "
         "`spec from-config config.json q.json --constants model.safetensors` and give `--spec q.json`",
     ),
+    "speedrun": Preset(
+        HashSpec(
+            family="speedrun", max_ngram=2, heads=1, layer_ids=(0,), table_sizes=(251520,), vocab_size=50257
+        ),
+        dim=768,
+        hidden_size=768,
+        source="modded-nanogpt's bigram hash embedding (its PR #201, train_gpt.py get_bigram_hash): "
+        "(36313 x[t] XOR 27191 x[t-1]) mod (5V - 1) in int32 into a table of 5V = 251,520 rows "
+        "(V = 50,304, GPT-2's vocabulary padded), row 5V - 1 reserved for position 0, which position 1 "
+        "also reads; raw GPT-2 ids, 768-dim rows",
+        tokenizer="gpt2",
+        compress=False,
+    ),
     "longcat-flash": Preset(
         LONGCAT_FLASH_LITE,
         dim=256,

@@ -4,8 +4,15 @@ engines validate to the file's constants on their own (``ngramtool spec check``)
 Per constant the report says ``ok``, ``differs`` (the first differing index, where it lies, and
 both values), ``absent`` (the file lacks it: not an error, dialects store different subsets) or
 ``not derived`` (nothing to compare with: the token map without a tokenizer, ``key_length``
-without a head dim, a raw pad that is not known). A token map whose length is not the tokenizer's
-raw id count is an error of its own: it was made for another tokenizer.
+without a head dim, a raw pad that is not known). A token map shorter than the tokenizer's raw id
+count is an error of its own: it was made for another tokenizer.
+
+A model's vocabulary is padded past its tokenizer's ids, and a GGUF's token count (llama.cpp's
+``n_vocab``) is the padded size: llama.cpp requires one token map entry per token. The derived map
+is padded to the model's size (``--model-vocab``, the spec's ``model_vocab_size``, else the GGUF's
+token count, else the file's own map when it is longer) with the compressed pad, and the rules
+check that the file's map has one entry per GGUF token and that every entry past the tokenizer's
+ids is the compressed pad, naming the first raw id that is not.
 
 A token map entry of ``-1`` marks a raw id without a token (cl100k_base has 16); it is compared
 like any value, and the rule on entries allows it.
@@ -36,6 +43,7 @@ COMPARED = (
     "primes",
     "offsets",
     "token_map",
+    "token_map_padded_from",
 )
 """The constants compared, in the order the report lists them."""
 
@@ -114,15 +122,18 @@ class CheckReport:
 def check_deployment(deployed: DeployedConstants, derived: EngineConstants) -> CheckReport:
     """Compare ``deployed`` with ``derived`` and apply the engines' rules to ``deployed``.
 
-    Raises NgramToolError when the file's token map has another length than the derived one.
+    Raises NgramToolError when the file's token map is shorter than the tokenizer's raw ids.
     """
+    derived = _padded_as_deployed(deployed, derived)
     layout = _Layout(derived)
     checks: list[ConstantCheck] = []
     for name in COMPARED:
         expected = _derived_values(derived, name)
         places = deployed.found.get(name, ())
-        if name == "token_map" and expected is not None:
-            _refuse_other_length(deployed, places, len(expected))
+        if name == "token_map" and derived.token_map is not None:
+            _refuse_other_length(deployed, places, _tokenizer_ids(derived))
+        if name == "token_map_padded_from" and not places and expected is None:
+            continue  # a map not padded, nor said to be: nothing to report
         if not places:
             checks.append(ConstantCheck(name, "absent" if expected is not None else "not derived"))
         for place in places:
@@ -159,9 +170,31 @@ def _derived_values(derived: EngineConstants, name: str) -> np.ndarray | None:
     return None if value is None else np.asarray(value, dtype=np.int64).reshape(-1)
 
 
+def _tokenizer_ids(derived: EngineConstants) -> int:
+    """The tokenizer's raw id count: where the derived token map's padding starts, else its length."""
+    assert derived.token_map is not None
+    padded = derived.token_map_padded_from
+    return len(derived.token_map) if padded is None else padded
+
+
+def _padded_as_deployed(deployed: DeployedConstants, derived: EngineConstants) -> EngineConstants:
+    """``derived`` with its token map padded to the model's vocabulary as the file has it, when no
+    size was given: a GGUF's token count, else the file's own map where it is longer than the
+    tokenizer's (its padding is then held to the compressed pad by the rules)."""
+    if derived.token_map is None or derived.token_map_padded_from is not None:
+        return derived
+    target = deployed.token_count
+    place = deployed.first("token_map")
+    if target is None and place is not None:
+        target = len(place.values)
+    if target is None or target <= len(derived.token_map):
+        return derived
+    return derived.padded_to(target)
+
+
 def _refuse_other_length(deployed: DeployedConstants, places: tuple[Found, ...], raw_ids: int) -> None:
     for place in places:
-        if len(place.values) != raw_ids:
+        if len(place.values) < raw_ids:
             raise NgramToolError(
                 f"{deployed.path}: the token map ({place.source}) has {len(place.values):,} entries but the "
                 f"tokenizer has {raw_ids:,} raw ids (one entry per raw id): it was made for another tokenizer"
@@ -257,6 +290,8 @@ def _rules(deployed: DeployedConstants, derived: EngineConstants) -> list[RuleCh
         ),
         _each(f"the pad lies below V' = {vocab}", "pad", own("pad_id"), lambda p: 0 <= p < vocab),
         _one_per_raw_id(token_map, derived),
+        *([_one_per_gguf_token(token_map, deployed.token_count)] if deployed.kind == "GGUF" else []),
+        *_padding(token_map, derived, scalar("pad_id", derived.pad_id)),
         _digest_rule(deployed, token_map),
     ]
 
@@ -356,7 +391,40 @@ def _one_per_raw_id(token_map: np.ndarray | None, derived: EngineConstants) -> R
         return _missing(rule, "token map")
     if derived.token_map is None:
         return RuleCheck(rule, "not checked", detail="no tokenizer to count raw ids: give one")
-    return RuleCheck(rule, "ok")  # another length stopped the check (check_deployment)
+    wanted, padded = len(derived.token_map), derived.token_map_padded_from
+    if padded is not None:
+        rule += f" of the model ({padded:,} of the tokenizer, padded to {wanted:,})"
+    if len(token_map) == wanted:
+        return RuleCheck(rule, "ok")
+    return RuleCheck(rule, "failed", value=len(token_map), detail=f"expected {wanted:,} entries")
+
+
+def _one_per_gguf_token(token_map: np.ndarray | None, token_count: int | None) -> RuleCheck:
+    rule = "one token map entry per GGUF token (llama.cpp: |token_map| == n_vocab)"
+    if token_map is None:
+        return _missing(rule, "token map")
+    if token_count is None:
+        return _missing(rule, "token list (tokenizer.ggml.tokens)")
+    if len(token_map) == token_count:
+        return RuleCheck(rule, "ok")
+    return RuleCheck(rule, "failed", value=len(token_map), detail=f"the GGUF has {token_count:,} tokens")
+
+
+def _padding(token_map: np.ndarray | None, derived: EngineConstants, pad: int) -> list[RuleCheck]:
+    """The rule on a map padded to the model's vocabulary; none where nothing is padded."""
+    if token_map is None or derived.token_map is None:
+        return []
+    start = _tokenizer_ids(derived)
+    if len(token_map) <= start and derived.token_map_padded_from is None:
+        return []
+    rule = f"token map entries past the tokenizer's {start:,} ids are the compressed pad {pad}"
+    if len(token_map) <= start:
+        return [RuleCheck(rule, "failed", detail="the map stops at the tokenizer's ids: it is not padded")]
+    wrong = np.flatnonzero(token_map[start:] != pad)
+    if not wrong.size:
+        return [RuleCheck(rule, "ok")]
+    first = start + int(wrong[0])
+    return [RuleCheck(rule, "failed", first, int(token_map[first]), f"raw id {first}")]
 
 
 def _digest_rule(deployed: DeployedConstants, token_map: np.ndarray | None) -> RuleCheck:

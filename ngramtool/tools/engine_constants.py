@@ -10,7 +10,11 @@ the same in every file:
 - ``primes`` and ``offsets`` int64 [L, (N-1)K]: per layer, column ``(n-2)*K + head`` (orders
   2..N, heads 0..K-1); a flat array (a GGUF key) is layer-major, then column;
 - ``token_map`` int32 [V]: ``token_map[raw id]`` = canonical id, ``-1`` for a raw id that has no
-  token (cl100k_base has 16 such holes; a tokenizer never emits them);
+  token (cl100k_base has 16 such holes; a tokenizer never emits them). A model's embedding is
+  padded past its tokenizer (DeepSeek-V3: 128,815 tokenizer ids, ``vocab_size`` 129,280), a GGUF's
+  token count is the padded size and llama.cpp requires one map entry per token: the map is then
+  padded to the model's size with the compressed pad (as Megatron maps its padded ids), and
+  ``token_map_padded_from`` says where the padding starts (the tokenizer's size);
 - ``token_map_sha256``: sha256 of the token map as int32 little-endian bytes (``-1`` is
   ``ff ff ff ff``), 4 bytes per raw id in raw-id order: two maps with the same V' but another
   assignment differ here.
@@ -63,6 +67,11 @@ class EngineConstants:
         token_map: int32 [V] raw id -> canonical id (-1: no token); None without a tokenizer.
         raw_pad_id: the raw pad the compressed one comes from, when known.
         key_length: values per row and head (the model's head dim), when known.
+        token_map_padded_from: where the token map's padding to the model's vocabulary starts (the
+            tokenizer's raw id count; every entry from there is the compressed pad); None: not
+            padded.
+        seed: the multipliers' seed (Megatron's artifact records it as ``hash_seed``; engines
+            read the multipliers themselves), when known.
 
     Examples:
         >>> from ngramtool import HashSpec
@@ -83,6 +92,8 @@ class EngineConstants:
     token_map: np.ndarray | None = None
     raw_pad_id: int | None = None
     key_length: int | None = None
+    token_map_padded_from: int | None = None
+    seed: int | None = None
 
     @classmethod
     def from_spec(cls, spec: HashSpec, *, key_length: int | None = None) -> EngineConstants:
@@ -104,11 +115,17 @@ class EngineConstants:
             offsets=np.array(spec.offsets, dtype=np.int64),
             rows=np.array(spec.rows_per_layer, dtype=np.int64),
             key_length=key_length,
+            seed=spec.seed,
         )
 
     @classmethod
     def from_mapping(
-        cls, mapping: NgramHashMapping, *, raw_pad_id: int | None = None, key_length: int | None = None
+        cls,
+        mapping: NgramHashMapping,
+        *,
+        raw_pad_id: int | None = None,
+        key_length: int | None = None,
+        model_vocab_size: int | None = None,
     ) -> EngineConstants:
         """The constants of a mapping: its spec's, and the token map of its vocabulary when it has
         a tokenizer (a ``vocab_size``-only mapping has none).
@@ -118,6 +135,9 @@ class EngineConstants:
             raw_pad_id: the raw id the spec's pad was mapped from (default: the tokenizer's pad,
                 when it maps to the spec's pad); it must map to the spec's pad.
             key_length: values per row and head (the model's head dim), when known.
+            model_vocab_size: the model's embedding rows (default: the spec's
+                ``model_vocab_size``): the token map is padded to them with the compressed pad
+                (:meth:`padded_to`).
 
         Examples:
             >>> from ngramtool import NgramHashMapping
@@ -147,7 +167,35 @@ class EngineConstants:
             )
         elif not 0 <= raw_pad_id < len(lut) or int(lut[raw_pad_id]) != pad:
             raise UsageError(f"`raw_pad_id` {raw_pad_id} does not map to the spec's compressed pad {pad}")
-        return replace(constants, token_map=lut.astype(np.int32), raw_pad_id=raw_pad_id)
+        constants = replace(constants, token_map=lut.astype(np.int32), raw_pad_id=raw_pad_id)
+        model = model_vocab_size if model_vocab_size is not None else mapping.spec.model_vocab_size
+        return constants if model is None else constants.padded_to(model)
+
+    def padded_to(self, size: int) -> EngineConstants:
+        """These constants with the token map padded to ``size`` entries (a model's vocabulary)
+        with the compressed pad; unchanged when it has that many already.
+
+        Examples:
+            >>> from ngramtool import HashSpec
+            >>> spec = HashSpec(heads=1, layer_ids=(1,), table_sizes=(10, 10), pad_id=2)
+            >>> base = EngineConstants.from_spec(spec)
+            >>> padded = replace(base, token_map=np.array([0, 1, 2], dtype=np.int32)).padded_to(5)
+            >>> padded.token_map.tolist(), padded.token_map_padded_from
+            ([0, 1, 2, 2, 2], 3)
+        """
+        if self.token_map is None:
+            raise UsageError("the constants hold no token map to pad: give the model's tokenizer")
+        have = len(self.token_map) if self.token_map_padded_from is None else self.token_map_padded_from
+        if size < have:
+            raise UsageError(
+                f"the model's vocabulary ({size:,} rows) is smaller than the tokenizer's {have:,} ids: "
+                "give the model's config.json vocab_size (--model-vocab), or its own tokenizer"
+            )
+        if size == len(self.token_map):
+            return self
+        token_map = np.full(size, self.pad_id, dtype=np.int32)
+        token_map[:have] = self.token_map[:have]
+        return replace(self, token_map=token_map, token_map_padded_from=have if size > have else None)
 
     @property
     def num_layers(self) -> int:
@@ -182,6 +230,7 @@ class EngineConstants:
             "offsets": self.offsets.tolist(),
             "token_map_sha256": self.token_map_sha256,
             "token_map_length": None if self.token_map is None else len(self.token_map),
+            "token_map_padded_from": self.token_map_padded_from,
             "token_map": None if self.token_map is None else self.token_map.tolist(),
         }
 
@@ -219,12 +268,15 @@ class DeployedConstants:
         kind: ``GGUF``, ``safetensors``, ``JSON`` or ``npz``.
         found: constant name (an :class:`EngineConstants` field) -> each place that holds it.
         token_map_sha256: the digest the file records, if any.
+        token_count: the tokens of a GGUF model's vocabulary (``tokenizer.ggml.tokens``, llama.cpp's
+            ``n_vocab``), when it has one: llama.cpp requires one token map entry per token.
     """
 
     path: str
     kind: str
     found: dict[str, tuple[Found, ...]]
     token_map_sha256: str | None = None
+    token_count: int | None = None
 
     def first(self, name: str) -> Found | None:
         """The first place that holds the constant ``name`` (None: the file lacks it)."""

@@ -5,7 +5,8 @@ back what any of them holds (:class:`DeployedConstants`, for ``spec check``).
 - **npz**: one array per field of that JSON (``token_map`` int32 [V], ``multipliers`` int64
   [L, N], ``primes``/``offsets`` int64 [L, (N-1)K], ``rows``/``layer_ids`` int64 [L], scalars as
   0-d int64, ``token_map_sha256`` a 0-d string); a field that is unknown (``raw_pad_id``,
-  ``key_length``) or absent (``token_map``) has no array. It loads without pickle.
+  ``key_length``, ``token_map_padded_from`` of a map not padded) or absent (``token_map``) has no
+  array. It loads without pickle.
 - **safetensors**: the tensors ``engram.token_map`` I32 [V], ``engram.multipliers`` I64 [L, N],
   ``engram.primes`` and ``engram.offsets`` I64 [L, (N-1)K]; the other fields in the header's
   metadata, each as JSON text (``"layer_ids": "[1, 14]"``, ``"pad_id": "2"``), but
@@ -39,6 +40,7 @@ FORMATS = {".json": "json", ".npz": "npz", ".safetensors": "safetensors", ".gguf
 """The file formats, by the suffix that names each."""
 _ARRAYS = ("layer_ids", "rows", "multipliers", "primes", "offsets", "token_map")
 _SCALARS = ("max_ngram", "heads", "compressed_vocab_size", "pad_id", "raw_pad_id", "key_length")
+_SCALARS += ("token_map_padded_from",)  # where a map padded to the model's vocabulary starts its padding
 _TENSOR_OF = {name: tensor for tensor, name in ENGRAM_TENSORS.items()}
 
 

@@ -16,6 +16,8 @@ key (after the prefix)                type and value
 ``head_count``                        UINT32, K (heads per order)
 ``key_length``                        UINT32, values per row and head (only when known)
 ``max_ngram_size``                    UINT32, N
+``token_map_padded_from``             UINT32, the tokenizer's raw id count, when the token map
+                                      is padded to the model's vocabulary (the compressed pad)
 ====================================  ==========================================================
 
 Offsets are not written (engines derive them from the primes). Reading accepts the other
@@ -61,10 +63,13 @@ KEY_CONSTANTS = {
     "head_count": "heads",
     "key_length": "key_length",
     "max_ngram_size": "max_ngram",
+    "token_map_padded_from": "token_map_padded_from",
 }
 """The keys read after the prefix, by the constant each holds (``pad_token_id``: another writer's
 name for the compressed pad)."""
 _ARCHITECTURE = "general.architecture"
+TOKENS_KEY = "tokenizer.ggml.tokens"
+"""The GGUF key of a model's token list: its length is llama.cpp's ``n_vocab``."""
 _COPY_CHUNK = 16 << 20  # bytes of tensor data copied at a time
 _UINT32_MAX = 2**32 - 1
 
@@ -102,6 +107,7 @@ def gguf_entries(constants: EngineConstants, prefix: str = DEFAULT_PREFIX) -> di
         "head_count": constants.heads,
         "key_length": constants.key_length,
         "max_ngram_size": constants.max_ngram,
+        "token_map_padded_from": constants.token_map_padded_from,
     }
     entries.update(
         {name: (value, types.UINT32, None) for name, value in scalars.items() if value is not None}
@@ -229,7 +235,23 @@ def read_gguf(path: str | Path, prefix: str | None = None) -> DeployedConstants:
             f"{path} holds no engram constants: looked for the keys {prefix}{{{', '.join(KEY_CONSTANTS)}}} "
             f"and the tensors {', '.join(ENGRAM_TENSORS)}; pass --gguf-prefix if its keys use another"
         )
-    return DeployedConstants(str(path), "GGUF", {name: tuple(places) for name, places in found.items()})
+    tokens = reader.fields.get(TOKENS_KEY)
+    found_constants = {name: tuple(places) for name, places in found.items()}
+    return DeployedConstants(
+        str(path), "GGUF", found_constants, token_count=None if tokens is None else len(tokens.data)
+    )
+
+
+def padded_for_model(constants: EngineConstants, model: str | Path) -> EngineConstants:
+    """``constants`` with the token map padded to the GGUF ``model``'s token count (llama.cpp's
+    ``n_vocab``: it requires one map entry per token) when that is larger and no model vocabulary
+    padded it already; as they are otherwise."""
+    if constants.token_map is None or constants.token_map_padded_from is not None:
+        return constants
+    tokens = _open_reader(Path(model)).fields.get(TOKENS_KEY)
+    if tokens is None or len(tokens.data) <= len(constants.token_map):
+        return constants
+    return constants.padded_to(len(tokens.data))
 
 
 def _architecture(prefix: str) -> str:

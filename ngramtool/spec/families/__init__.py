@@ -52,6 +52,46 @@ TABLE_SIZES_IN_WORDS: dict[Family, str] = {
 """How each family sizes its tables, as a report's note says it."""
 
 
+def semantics(family: str, *, negative_ids: str = "mask", stop_token: int | None = None,
+              eos_fill: bool = False, first_token: str | None = None) -> str:  # fmt: skip
+    """Whose rows a spec of ``family`` gives, and what they put before a sequence and at ignored
+    tokens (``negative_ids``: ``mask`` or ``barrier``), as ``spec show`` says it.
+
+    >>> semantics("engram", negative_ids="barrier")
+    "DeepSeek-V4.1's reference: the compressed pad before each sequence start, DEAD tokens as barriers"
+    """
+    if family == "tutorial":
+        return "the tutorial chapter's: id 0 before each sequence start, the oldest token first"
+    if family == "longcat":
+        if stop_token is not None:
+            return (
+                f"LongCat as sglang serves it: the walk back stops at the sequence start, at ignored "
+                f"tokens and at EOS {stop_token} at lookback j > 0"
+            )
+        return (
+            "LongCat's reference (the Python kernel; vLLM): the walk back stops at the sequence start "
+            "and at ignored tokens, not at an EOS"
+        )
+    if family == "speedrun":
+        if first_token == "kept":
+            return "parameter-golf's: row T - 1 wherever a window reaches before the sequence start"
+        return (
+            "modded-nanogpt's: row T - 1 at a sequence's first position, whose token later windows "
+            "read as the reserved id T - 1"
+        )
+    if eos_fill:
+        return "Qwen3.8's: the EOS id before each segment start (the sequence's, and after each EOS)"
+    if negative_ids == "barrier":
+        return (
+            "DeepSeek-V4.1's reference: the compressed pad before each sequence start, DEAD tokens "
+            "as barriers"
+        )
+    return (
+        "the Engram demo's: the compressed pad before each sequence start; masked tokens -1 "
+        "(TileKernels' minus-one), --masked barrier for DeepSeek-V4.1's"
+    )
+
+
 def family_note(family: str) -> str:
     """``""`` for Engram (the default), else ``" (family NAME)"``: what reports add after a spec's
     shape so that no family is read as another."""
