@@ -117,6 +117,14 @@ class HashSpec:
     first_token: str | None = None
     model_vocab_size: int | None = None
 
+    def __repr__(self) -> str:
+        """The fields that make the rows, then only the optional ones that are set (one short line)."""
+        always = ("max_ngram", "heads", "layer_ids", "table_sizes", "seed", "pad_id", "vocab_size", "family")
+        optional = ("stored", "eos_fill", "stop_token", "first_token", "model_vocab_size")
+        shown = [f"{name}={getattr(self, name)!r}" for name in always]
+        shown += [f"{name}={getattr(self, name)!r}" for name in optional if getattr(self, name) not in (None, False)]
+        return f"HashSpec({', '.join(shown)})"
+
     def __post_init__(self) -> None:
         # Not given: the family's own (Engram's pad 2, the tutorial chapter's seed 2026, else 0;
         # the speedrun family's start marker V, one past the last raw id).

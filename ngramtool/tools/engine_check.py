@@ -419,7 +419,8 @@ def _padding(token_map: np.ndarray | None, derived: EngineConstants, pad: int) -
         return []
     rule = f"token map entries past the tokenizer's {start:,} ids are the compressed pad {pad}"
     if len(token_map) <= start:
-        return [RuleCheck(rule, "failed", detail="the map stops at the tokenizer's ids: it is not padded")]
+        stops = "the map stops at the tokenizer's ids: it is not padded"
+        return [RuleCheck(rule, "failed", value=len(token_map), detail=stops)]
     wrong = np.flatnonzero(token_map[start:] != pad)
     if not wrong.size:
         return [RuleCheck(rule, "ok")]
