@@ -121,8 +121,8 @@ class HashSpec:
         """The fields that make the rows, then only the optional ones that are set (one short line)."""
         always = ("max_ngram", "heads", "layer_ids", "table_sizes", "seed", "pad_id", "vocab_size", "family")
         optional = ("stored", "eos_fill", "stop_token", "first_token", "model_vocab_size")
-        shown = [f"{name}={getattr(self, name)!r}" for name in always]
-        shown += [f"{name}={getattr(self, name)!r}" for name in optional if getattr(self, name) not in (None, False)]
+        named = [name for name in optional if getattr(self, name) not in (None, False)]
+        shown = [f"{name}={getattr(self, name)!r}" for name in always + tuple(named)]
         return f"HashSpec({', '.join(shown)})"
 
     def __post_init__(self) -> None:
