@@ -202,6 +202,48 @@ def bytes_per_row(row_bytes: int | None, encoding: str | None, dim: int | None) 
 
 
 @dataclass(frozen=True)
+class TableBytes:
+    """The bytes of a spec's tables in one row encoding (``spec show --encoding``)."""
+
+    encoding: str | None  # None: rows of ``row_bytes`` as given
+    dim: int | None
+    row_bytes: int
+    layer_bytes: tuple[int, ...]  # per Engram layer: its rows, plus a per-tensor scale if any
+
+    @property
+    def total_bytes(self) -> int:
+        """All layers' tables together."""
+        return sum(self.layer_bytes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The figures as JSON."""
+        return {
+            "encoding": self.encoding,
+            "dim": self.dim,
+            "row_bytes": self.row_bytes,
+            "layer_bytes": list(self.layer_bytes),
+            "total_bytes": self.total_bytes,
+        }
+
+
+def table_bytes(spec: HashSpec, row_bytes: int | None, encoding: str | None, dim: int | None) -> TableBytes:
+    """The bytes of ``spec``'s tables: every layer's rows at :func:`bytes_per_row`, plus the
+    encoding's per-tensor bytes once per layer's table.
+
+    >>> from ngramtool import HashSpec
+    >>> from ngramtool.analysis.sizing import table_bytes
+    >>> spec = HashSpec(heads=1, max_ngram=2, layer_ids=(1,), table_sizes=(1000,), vocab_size=50)
+    >>> table_bytes(spec, None, "nvfp4", 160).layer_bytes  # 1009 rows x 90 B, one fp32 scale
+    (90814,)
+    """
+    size, name = bytes_per_row(row_bytes, encoding, dim)
+    per_tensor = 0 if name is None else encoding_named(name).tensor_bytes
+    layers = tuple(int(rows) * size + per_tensor for rows in spec.rows_per_layer.tolist())
+    shown_dim = None if row_bytes is not None else (DEFAULT_DIM if dim is None else dim)
+    return TableBytes(name, shown_dim, size, layers)
+
+
+@dataclass(frozen=True)
 class RankShard:
     """What one tensor-parallel rank holds when each layer's table is split by column.
 

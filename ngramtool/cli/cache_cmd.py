@@ -11,7 +11,6 @@ from rich.table import Table
 from ..analysis.hot_sets import save_hot_set
 from ..analysis.measurement import MeasureOptions
 from ..analysis.row_cache import POLICIES, CacheFigures, CacheOptions, RowCacheResult, measure_row_cache
-from ..analysis.sizing import encodings
 from ..model.presets import preset as preset_named
 from ..util.atomic import check_output_file
 from ..util.errors import UsageError
@@ -35,6 +34,7 @@ from .options import (
     TOKEN_FILE_OPTIONS,
     CorpusVocabularyOptions,
     DimOpt,
+    EncodingOpt,
     ForceOpt,
     JsonOpt,
     MaskingOptions,
@@ -42,6 +42,7 @@ from .options import (
     PresetOpt,
     QuietOpt,
     ReadingOptions,
+    RowBytesOpt,
     SpecOptions,
     TokenFileOptions,
     WorkersOpt,
@@ -57,7 +58,6 @@ from .render import (
     report_table,
 )
 
-ENCODINGS = ", ".join(encoding.name for encoding in encodings())
 HELP = f"""Measure how much fast memory the row reads of a corpus need: the caches engines ship.
 
 Every token reads one row per column of every Engram layer (a row of another layer is another
@@ -111,17 +111,8 @@ def cache_command(
     rows: Annotated[
         str | None, typer.Option("--rows", help="Cache sizes in rows, comma-separated.", show_default=False)
     ] = None,
-    row_bytes: Annotated[
-        int | None, typer.Option("--row-bytes", help="Bytes per row (in place of --encoding).", min=1)
-    ] = None,
-    encoding: Annotated[
-        str | None,
-        typer.Option(
-            "--encoding",
-            help=f"Row encoding: {ENCODINGS}, int8-gG. [default: bf16]",
-            show_default=False,
-        ),
-    ] = None,
+    row_bytes: RowBytesOpt = None,
+    encoding: EncodingOpt = None,
     dim: DimOpt = None,
     policy: Annotated[
         str,

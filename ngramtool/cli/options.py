@@ -19,6 +19,7 @@ from typing import Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
+from ..analysis.sizing import DEFAULT_ENCODING, encodings
 from ..formats.tokenfiles import READ_FORMATS
 from ..hashing.backends import MASKED_CONVENTIONS
 from ..inputs.sources import CorpusReader, TokenFileReader
@@ -119,6 +120,19 @@ AllowVocabMismatchOpt = Annotated[
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing output file.")]
 DimOpt = Annotated[int | None, typer.Option("--dim", help="Values per row, per head.", min=1)]
+ENCODINGS = ", ".join(encoding.name for encoding in encodings())
+"""The row encodings' names, for help texts (int8-gG: any group G)."""
+EncodingOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--encoding",
+        help=f"Row encoding: {ENCODINGS}, int8-gG. [default: {DEFAULT_ENCODING}]",
+        show_default=False,
+    ),
+]
+RowBytesOpt = Annotated[
+    int | None, typer.Option("--row-bytes", help="Bytes per row (in place of --encoding).", min=1)
+]
 
 
 # ------------------------------------------------------------------------------ option groups

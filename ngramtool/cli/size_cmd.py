@@ -7,16 +7,14 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ..analysis.sizing import PCIE_X16, SizeReport, encodings, size_engram
+from ..analysis.sizing import PCIE_X16, SizeReport, size_engram
 from ..model.presets import PRESETS
 from ..spec.families import TABLE_SIZES_IN_WORDS
 from ..util.parsing import parse_amount, parse_size
 from ..util.wording import byte_size, plural
 from .command import Command
-from .options import LAYOUT_OPTIONS, DimOpt, JsonOpt, LayoutOptions, given_options, option_groups
+from .options import ENCODINGS, LAYOUT_OPTIONS, DimOpt, JsonOpt, LayoutOptions, given_options, option_groups
 from .render import print_json, print_line, print_table, report_table
-
-ENCODINGS = ", ".join(encoding.name for encoding in encodings())
 
 HELP = f"""Size an Engram memory from its layout alone, without a corpus.
 

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ..analysis.lint import Finding, HashConstants, lint_constants, recorded_constants
+from ..analysis.sizing import TableBytes, table_bytes
 from ..formats.index import spec_record
 from ..hashing.backends import MASKED_CONVENTIONS
 from ..model.configs import ConfigFields, check_declared, config_fields, spec_fields
@@ -19,14 +20,16 @@ from ..tools.engine_megatron import FILE_FORMAT as MEGATRON
 from ..tools.engine_megatron import SEMANTICS as MEGATRON_SEMANTICS
 from ..util.errors import UsageError
 from ..util.parsing import parse_size
-from ..util.wording import plural
+from ..util.wording import byte_size, plural
 from .command import Command
 from .engine_cmd import CHECK_HELP, EXPORT_HELP, VECTORS_HELP, check_command, export_command, vectors_command
 from .options import (
     DimOpt,
+    EncodingOpt,
     ForceOpt,
     JsonOpt,
     QuietOpt,
+    RowBytesOpt,
     SpecChoice,
     given_options,
     option_for,
@@ -115,6 +118,9 @@ TARGET lints recorded constants: an index, its manifest or 'spec show --json'.
 def show_command(
     ctx: typer.Context,
     options: SpecCommandOptions = SPEC_COMMAND_OPTIONS,
+    encoding: EncodingOpt = None,
+    dim: DimOpt = None,
+    row_bytes: RowBytesOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Print the derived constants: multipliers, primes, offsets, rows per layer, row dtype."""
@@ -124,6 +130,12 @@ def show_command(
     if chosen is not None and chosen.declared_rows is not None:
         record["declared_rows"] = list(chosen.declared_rows)
         record["declared_rows_match"] = not chosen.rows_differing(spec)
+    sized = None
+    if encoding is not None or dim is not None or row_bytes is not None:
+        if dim is None and row_bytes is None and chosen is not None:
+            dim = chosen.dim
+        sized = table_bytes(spec, row_bytes, encoding, dim)
+        record["table_bytes"] = sized.to_dict()
     if as_json:
         print_json(record)
         return
@@ -157,6 +169,21 @@ def show_command(
                 *first_only(first, f"{int(spec.rows_per_layer[li]):,}"),
             )
     print_table(grid)
+    if sized is not None:
+        _say_table_bytes(spec, sized)
+
+
+def _say_table_bytes(spec: HashSpec, sized: TableBytes) -> None:
+    """One line: the tables' bytes in the chosen row encoding, per layer and in all."""
+    rows = (
+        f"{sized.encoding} rows of {sized.dim} values ({byte_size(sized.row_bytes)} each)"
+        if sized.encoding is not None
+        else f"rows of {byte_size(sized.row_bytes)}"
+    )
+    sizes = zip(spec.layer_ids, sized.layer_bytes, strict=True)
+    layers = ", ".join(f"layer {layer} {size:,} B" for layer, size in sizes)
+    total = f"{sized.total_bytes:,} B ({byte_size(sized.total_bytes)})"
+    stdout.print(f"tables as {rows}: {layers}; {total} in all", markup=False)
 
 
 def _constants_in_words(spec: HashSpec) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import run, run_json
+from conftest import assert_one_line_error, run, run_json
 
 from ngramtool import HashSpec
 
@@ -63,3 +63,27 @@ def test_spec_show_holds_the_v41_preset_to_its_declared_rows():
         "layer 1 derives 384,007,824 rows but deepseek-v4.1-flash's checkpoint declares"
         in other.stdout.decode()
     )
+
+
+def test_spec_show_sizes_the_tables_in_any_row_encoding():
+    """``--encoding`` (with the preset's dim) and ``--row-bytes``: every layer's rows times the bytes
+    of a row worked out by hand, plus the encoding's per-tensor scale once per layer's table."""
+    shown = run_json("spec", "show", "--preset", "engram-27b", "--encoding", "fp8-e8m0")
+    rows = [sum(sum(order) for order in layer) for layer in shown["derived"]["primes"]]
+    # 80 e4m3 values and one e8m0 scale per 32 values (three, the last block partial): 83 B
+    assert shown["table_bytes"] == {
+        "encoding": "fp8-e8m0",
+        "dim": 80,
+        "row_bytes": 83,
+        "layer_bytes": [r * 83 for r in rows],
+        "total_bytes": sum(rows) * 83,
+    }
+    options = ("--heads", "2", "--table", "1000", "--layers", "1")
+    nvfp4 = run_json("spec", "show", *options, "--encoding", "nvfp4", "--dim", "160")["table_bytes"]
+    # 160 E2M1 values in 80 B, an E4M3 scale per 16 values (10 B), one fp32 scale per table
+    assert nvfp4["row_bytes"] == 90 and nvfp4["layer_bytes"] == [(1009 + 1013 + 1019 + 1021) * 90 + 4]
+    plain = run("spec", "show", *options, "--row-bytes", "160")
+    assert plain.returncode == 0
+    assert "tables as rows of 160 B: layer 1 649,920 B; 649,920 B (650 kB) in all" in plain.stdout.decode()
+    assert_one_line_error(run("spec", "show", *options, "--row-bytes", "160", "--dim", "8"), 2, "not both")
+    assert_one_line_error(run("spec", "show", *options, "--encoding", "q4_k"), 2, "whole blocks of 256")
