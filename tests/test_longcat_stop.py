@@ -159,7 +159,7 @@ def test_collisions_count_the_ngrams_sglang_hashes(compiled):
     counter = NgramTypeCounter(spec, compiled=compiled)
     counter.update(np.array(tokens[:1000]))
     counter.update(np.array(tokens[1000:]))
-    report = analyse_collisions(counter.result(), spec)
+    report = analyse_collisions(counter.result(), spec, compiled=compiled)
     rows = hash_ngrams(np.array(tokens), spec)[:, 0]
     for head in report.heads:
         order = head.order

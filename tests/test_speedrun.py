@@ -131,7 +131,7 @@ def test_collision_figures_count_the_rows_the_formula_gives(first_token, compile
     counter = NgramTypeCounter(specs[0], boundary="reset", compiled=compiled)
     counter.update(tokens[:1500], np.array([0, 700]))
     counter.update(tokens[1500:], np.array([100]))
-    for spec, report in zip(specs, sweep_collisions(counter.result(), specs), strict=True):
+    for spec, report in zip(specs, sweep_collisions(counter.result(), specs, compiled=compiled), strict=True):
         rows = hash_ngrams(tokens, spec, offsets=False, doc_starts=[0, 700, 1600])[:, 0]
         assert [head.rows for head in report.heads] == [len(set(rows[:, c].tolist())) for c in (0, 1)]
         assert [head.table for head in report.heads] == list(spec.table_sizes)

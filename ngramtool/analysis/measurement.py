@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..hashing.backends import small_input
 from ..inputs.stream import TokenStream, open_stream
 from ..model.mapping import NgramHashMapping
 from ..model.presets import resolve_spec
@@ -362,7 +363,9 @@ def _count(stream: TokenStream, progress: Progress) -> tuple[dict[int, NgramType
     parts, documents, tokens, hard_cuts, skipped = [], 0, 0, 0, 0
     progress.started(stream.total_bytes, 1, "local")
     for chunks in stream.streams():
-        counter = NgramTypeCounter(stream.spec, boundary=stream.boundary)
+        counter = NgramTypeCounter(
+            stream.spec, boundary=stream.boundary, compiled=False if small_input(stream.total_bytes) else None
+        )
         for _, chunk, canonical in canonical_chunks(chunks, stream.vocab):
             counter.update(canonical, chunk.doc_starts)
             documents += int(chunk.doc_starts.shape[0])

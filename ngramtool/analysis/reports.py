@@ -114,12 +114,17 @@ class CollisionReport:
         }
 
 
-def analyse_collisions(types: Mapping[int, NgramTypes], spec: HashSpec) -> CollisionReport:
-    """The collision figures of ``spec`` for the distinct n-grams ``types``."""
-    return sweep_collisions(types, [spec])[0]
+def analyse_collisions(
+    types: Mapping[int, NgramTypes], spec: HashSpec, *, compiled: bool | None = None
+) -> CollisionReport:
+    """The collision figures of ``spec`` for the distinct n-grams ``types`` (``compiled``: as for
+    :func:`sweep_collisions`)."""
+    return sweep_collisions(types, [spec], compiled=compiled)[0]
 
 
-def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec]) -> list[CollisionReport]:
+def sweep_collisions(
+    types: Mapping[int, NgramTypes], specs: Sequence[HashSpec], *, compiled: bool | None = None
+) -> list[CollisionReport]:
     """Collision figures for several specs that differ only in table sizes (heads may differ too).
 
     The distinct n-grams are read in blocks, twice per order: the first pass computes their mixes
@@ -127,13 +132,17 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
     which n-grams share their row (a load above one). The mixes are reduced modulo every spec's
     primes, so the cost per extra table size is a few passes over the distinct n-grams, not the
     corpus. Memory: a block, and each head's loads (4 bytes per row of its table).
+
+    ``compiled``: True, numba's passes (an error without numba); False, numpy's; None, numba's
+    when it imports and there are :data:`SMALL_SWEEP_TYPES` distinct n-grams or more. The
+    figures are the same.
     """
     if not specs:
         raise UsageError("give at least one spec (table size) to analyse")
     first = specs[0]
     if first.family == "speedrun" and len(specs) > 1:
         # Its rows read the pad as each table's reserved id: no mix is shared by the table sizes.
-        return [report for spec in specs for report in sweep_collisions(types, [spec])]
+        return [report for spec in specs for report in sweep_collisions(types, [spec], compiled=compiled)]
     for spec in specs[1:]:
         if spec.max_ngram != first.max_ngram or not np.array_equal(
             spec.column_multipliers, first.column_multipliers
@@ -146,7 +155,7 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
         raise UsageError(f"no distinct n-grams were counted for order(s) {missing}")
     heads: list[list[HeadStats]] = [[] for _ in specs]
     orders: list[list[OrderStats]] = [[] for _ in specs]
-    kernels = _analysis_kernels()
+    kernels = _analysis_kernels(compiled, sum(types[order].types for order in range(2, first.max_ngram + 1)))
     for order in range(2, first.max_ngram + 1):
         grams = types[order]
         tallies = [_layer_tallies(specs, li, order, grams, kernels) for li in range(first.num_layers)]
@@ -184,9 +193,16 @@ def sweep_collisions(types: Mapping[int, NgramTypes], specs: Sequence[HashSpec])
     ]
 
 
-def _analysis_kernels() -> ModuleType | None:
-    """The compiled kernels of the analysis' passes when numba imports, else None (numpy)."""
-    if not use_numba(None, "the compiled analysis"):
+SMALL_SWEEP_TYPES = 1 << 18
+"""Below this many distinct n-grams (all orders) the analysis runs numpy's passes: they end
+before numba would have loaded (0.7 s)."""
+
+
+def _analysis_kernels(compiled: bool | None, types: int) -> ModuleType | None:
+    """The compiled kernels of the analysis' passes, or None (numpy): see :func:`sweep_collisions`."""
+    if compiled is None and types < SMALL_SWEEP_TYPES:
+        return None
+    if not use_numba(compiled, "the compiled analysis"):
         return None
     from . import counting_kernels
 

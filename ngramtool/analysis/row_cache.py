@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..hashing.backends import use_numba
+from ..hashing.backends import small_input, use_numba
 from ..hashing.hasher import NgramHasher
 from ..inputs.stream import TokenStream
 from ..model.mapping import NgramHashMapping
@@ -930,7 +930,12 @@ def _row_blocks(stream: TokenStream) -> Iterator[tuple[np.ndarray, np.ndarray, T
     blocks of at most :data:`BLOCK_TOKENS` tokens of every stream, in order."""
     documents = 0
     for chunks in stream.streams():
-        hasher = NgramHasher(stream.spec, boundary=stream.boundary, negative_ids=stream.negative_ids)
+        hasher = NgramHasher(
+            stream.spec,
+            boundary=stream.boundary,
+            negative_ids=stream.negative_ids,
+            backend="numpy" if small_input(stream.total_bytes) else "auto",
+        )
         for _, chunk, canonical in canonical_chunks(chunks, stream.vocab):
             total = canonical.shape[0]
             starts = np.asarray(chunk.doc_starts, dtype=np.int64)

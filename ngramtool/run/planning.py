@@ -82,11 +82,12 @@ def plan_hash(request: HashRequest, progress: Progress, *, documents: bool = Fal
             "`shard_index`, `num_shards`, `resume`, `row_groups_per_shard` and `engine` apply to sharded "
             "runs: `output=DIR/`"
         )
+    input_bytes = None if documents else source_bytes(source)
     if request.outputs.rows == "lazy":  # nothing hashes: the options are checked, nothing imported
         check_backend(request.run.backend, request.run.device)
         choice = None
     else:
-        choice = choose_backend(request.run.backend, request.run.device)
+        choice = choose_backend(request.run.backend, request.run.device, input_bytes=input_bytes)
     if isinstance(source, TokenFileReader) and request.boundary == "reset":
         refuse_reset_without_documents(opened_token_file(source), source.path)
     mapping, assumed = request.mapping, None
@@ -126,7 +127,12 @@ def plan_hash(request: HashRequest, progress: Progress, *, documents: bool = Fal
         jobs, all_outputs = [dataclasses.replace(template, dest=dest)], (dest,)
     refuse_busy([path for job in jobs for path in (job.dest, job.outputs.save_tokens) if path is not None])
     if not documents and jobs:
-        measured = [dataclasses.replace(job, input_bytes=source_bytes(job.source)) for job in jobs]
+        measured = [
+            dataclasses.replace(
+                job, input_bytes=input_bytes if job.source is source else source_bytes(job.source)
+            )
+            for job in jobs
+        ]
         jobs = _with_space_estimates(measured, check=outputs.space_check)
     return HashPlan(choice, mapping, tuple(jobs), all_outputs, sharded, assumed)
 

@@ -18,6 +18,7 @@ import numpy as np
 from ..util.errors import NgramToolError
 from .protocol import TokenText, _OneByOne, _read_maybe_gz, byte_level_string, joined_ids
 from .special import SpecialRule, _check_special_names
+from .tiktoken_ranks import Ranks, load_ranks
 
 # sha256 of the official rank files, as tiktoken pins them (tiktoken_ext/openai_public.py).
 PINNED_RANK_SHA256 = {
@@ -41,12 +42,14 @@ BUNDLED_RANKS = dict.fromkeys(
 class TiktokenTokenizer(_OneByOne):
     """A ``tiktoken.Encoding`` with its data fingerprint."""
 
-    def __init__(self, encoding, name: str, special: SpecialRule | None = None) -> None:
+    def __init__(
+        self, encoding, name: str, special: SpecialRule | None = None, rank_lines: bytes | None = None
+    ) -> None:
         self._enc = encoding
         self.name = name
         self.n_vocab = encoding.n_vocab
         self.pad_token_id = encoding.eot_token if encoding.special_tokens_set else None
-        self.fingerprint = _tiktoken_fingerprint(encoding)
+        self.fingerprint = _tiktoken_fingerprint(encoding, rank_lines)
         self.special_tokens = dict(encoding._special_tokens)
         self.special: SpecialRule = special or "none"  # tiktoken's encode refuses special text
         _check_special_names(self.special, self.special_tokens, name)
@@ -150,11 +153,16 @@ def _joiner(special_tokens: dict[str, int]) -> str | None:
     return next((token for token in ordered if splits_cleanly(token)), None)
 
 
-def _tiktoken_fingerprint(encoding) -> str:
+def _tiktoken_fingerprint(encoding, rank_lines: bytes | None = None) -> str:
+    """sha256 of the split pattern, the ranks' canonical lines (``rank_lines`` when the rank
+    file's parse made them, :mod:`ngramtool.tokenizers.tiktoken_ranks`) and the special tokens."""
     digest = hashlib.sha256(b"ngramtool-tiktoken-v1\n")
     digest.update(encoding._pat_str.encode() + b"\n")
-    for token, rank in sorted(encoding._mergeable_ranks.items(), key=lambda kv: kv[1]):
-        digest.update(base64.b64encode(token) + b" %d\n" % rank)
+    if rank_lines is None:
+        for token, rank in sorted(encoding._mergeable_ranks.items(), key=lambda kv: kv[1]):
+            digest.update(base64.b64encode(token) + b" %d\n" % rank)
+    else:
+        digest.update(rank_lines)
     for text, rank in sorted(encoding._special_tokens.items(), key=lambda kv: kv[1]):
         digest.update(text.encode() + b" %d\n" % rank)
     return digest.hexdigest()
@@ -179,9 +187,11 @@ def tiktoken_names() -> list[str]:
 
 
 def _construct_offline(constructor_name: str, file_bytes: bytes | None):
-    """Run tiktoken's constructor for a known encoding without any download.
+    """Run tiktoken's constructor for a known encoding without any download: ``(encoding, the
+    ranks' canonical lines)``, or None for an unknown name.
 
     ``file_bytes`` (already verified) replaces the rank file; None reads tiktoken's cache only.
+    The ranks are parsed once per machine (:mod:`ngramtool.tokenizers.tiktoken_ranks`).
     """
     import tiktoken
     import tiktoken.load as tiktoken_load
@@ -192,6 +202,17 @@ def _construct_offline(constructor_name: str, file_bytes: bytes | None):
         constructor = (registry.ENCODING_CONSTRUCTORS or {}).get(constructor_name)
         if constructor is None:
             return None
+        parsed: list[Ranks] = []
+
+        def ranks_once(path: str, expected_hash: str | None = None) -> dict[bytes, int]:
+            # tiktoken's load_tiktoken_bpe, its bytes read (and their sha256 checked) as tiktoken does
+            parsed.append(load_ranks(tiktoken_load.read_file_cached(path, expected_hash), path))
+            return parsed[-1].ranks
+
+        names = constructor.__globals__
+        original_load = names.get("load_tiktoken_bpe")
+        if original_load is not None:
+            names["load_tiktoken_bpe"] = ranks_once
         original = tiktoken_load.read_file
 
         def cached_only(blobpath: str) -> bytes:
@@ -208,15 +229,18 @@ def _construct_offline(constructor_name: str, file_bytes: bytes | None):
             params = constructor()
         finally:
             tiktoken_load.read_file = original
+            if original_load is not None:
+                names["load_tiktoken_bpe"] = original_load
             if file_bytes is not None:
                 tiktoken_load.read_file_cached = original_cached
-    return tiktoken.Encoding(**params)
+    lines = parsed[0].lines if len(parsed) == 1 and parsed[0].ranks is params["mergeable_ranks"] else None
+    return tiktoken.Encoding(**params), lines
 
 
 def _tiktoken_by_name(name: str, special: SpecialRule | None) -> TiktokenTokenizer | None:
     lookup = _OFFLINE_ALIASES.get(name, name)
     try:
-        encoding = _construct_offline(lookup, None)
+        made = _construct_offline(lookup, None)
     except _MissingDataFile as missing:
         if name in BUNDLED_RANKS:
             return _tiktoken_from_file(BUNDLED_RANKS[name], special, name=name)
@@ -235,9 +259,9 @@ def _tiktoken_by_name(name: str, special: SpecialRule | None) -> TiktokenTokeniz
         ) from None
     except (ValueError, OSError) as exc:  # e.g. a corrupt cached file
         raise NgramToolError(f"tokenizer '{name}': {exc}") from None
-    if encoding is None:
+    if made is None:
         return None
-    return TiktokenTokenizer(encoding, name, special)
+    return TiktokenTokenizer(made[0], name, special, rank_lines=made[1])
 
 
 def _tiktoken_from_file(
@@ -257,5 +281,5 @@ def _tiktoken_from_file(
             f"{path} does not hold the official {stem} ranks: sha256 {actual[:16]}... "
             f"differs from tiktoken's pinned {PINNED_RANK_SHA256[stem][:16]}...; re-fetch the file"
         )
-    encoding = _construct_offline(_CONSTRUCTOR_FOR_FILE.get(stem, stem), data)
-    return TiktokenTokenizer(encoding, name or stem, special)
+    encoding, lines = _construct_offline(_CONSTRUCTOR_FOR_FILE.get(stem, stem), data)
+    return TiktokenTokenizer(encoding, name or stem, special, rank_lines=lines)

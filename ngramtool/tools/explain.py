@@ -65,7 +65,7 @@ def explain(
         raise UsageError(
             f"`layer` {layer} is not one of the Engram layers {list(spec.layer_ids)} (`layer_ids`)"
         )
-    choice = choose_backend(backend, device)
+    choice = choose_backend(backend, device, input_bytes=len(text.encode("utf-8", "replace")))
     records = explain_text(text, mapping, backend=choice.name, device=choice.device)
     shown = records[:limit] if limit else records
     if layer is not None:

@@ -33,6 +33,7 @@ from ngramtool.cli.bench_cmd import render  # noqa: E402
 from ngramtool.hashing.backends import (  # noqa: E402
     BACKENDS,
     MASKED_ROW,
+    SMALL_INPUT_BYTES,
     BackendChoice,
     choose_backend,
 )
@@ -541,6 +542,13 @@ def test_auto_picks_the_fastest_usable_backend():
     if CUDA:
         expected = "triton" if HAS_TRITON else "torch"
         assert choose_backend("auto", "cuda").name == expected
+    # an input known to be small hashes with numpy on the CPU (numba's load would cost more)
+    small = choose_backend("auto", input_bytes=SMALL_INPUT_BYTES - 1)
+    assert small == BackendChoice("numpy", "cpu", auto=True)
+    assert choose_backend("auto", input_bytes=SMALL_INPUT_BYTES).name == fastest
+    assert choose_backend("auto", input_bytes=None).name == fastest  # stdin: the size is unknown
+    if HAS_NUMBA:
+        assert choose_backend("numba", input_bytes=10).name == "numba"  # asked for by name
 
 
 def test_backend_and_device_errors_say_how_to_fix_them():

@@ -51,26 +51,43 @@ def _imports(env: dict[str, str]) -> int:
 
 
 def test_hash_falls_back_to_numpy_with_one_warning_line(files, broken, tmp_path):
+    # From stdin the input's size is unknown: auto takes numba, which does not import.
     auto, numpy = tmp_path / "auto.ngidx", tmp_path / "numpy.ngidx"
-    fallback = run("hash", files["a"], "-o", auto, "-q", *SPEC_ARGS, env=broken)
+    text = Path(files["a"]).read_bytes()
+    fallback = run("hash", "-", "-o", auto, "-q", *SPEC_ARGS, stdin=text, env=broken)
     assert fallback.returncode == 0, fallback.stderr.decode()
     assert fallback.stderr.decode().splitlines() == [WARNING]
     assert _imports(broken) == 1
-    asked = run("hash", files["a"], "-o", numpy, "-q", "--backend", "numpy", *SPEC_ARGS)
+    asked = run("hash", "-", "-o", numpy, "-q", "--backend", "numpy", *SPEC_ARGS, stdin=text)
     assert asked.returncode == 0, asked.stderr.decode()
     for array in ("tokens.npy", "rows.npy", "doc_offsets.npy", "lut.npy"):
         assert (auto / array).read_bytes() == (numpy / array).read_bytes()
 
 
-@pytest.mark.parametrize("command", ["collisions", "cache"])
-@pytest.mark.parametrize("source", ["text", "index"])
+@pytest.mark.parametrize("command", ["hash", "collisions", "explain"])
+def test_a_small_input_never_tries_numba(files, broken, tmp_path, command):
+    """Below ``SMALL_INPUT_BYTES`` auto takes numpy's kernels without importing numba: no warning."""
+    args = {
+        "hash": (files["a"], "-o", tmp_path / "small.ngidx", "-q"),
+        "collisions": (files["a"],),
+        "explain": ("the horse",),
+    }[command]
+    result = run(command, *args, *SPEC_ARGS, env=broken)
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stderr.decode() == "" and _imports(broken) == 0
+
+
+@pytest.mark.parametrize(
+    ("command", "source"), [("collisions", "stdin"), ("cache", "text"), ("cache", "index")]
+)
 def test_the_analysis_falls_back_to_numpy_with_one_warning_line(files, broken, command, source):
-    args = [files["a"], *SPEC_ARGS] if source == "text" else [files["index"]]
-    fallback = run(command, *args, env=broken)
+    args = {"stdin": ["-", *SPEC_ARGS], "text": [files["a"], *SPEC_ARGS], "index": [files["index"]]}[source]
+    text = Path(files["a"]).read_bytes() if source == "stdin" else None
+    fallback = run(command, *args, stdin=text, env=broken)
     assert fallback.returncode == 0, fallback.stderr.decode()
     assert fallback.stderr.decode().splitlines() == [WARNING]
     assert _imports(broken) == 1
-    usual = run(command, *args)
+    usual = run(command, *args, stdin=text)
     assert usual.returncode == 0, usual.stderr.decode()
     assert fallback.stdout == usual.stdout
 

@@ -17,7 +17,9 @@ backend     devices     implementation
 ==========  ==========  ==============================================================
 
 ``auto`` takes the first available backend of :data:`AUTO_ORDER` for the device, fastest
-first as measured (docs/performance.md); it never picks the Triton interpreter. A backend whose
+first as measured (docs/performance.md); it never picks the Triton interpreter. Told the input's
+size, it takes numpy on the CPU for an input below :data:`SMALL_INPUT_BYTES`, where loading
+numba and its compiled kernel (0.7 s) costs more than numpy's slower kernel saves. A backend whose
 package is installed but does not import (numba built for another NumPy) is passed over with one
 :class:`FallbackWarning` per process that names the cause; asked for by name, it is a usage error
 that names it. A package is imported once, when a backend that needs it is chosen.
@@ -68,6 +70,10 @@ CHOICES = ("auto", *NAMES)
 # division-free modulo beats torch.
 AUTO_ORDER = {"cpu": ("numba", "numpy", "torch"), "cuda": ("triton", "torch")}
 DEVICE_TYPES = tuple(AUTO_ORDER)
+SMALL_INPUT_BYTES = 4 << 20
+"""Below this many input bytes (about a million tokens) ``auto`` hashes with numpy on the CPU:
+numba's import and kernel load (0.7 s) exceed numpy's extra 0.33 us per token there
+(docs/performance.md)."""
 
 
 class FallbackWarning(UserWarning):
@@ -109,6 +115,17 @@ def warn_fallback(package: str, why: str, fallback: str) -> None:
             FallbackWarning,
             stacklevel=2,
         )
+
+
+def small_input(input_bytes: int | None) -> bool:
+    """Whether an input of ``input_bytes`` (None: unknown, stdin) is below
+    :data:`SMALL_INPUT_BYTES`: there numpy's kernels finish before numba would have loaded.
+
+    >>> from ngramtool.hashing.backends import small_input
+    >>> small_input(1_000), small_input(100 << 20), small_input(None)
+    (True, False, False)
+    """
+    return input_bytes is not None and input_bytes < SMALL_INPUT_BYTES
 
 
 def use_numba(compiled: bool | None, what: str) -> bool:
@@ -269,7 +286,11 @@ def device_type(device: str) -> str:
 
 
 def choose_backend(
-    backend: str = "auto", device: str | None = None, *, input_device: str | None = None
+    backend: str = "auto",
+    device: str | None = None,
+    *,
+    input_device: str | None = None,
+    input_bytes: int | None = None,
 ) -> BackendChoice:
     """Resolve ``--backend`` and ``--device`` (the function a command line calls).
 
@@ -278,6 +299,8 @@ def choose_backend(
         device: ``cpu``, ``cuda`` or ``cuda:N``; None: the input's device when the backend can
             run there, else the backend's first usable device (``auto``: the CPU).
         input_device: where the input lives (a tensor's device), when known.
+        input_bytes: the input's size, when known: ``auto`` on the CPU takes numpy below
+            :data:`SMALL_INPUT_BYTES`.
 
     Raises:
         UsageError: an unknown name or device, or a backend that cannot run there (the message
@@ -288,7 +311,10 @@ def choose_backend(
     if device is not None:
         device_type(device)
     if backend == "auto":
-        return _auto_backend(device or input_device or "cpu")
+        where = device or input_device or "cpu"
+        if small_input(input_bytes) and device_type(where) == "cpu":
+            return BackendChoice("numpy", where, auto=True)
+        return _auto_backend(where)
     entry = BACKENDS[backend]
     if device is None:
         usable = entry.devices()
