@@ -10,7 +10,10 @@ bundled corpus at seeded offsets, so every run builds the same bytes) into a tem
 and times, round after round (``--repeats``; the best of each measure counts), in child processes:
 
 - ``import``: ``python -c "import ngramtool"``, the floor of any command;
-- ``start-up``: ``ngramtool hash`` of one tiny file (a few words) into an index;
+- ``version``: ``ngramtool --version``, the floor of the command line;
+- ``start-up``: ``ngramtool hash`` of one tiny file (a few words) into an index, tiktoken
+  encoding (``--tokenizer-engine reference``);
+- ``start-up, fast``: the same with the fast engine (``--tokenizer-engine fastokens``);
 - ``one index``: ``ngramtool hash DIR/f*.txt -o one.ngidx --force --quiet``, the N files named on
   the command line, into one index;
 - ``shards``: ``ngramtool hash 'DIR/*.txt' -o shards/ --force --quiet``, the pattern expanded by
@@ -48,7 +51,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "examples" / "corpus.txt"
-STAGES = ("import", "start-up", "one index", "shards")
+STAGES = ("import", "version", "start-up", "start-up, fast", "one index", "shards")
+FAST_ENGINE = "fastokens"  # the fast engine of the start-up stage beside the reference (tiktoken)
 MIN_BYTES, MAX_BYTES = 300, 4000  # the sizes of the small files
 TINY_TEXT = "The quick brown fox jumps over the lazy dog.\n"
 
@@ -149,17 +153,26 @@ def measure(code: Path, count: int, repeats: int, extra: list[str], work: Path) 
     env = child_env(code)
     hash_cmd = [sys.executable, "-m", "ngramtool", "hash"]
     files = sorted(str(path) for path in inputs.glob("*.txt"))
-    outputs = {"start-up": work / "tiny.ngidx", "one index": work / "one.ngidx", "shards": work / "shards"}
+    outputs = {
+        "start-up": work / "tiny.ngidx",
+        "start-up, fast": work / "tiny-fast.ngidx",
+        "one index": work / "one.ngidx",
+        "shards": work / "shards",
+    }
+    tiny_cmd = [*hash_cmd, str(tiny), "--force", "--quiet", *extra, "--tokenizer-engine"]
     commands = {
         "import": [sys.executable, "-c", "import ngramtool; print(ngramtool.__file__)"],
-        "start-up": [*hash_cmd, str(tiny), "-o", str(outputs["start-up"]), "--force", "--quiet", *extra],
+        "version": [sys.executable, "-m", "ngramtool", "--version"],
+        "start-up": [*tiny_cmd, "reference", "-o", str(outputs["start-up"])],
+        "start-up, fast": [*tiny_cmd, FAST_ENGINE, "-o", str(outputs["start-up, fast"])],
         "one index": [*hash_cmd, *files, "-o", str(outputs["one index"]), "--force", "--quiet", *extra],
         "shards": [*hash_cmd, f"{inputs}/*.txt", "-o", f"{outputs['shards']}/", "--force", "--quiet", *extra],
     }
     *_, where = timed(commands["import"], work, env)
     if not Path(where.strip()).resolve().is_relative_to(code.resolve()):
         raise SystemExit(f"ngramtool was imported from {where.strip()}, not from {code}")
-    timed(commands["start-up"], work, env)  # untimed: caches (vocabulary, compiled kernels) filled
+    for warm in ("start-up", "start-up, fast", "one index"):  # untimed: caches (vocabulary, ranks,
+        timed(commands[warm], work, env)  # the engine's files, compiled kernels) filled
 
     stages = {name: Stage() for name in STAGES}
     for _ in range(repeats):
@@ -228,7 +241,7 @@ def print_table(result: dict, load: tuple[float, float]) -> None:
         f"{result['cores']} cores, load average {load[0]:.2f} at the start"
     )
     print(
-        f"\n{'stage':>10} {'wall s':>7} {'CPU s':>7} {'CPU/wall':>8} {'x start-up':>10} "
+        f"\n{'stage':>14} {'wall s':>7} {'CPU s':>7} {'CPU/wall':>8} {'x start-up':>10} "
         f"{'ms/file':>8} {'CPU ms/file':>11} {'tokens':>10} {'Ktok/s':>8}"
     )
     startup = result["stages"]["start-up"]
@@ -238,7 +251,7 @@ def print_table(result: dict, load: tuple[float, float]) -> None:
             per_file = f"{entry['ms_per_file']:>8.2f} {entry['cpu_ms_per_file']:>11.2f}"
             tokens = f"{entry['tokens']:>10,} {entry['tokens_per_second'] / 1e3:>8.1f}"
         print(
-            f"{name:>10} {entry['seconds']:>7.2f} {entry['cpu_seconds']:>7.2f} {entry['cpu_per_wall']:>8.2f} "
+            f"{name:>14} {entry['seconds']:>7.2f} {entry['cpu_seconds']:>7.2f} {entry['cpu_per_wall']:>8.2f} "
             f"{entry['cpu_seconds'] / startup['cpu_seconds']:>10.2f} {per_file:>20} {tokens:>19}"
         )
     ratio = result["shards_over_one"]
@@ -250,6 +263,14 @@ def print_table(result: dict, load: tuple[float, float]) -> None:
     print(
         "x start-up = CPU s / start-up CPU s; ms/file = (s - start-up s) / files, by the wall clock and "
         "by CPU; Ktok/s over the whole run, start-up included"
+    )
+    stages = result["stages"]
+    print(
+        f"start-up - version: {stages['start-up']['seconds'] - stages['version']['seconds']:.2f} s wall "
+        f"({stages['start-up']['cpu_seconds'] - stages['version']['cpu_seconds']:.2f} CPU s; target 0.4 s); "
+        f"fast - reference: {stages['start-up, fast']['seconds'] - stages['start-up']['seconds']:.2f} s wall "
+        f"({stages['start-up, fast']['cpu_seconds'] - stages['start-up']['cpu_seconds']:.2f} CPU s; "
+        "target 0.3 s)"
     )
     print(f"load average {load[1]:.2f} at the end")
 

@@ -93,7 +93,8 @@ BackendOpt = Annotated[
     str,
     typer.Option(
         "--backend",
-        help="Hash backend: auto, numba, numpy, torch or triton (identical rows; auto = fastest).",
+        help="Hash backend: auto, numba, numpy, torch or triton (identical rows; auto: the fastest, "
+        "numpy for a file under 4 MiB).",
     ),
 ]
 ChecksumOpt = Annotated[
