@@ -26,13 +26,25 @@ from rich.table import Table
 from rich.text import Text
 from rich.theme import Theme
 from typer.core import TyperArgument, TyperCommand, TyperGroup
-from typer.rich_utils import highlighter
 
 _THEME = Theme({"option": "bold cyan", "switch": "bold green", "usage": "yellow", "types": "bold yellow"})
 _COMMENT = re.compile(r"^(?P<command>\s*\S.*?)\s{2,}(?P<comment># .*)$")
 _PLACEHOLDERS = {"str": "TEXT", "int": "INTEGER", "float": "FLOAT", "path": "PATH", "file": "PATH"}
 _MIN_COMMENT_GAP = 3
 _CONTINUATION_INDENT = 4
+
+
+def _highlighter() -> Any:
+    """typer's option highlighter, imported when help is rendered (``typer.rich_utils`` loads
+    rich's markdown and pygments: 0.06 s that no command run needs)."""
+    from typer.rich_utils import highlighter
+
+    return highlighter
+
+
+def _highlight(text: Text) -> Text:
+    """``text`` with typer's option names highlighted."""
+    return _highlighter()(text)
 
 
 class HelpCommand(TyperCommand):
@@ -70,15 +82,15 @@ class App(typer.Typer):
 # ------------------------------------------------------------------------------ rendering
 def render_help(command: TyperCommand | TyperGroup, ctx: Any) -> None:
     """Print the help of ``command`` on standard output, fitted to the terminal's width."""
-    console = Console(theme=_THEME, highlighter=highlighter)
-    console.print(Padding(highlighter(Text(command.get_usage(ctx))), 1), style="bold")
+    console = Console(theme=_THEME, highlighter=_highlighter())
+    console.print(Padding(_highlight(Text(command.get_usage(ctx))), 1), style="bold")
     text = inspect.cleandoc(command.help or "").partition("\f")[0]
     if text:
         first, _, rest = text.partition("\n\n")
         body: list[RenderableType] = [Text.from_markup(" ".join(first.split()))]
         if rest:
             lines = layout_help(rest, console.width - 2)
-            body += [Text(""), highlighter(Text.from_markup("\n".join(lines), style="dim"))]
+            body += [Text(""), _highlight(Text.from_markup("\n".join(lines), style="dim"))]
         console.print(Padding(Group(*body), (0, 1, 1, 1)))
     arguments = [p for p in command.get_params(ctx) if isinstance(p, TyperArgument) and not p.hidden]
     options = [p for p in command.get_params(ctx) if not isinstance(p, TyperArgument) and not p.hidden]
@@ -215,7 +227,7 @@ def option_label(param: Any, ctx: Any) -> Text:
     if param.secondary_opts:
         label += " / " + ", ".join(param.secondary_opts)
     value = placeholder(param, ctx)
-    text = highlighter(Text(label))
+    text = _highlight(Text(label))
     if value:
         text.append(" " + value, style="bold yellow")
     return text
@@ -235,7 +247,7 @@ def parameter_help(param: Any, ctx: Any) -> Text:
     text = Text.from_markup(parts[0])
     for extra in parts[1:]:
         text.append(" " + extra, style="dim")
-    return highlighter(text)
+    return _highlight(text)
 
 
 def _range(param: Any) -> str:
