@@ -58,3 +58,12 @@ def test_a_malformed_file_is_named():
         parse_ranks(b"YQ== 0\nYg==\n", "x.tiktoken")
     with pytest.raises(ValueError, match="not a tiktoken rank file"):
         parse_ranks(b"YQ== zero\n", "x.tiktoken")
+
+
+def test_a_cache_that_cannot_be_written_is_skipped(tmp_path, monkeypatch):
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("a file where the cache directory would be")
+    monkeypatch.setenv("NGRAMTOOL_CACHE_DIR", str(blocked))
+    contents = _gpt2_bytes()
+    assert load_ranks(contents).lines == contents
+    assert blocked.read_text() == "a file where the cache directory would be"
