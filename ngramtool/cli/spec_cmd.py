@@ -65,11 +65,15 @@ give override it.
 
 SHOW_HELP = """Print a spec's derived constants: multipliers, primes, offsets, rows, row dtype.
 
+With --encoding (and --dim, default the preset's), or --row-bytes: the tables' bytes
+per layer and in all, in that row encoding (the encodings of size and cache).
+
 [bold]Examples[/]
 
   ngramtool spec show --heads 4 --table 262144 --layers 2
   ngramtool spec show --preset engram-27b --json > engram-27b.json
   ngramtool spec show --spec my.json --tokenizer tokenizer.json
+  ngramtool spec show --preset engram-27b --encoding nvfp4 --dim 160
 """
 SAVE_HELP = """Write a spec as JSON, to pass to --spec (hash, explain, collisions, spec).
 
