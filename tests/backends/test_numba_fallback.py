@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import assert_one_line_error, run
 
+from ngramtool import NgramHashMapping
+from ngramtool.analysis.row_cache import CacheOptions, measure_row_cache
 from ngramtool.hashing import backends
 from ngramtool.hashing.backends import FallbackWarning, choose_backend, use_numba
 from ngramtool.util.errors import UsageError
@@ -162,3 +164,23 @@ def test_a_package_that_raises_anything_is_reported_with_its_first_line(tmp_path
         assert backends.import_failure("numpy") is None
     finally:
         backends.import_failure.cache_clear()
+
+
+def test_the_row_cache_pass_without_numba_says_what_to_install(monkeypatch, tmp_path):
+    """numba not installed: the numpy pass, with one warning that names the extra."""
+    find_spec = backends.importlib.util.find_spec
+    monkeypatch.setattr(
+        backends.importlib.util,
+        "find_spec",
+        lambda name, *rest: None if name == "numba" else find_spec(name, *rest),
+    )
+    monkeypatch.setattr(backends, "_WARNED", set())
+    text = tmp_path / "t.txt"
+    text.write_text("the cat sat on the mat. " * 50, encoding="utf-8")
+    mapping = NgramHashMapping.build("bytes", heads=2, table_sizes=101)
+    with pytest.warns(
+        FallbackWarning, match=r"numba is not installed: the row-cache pass runs in numpy"
+    ) as caught:
+        result = measure_row_cache(text, mapping, cache=CacheOptions(budget_rows=(10,)))
+    assert result.engine == "numpy" and len(caught) == 1
+    assert "pip install 'ngramtool[numba]'" in str(caught[0].message)

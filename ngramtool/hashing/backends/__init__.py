@@ -117,6 +117,20 @@ def warn_fallback(package: str, why: str, fallback: str) -> None:
         )
 
 
+def warn_not_installed(package: str, what: str, slower: str, extra: str) -> None:
+    """The :class:`FallbackWarning` that ``what`` runs in numpy because ``package`` is not
+    installed (``slower``: by how much), with the extra that brings it; once per package and
+    process."""
+    if package not in _WARNED:
+        _WARNED.add(package)
+        warnings.warn(
+            f"{package} is not installed: {what} runs in numpy, {slower} (the same results): "
+            f"pip install 'ngramtool[{extra}]'",
+            FallbackWarning,
+            stacklevel=3,
+        )
+
+
 def small_input(input_bytes: int | None) -> bool:
     """Whether an input of ``input_bytes`` (None: unknown, stdin) is below
     :data:`SMALL_INPUT_BYTES`: there numpy's kernels finish before numba would have loaded.
