@@ -140,6 +140,18 @@ def main() -> None:
     sys.exit(code)
 
 
+def _command_path(args: list[str]) -> str:
+    """``ngramtool``, then the command and subcommand that ``args`` start with (``ngramtool spec
+    show``), as click names them in help."""
+    words = ["ngramtool"]
+    if args and args[0] in COMMANDS:
+        words.append(args[0])
+        subcommands = {command.name for command in command_of(args[0]).subcommands}
+        if len(args) > 1 and args[1] in subcommands:
+            words.append(args[1])
+    return " ".join(words)
+
+
 def _run() -> int:
     """Run the app; returns its exit status."""
     try:
@@ -149,7 +161,7 @@ def _run() -> int:
     except NoArgsIsHelpError:
         return 2  # the help is printed already
     except ClickUsageError as exc:
-        _error(click_error_line(exc, sys.argv[1:]))
+        _error(click_error_line(exc, sys.argv[1:], _command_path(sys.argv[1:])))
         return exc.exit_code
     except NgramToolError as exc:
         from .options import option_for  # the error path alone needs it

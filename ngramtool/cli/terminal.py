@@ -52,10 +52,12 @@ _TYPER_WORDS = (
 )
 
 
-def click_error_line(exc: Any, args: list[str]) -> str:
+def click_error_line(exc: Any, args: list[str], command_path: str = "ngramtool") -> str:
     """One line for a usage error that typer's click found (the option, what it takes, the value
-    given in ``args``, and where the help is), in place of click's boxed message."""
-    command = exc.ctx.command_path if exc.ctx is not None else "ngramtool"
+    given in ``args``, and where the help is), in place of click's boxed message.
+    ``command_path``: the command ``args`` name, for an error that click raises without its
+    context (an option without its value)."""
+    command = exc.ctx.command_path if exc.ctx is not None else command_path
     see = f" (see '{command} --help')"
     param = getattr(exc, "param", None)
     message = str(exc.message) if param is not None else ""

@@ -108,6 +108,11 @@ def test_size_budget_without_a_unit_stays_parameters():
         (["size", "--dim", "0"], "error: --dim takes a number of at least 1, got '0'"),
         (["size", "--tokens-per-second", "fast"], "--tokens-per-second takes a number, got 'fast'"),
         (["hash", "--tabel", "5"], "error: No such option: --tabel"),
+        (
+            ["hash", "x.txt", "--table"],
+            "error: Option '--table' requires an argument (see 'ngramtool hash --help')",
+        ),
+        (["spec", "show", "--heads"], "requires an argument (see 'ngramtool spec show --help')"),
     ],
 )
 def test_values_typer_cannot_read_are_one_line_errors(args, line):
