@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ..hashing.backends import small_input, use_numba, warn_not_installed
+from ..hashing.backends import choose_backend, use_numba, warn_not_installed
 from ..hashing.hasher import NgramHasher
 from ..inputs.stream import TokenStream
 from ..model.mapping import NgramHashMapping
@@ -937,7 +937,7 @@ def _row_blocks(stream: TokenStream) -> Iterator[tuple[np.ndarray, np.ndarray, T
             stream.spec,
             boundary=stream.boundary,
             negative_ids=stream.negative_ids,
-            backend="numpy" if small_input(stream.total_bytes) else "auto",
+            backend=choose_backend(input_bytes=stream.total_bytes).name,
         )
         for _, chunk, canonical in canonical_chunks(chunks, stream.vocab):
             total = canonical.shape[0]

@@ -36,7 +36,7 @@ _CONTINUATION_INDENT = 4
 
 def _highlighter() -> Any:
     """typer's option highlighter, imported when help is rendered (``typer.rich_utils`` loads
-    rich's markdown and pygments: 0.06 s that no command run needs)."""
+    rich's markdown and pygments: about 0.1 s that no command run needs)."""
     from typer.rich_utils import highlighter
 
     return highlighter

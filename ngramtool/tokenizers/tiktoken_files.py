@@ -7,7 +7,6 @@ joined by a special token (:func:`_joiner`).
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import threading
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ import numpy as np
 from ..util.errors import NgramToolError
 from .protocol import TokenText, _OneByOne, _read_maybe_gz, byte_level_string, joined_ids
 from .special import SpecialRule, _check_special_names
-from .tiktoken_ranks import Ranks, load_ranks
+from .tiktoken_ranks import Ranks, canonical_lines, load_ranks
 
 # sha256 of the official rank files, as tiktoken pins them (tiktoken_ext/openai_public.py).
 PINNED_RANK_SHA256 = {
@@ -158,11 +157,7 @@ def _tiktoken_fingerprint(encoding, rank_lines: bytes | None = None) -> str:
     file's parse made them, :mod:`ngramtool.tokenizers.tiktoken_ranks`) and the special tokens."""
     digest = hashlib.sha256(b"ngramtool-tiktoken-v1\n")
     digest.update(encoding._pat_str.encode() + b"\n")
-    if rank_lines is None:
-        for token, rank in sorted(encoding._mergeable_ranks.items(), key=lambda kv: kv[1]):
-            digest.update(base64.b64encode(token) + b" %d\n" % rank)
-    else:
-        digest.update(rank_lines)
+    digest.update(rank_lines if rank_lines is not None else canonical_lines(encoding._mergeable_ranks))
     for text, rank in sorted(encoding._special_tokens.items(), key=lambda kv: kv[1]):
         digest.update(text.encode() + b" %d\n" % rank)
     return digest.hexdigest()

@@ -60,9 +60,13 @@ def parse_ranks(contents: bytes, source: str = "the rank file") -> Ranks:
         ranks = dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
     except (binascii.Error, ValueError) as error:
         raise ValueError(f"{source}: not a tiktoken rank file ({error})") from None
+    return Ranks(ranks, canonical_lines(ranks))
+
+
+def canonical_lines(ranks: dict[bytes, int]) -> bytes:
+    """``base64(token) rank`` lines in rank order: what the tokenizer's fingerprint hashes."""
     ordered = sorted(ranks.items(), key=itemgetter(1))
-    lines = b"".join([binascii.b2a_base64(token, newline=False) + b" %d\n" % rank for token, rank in ordered])
-    return Ranks(ranks, lines)
+    return b"".join([binascii.b2a_base64(token, newline=False) + b" %d\n" % rank for token, rank in ordered])
 
 
 def _read_entry(path: Path, key: str) -> Ranks | None:

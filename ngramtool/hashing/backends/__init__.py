@@ -107,28 +107,30 @@ _WARNED: set[str] = set()
 def warn_fallback(package: str, why: str, fallback: str) -> None:
     """The :class:`FallbackWarning` that ``fallback`` runs instead of what needs ``package``: once
     per package and process."""
-    if package not in _WARNED:
-        _WARNED.add(package)
-        warnings.warn(
-            f"{broken_line(package, why)}: using {fallback} instead (the same results, slower); "
-            f"pip install -U {package}",
-            FallbackWarning,
-            stacklevel=2,
-        )
+    _warn_once(
+        package,
+        f"{broken_line(package, why)}: using {fallback} instead (the same results, slower); "
+        f"pip install -U {package}",
+    )
 
 
 def warn_not_installed(package: str, what: str, slower: str, extra: str) -> None:
     """The :class:`FallbackWarning` that ``what`` runs in numpy because ``package`` is not
     installed (``slower``: by how much), with the extra that brings it; once per package and
     process."""
+    _warn_once(
+        package,
+        f"{package} is not installed: {what} runs in numpy, {slower} (the same results): "
+        f"pip install 'ngramtool[{extra}]'",
+    )
+
+
+def _warn_once(package: str, message: str) -> None:
+    """``message`` as a :class:`FallbackWarning` for the caller of the ``warn_*`` function,
+    unless one was given for ``package`` already in this process."""
     if package not in _WARNED:
         _WARNED.add(package)
-        warnings.warn(
-            f"{package} is not installed: {what} runs in numpy, {slower} (the same results): "
-            f"pip install 'ngramtool[{extra}]'",
-            FallbackWarning,
-            stacklevel=3,
-        )
+        warnings.warn(message, FallbackWarning, stacklevel=3)
 
 
 def small_input(input_bytes: int | None) -> bool:
