@@ -29,6 +29,9 @@ from ngramtool.tools.tokenization import Tokenized
 
 TOKENIZER = load_tokenizer("cl100k_base")
 characters = st.characters(blacklist_categories=("Cs",))
+# A text file holds no zero byte: one makes the file binary data, refused in every command
+# (tests/test_one_reading.py); in JSONL it is an escape like any other.
+file_characters = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
 documents = st.lists(st.text(characters, max_size=60), min_size=1, max_size=25)
 EXAMPLES = settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -68,7 +71,7 @@ def test_every_record_form_reads_like_plain_jsonl_and_like_strings(small_blocks,
 
 
 @EXAMPLES
-@given(text=st.text(characters, max_size=400))
+@given(text=st.text(file_characters, max_size=400))
 def test_every_compressed_text_reads_like_plain_text(small_blocks, tmp_path_factory, text):
     paths = write_text_forms(tmp_path_factory.mktemp("text"), text)
     expected = read(paths["txt"])
