@@ -25,7 +25,12 @@ the product) err by at most 4 * 2^-53 = 2^-51 relative, less than the bias, so `
 unsigned arithmetic is ``x mod p``, all exact in uint64 (the kernel does the same in int64,
 :func:`signed_reciprocal_mod`: no step overflows).
 
-Primes below 2^31 (:data:`MODULO_SPLIT`, int32 row spaces, most specs) take a path in doubles
+Most specs (masked negative ids, primes from 2^15 to 2^52: :data:`MODULO_VECTOR`) reduce each
+mix for the order's K heads at once, in LLVM vector instructions with a fused multiply-add
+(:func:`ngramtool.hashing.backends.vector_modulo.reduce_heads`, where the proof is): about twice
+as fast as the scalar paths below, which remain for the other specs.
+
+Primes below 2^31 (:data:`MODULO_SPLIT`, int32 row spaces) take a path in doubles
 that LLVM vectorizes with AVX2 too: ``x = a 2^42 + b 2^21 + d`` with 21-bit parts, once per mix,
 and per column ``y = a (2^42 mod p) + b (2^21 mod p) + d``, congruent to ``x`` and below
 ``2^22 p < 2^53``, so every double in it is an exact integer; ``q = floor(y * inv)`` errs by less
@@ -47,13 +52,14 @@ import numpy as np
 from ...spec.hashspec import HashSpec
 from ...util.jit import compiled, static
 from . import MASKED_ROW
+from .vector_modulo import HALF, reduce_heads, vector_columns, vector_exact
 
 SPECIALIZE_TOKENS = 4096
 FAST_MIN_PRIME = 1 << 14  # 16,384 > 12,288, the smallest prime the reciprocal path is exact for
 INVERSE_BIAS = 1.0 - 2.0**-50
 SPLIT_BASE = 1 << 21  # MODULO_SPLIT: a mix in 21-bit parts
 SPLIT_MAX_PRIME = 1 << 31  # MODULO_SPLIT's sums stay below 2^53 for primes below this
-MODULO_EXACT, MODULO_RECIPROCAL, MODULO_SPLIT = 0, 1, 2
+MODULO_EXACT, MODULO_RECIPROCAL, MODULO_SPLIT, MODULO_VECTOR = 0, 1, 2, 3
 """How the Engram kernel reduces a mix modulo a prime (see the module docstring)."""
 NATIVE_ID_DTYPES = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint32), np.dtype(np.uint16))
 
@@ -120,7 +126,7 @@ def _engram_rows(
     resets,
     pad,
     mult,
-    splits,
+    columns,
     primes,
     inverses,
     offsets,
@@ -135,9 +141,11 @@ def _engram_rows(
 
     Column j = layer * C + (n - 2) * K + head; the mix of order n is the XOR of the products of
     lags 0..n-1, shared by the order's K heads. ``modulo``: :data:`MODULO_EXACT`,
-    :data:`MODULO_RECIPROCAL` or :data:`MODULO_SPLIT` (``splits`` [3, L*C]: 2^42 mod p, 2^21 mod
-    p and p, as doubles). ``layers``, ``lags``, ``heads``, ``modulo`` and ``mask`` (negative ids
-    are masked) are ints or tuples of that length (see :func:`ngramtool.util.jit.static`).
+    :data:`MODULO_RECIPROCAL`, :data:`MODULO_SPLIT` or :data:`MODULO_VECTOR`; ``columns`` [3, L*C],
+    doubles: for MODULO_SPLIT 2^42 mod p, 2^21 mod p and p, for MODULO_VECTOR what
+    :func:`~ngramtool.hashing.backends.vector_modulo.vector_columns` gives. ``layers``, ``lags``,
+    ``heads``, ``modulo`` and ``mask`` (negative ids are masked) are ints or tuples of that length
+    (see :func:`ngramtool.util.jit.static`).
     """
     n_layers, n, k_heads = static(layers), static(lags), static(heads)
     how, is_masking = static(modulo), static(mask)
@@ -173,11 +181,16 @@ def _engram_rows(
             for order in range(n1):
                 x ^= products[layer, order + 1]
                 first = layer * cols + order * k_heads
-                if how == MODULO_SPLIT:
+                if how == MODULO_VECTOR:
+                    high = np.float64(np.int64(x >> np.uint64(32))) * HALF
+                    reduce_heads(
+                        out, t, first, columns, high, np.float64(np.int64(x & np.uint64(0xFFFFFFFF))), heads
+                    )
+                elif how == MODULO_SPLIT:
                     a, b, d = split_mix(x)
                     for j in range(first, first + k_heads):
-                        y = a * splits[0, j] + b * splits[1, j] + d  # = x mod p, exact: below 2^53
-                        remainders[j] = y - np.floor(y * inverses[j]) * splits[2, j]
+                        y = a * columns[0, j] + b * columns[1, j] + d  # = x mod p, exact: below 2^53
+                        remainders[j] = y - np.floor(y * inverses[j]) * columns[2, j]
                 else:
                     for j in range(first, first + k_heads):
                         if how == MODULO_RECIPROCAL:
@@ -188,7 +201,7 @@ def _engram_rows(
                             out[t, j] = np.int64(x) % primes[j] + offsets[j]
         if how == MODULO_SPLIT:
             for j in range(width):  # the quotient was floor(y / p) or one off: in [0, p) now
-                p, r = splits[2, j], remainders[j]
+                p, r = columns[2, j], remainders[j]
                 r = r + p if r < 0 else r
                 r = r - p if r >= p else r
                 out[t, j] = np.int64(np.int32(r)) + offsets[j]
@@ -286,8 +299,14 @@ class NumbaRows:
         self.multipliers = spec.multipliers.view(np.uint64) if spec.layer_mix else None
         self.primes = spec.primes.reshape(-1).astype(np.int64)
         self.inverses = inverse_of(self.primes)
-        self.splits = np.stack([(1 << 42) % self.primes, (1 << 21) % self.primes, self.primes]).astype(float)
         self.offsets = spec.offsets.reshape(-1).astype(np.int64) if offsets else np.zeros_like(self.primes)
+        if self.mask and vector_exact(self.primes, self.offsets):
+            modulo = MODULO_VECTOR
+            self.columns = vector_columns(self.primes, self.offsets)
+        else:
+            self.columns = np.stack([(1 << 42) % self.primes, (1 << 21) % self.primes, self.primes]).astype(
+                float
+            )
         self.column_multipliers = spec.column_multipliers.reshape(layers * spec.num_columns, n)
         self.generic = (layers, n, k, modulo, int(self.mask))
         self.specialized = tuple((0,) * size for size in self.generic)
@@ -321,7 +340,7 @@ class NumbaRows:
         engram_rows(
             *chunk,
             self.multipliers,
-            self.splits,
+            self.columns,
             self.primes,
             self.inverses,
             self.offsets,
