@@ -38,7 +38,7 @@ The modules, each with one job (their names are re-exported here):
 * ``textcuts``: where text may be cut without changing its ids;
 * ``names``: what a name that is neither a file nor an encoding stands for (a model name, a Hub id
   in the local cache, a typo);
-* ``engines``, ``engine_choice``, ``guard``, ``tiktoken_json``, ``tiktoken_splintr``: the fast
+* ``engines``, ``engine_choice``, ``guard``, ``tiktoken_splintr``: the fast
   engines, how one is chosen and checked against the reference;
 * ``normalize`` and ``vocab``: the Engram compressed vocabulary (raw ids -> canonical ids) and its
   disk cache (not imported here).

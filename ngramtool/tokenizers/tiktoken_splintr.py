@@ -6,8 +6,8 @@ use possessive quantifiers to avoid backtracking, never to change a match: in cl
 r50k_base's, what follows each possessive quantifier cannot match what it gave back (the end of the
 text after a shorter run of white space, a letter after a non-letter, or nothing at all). So the
 pattern given to splintr is tiktoken's with each possessive ``+`` dropped
-(:func:`without_possessives`), then spelled out for PCRE2 as for the fastokens engine
-(:func:`~ngramtool.tokenizers.tiktoken_json.pcre2_pattern`). That argument holds for the patterns
+(:func:`without_possessives`), then spelled out for PCRE2 (:func:`pcre2_pattern`: PCRE2's ``\s``
+and ``$`` differ from tiktoken's regex library's). That argument holds for the patterns
 it was made for, so splintr serves an encoding only when the sha256 of that pattern equals the
 one pinned for the encoding's fingerprint (:data:`PINNED_PATTERN_SHA256`).
 """
@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-
-from .tiktoken_json import pcre2_pattern
 
 # sha256 of the pattern given to splintr, by the tiktoken tokenizer's fingerprint.
 PINNED_PATTERN_SHA256 = {
@@ -31,6 +29,35 @@ PINNED_PATTERN_SHA256 = {
     ),
 }
 _QUANTIFIERS = "?*+}"
+
+WHITE_SPACE = r"\t-\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}"
+r"""Unicode's White_Space characters: what ``\s`` matches in tiktoken's regex library (PCRE2's
+``\s`` also matches U+180E)."""
+
+
+def pcre2_pattern(pattern: str) -> str:
+    r"""A tiktoken split pattern that means the same to PCRE2: ``\s`` and ``\S`` as
+    :data:`WHITE_SPACE` and its complement (inside a class and out), ``$`` as ``\z`` (PCRE2's
+    ``$`` also matches before a final line feed)."""
+    out, in_class, i = [], False, 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            escape = pattern[i : i + 2]
+            if escape == r"\s":
+                out.append(WHITE_SPACE if in_class else f"[{WHITE_SPACE}]")
+            elif escape == r"\S" and not in_class:
+                out.append(f"[^{WHITE_SPACE}]")
+            elif escape == r"\S":
+                raise ValueError(rf"\S inside a character class of {pattern!r}")
+            else:
+                out.append(escape)
+            i += 2
+            continue
+        in_class = (in_class or char == "[") and not (in_class and char == "]")
+        out.append(r"\z" if char == "$" and not in_class else char)
+        i += 1
+    return "".join(out)
 
 
 def without_possessives(pattern: str) -> str:

@@ -21,7 +21,7 @@ from ngramtool.tokenizers import engine_choice, engines, guard, load_tokenizer
 from ngramtool.tokenizers.engine_choice import EngineTokenizer, engine_record
 from ngramtool.tokenizers.guard import EngineMismatch
 from ngramtool.tokenizers.textcuts import safe_cut
-from ngramtool.tokenizers.tiktoken_json import pcre2_pattern
+from ngramtool.tokenizers.tiktoken_splintr import pcre2_pattern
 from ngramtool.util.errors import UsageError
 
 pytest.importorskip("fastokens")
