@@ -13,7 +13,9 @@ and times, round after round (``--repeats``; the best of each measure counts), i
 - ``version``: ``ngramtool --version``, the floor of the command line;
 - ``start-up``: ``ngramtool hash`` of one tiny file (a few words) into an index, tiktoken
   encoding (``--tokenizer-engine reference``);
-- ``start-up, fast``: the same with the fast engine (``--tokenizer-engine fastokens``);
+- ``start-up, splintr`` and ``start-up, fastokens``: the same with each fast engine
+  (``--tokenizer-engine splintr``, the one ``auto`` takes for a tiktoken encoding, and
+  ``fastokens``);
 - ``one index``: ``ngramtool hash DIR/f*.txt -o one.ngidx --force --quiet``, the N files named on
   the command line, into one index;
 - ``shards``: ``ngramtool hash 'DIR/*.txt' -o shards/ --force --quiet``, the pattern expanded by
@@ -51,8 +53,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "examples" / "corpus.txt"
-STAGES = ("import", "version", "start-up", "start-up, fast", "one index", "shards")
-FAST_ENGINE = "fastokens"  # the fast engine of the start-up stage beside the reference (tiktoken)
+FAST_ENGINES = ("splintr", "fastokens")  # the fast engines timed at start-up beside tiktoken
+STARTS = tuple(f"start-up, {engine}" for engine in FAST_ENGINES)
+STAGES = ("import", "version", "start-up", *STARTS, "one index", "shards")
 MIN_BYTES, MAX_BYTES = 300, 4000  # the sizes of the small files
 TINY_TEXT = "The quick brown fox jumps over the lazy dog.\n"
 
@@ -155,7 +158,7 @@ def measure(code: Path, count: int, repeats: int, extra: list[str], work: Path) 
     files = sorted(str(path) for path in inputs.glob("*.txt"))
     outputs = {
         "start-up": work / "tiny.ngidx",
-        "start-up, fast": work / "tiny-fast.ngidx",
+        **{start: work / f"tiny-{engine}.ngidx" for start, engine in zip(STARTS, FAST_ENGINES, strict=True)},
         "one index": work / "one.ngidx",
         "shards": work / "shards",
     }
@@ -164,14 +167,17 @@ def measure(code: Path, count: int, repeats: int, extra: list[str], work: Path) 
         "import": [sys.executable, "-c", "import ngramtool; print(ngramtool.__file__)"],
         "version": [sys.executable, "-m", "ngramtool", "--version"],
         "start-up": [*tiny_cmd, "reference", "-o", str(outputs["start-up"])],
-        "start-up, fast": [*tiny_cmd, FAST_ENGINE, "-o", str(outputs["start-up, fast"])],
+        **{
+            start: [*tiny_cmd, engine, "-o", str(outputs[start])]
+            for start, engine in zip(STARTS, FAST_ENGINES, strict=True)
+        },
         "one index": [*hash_cmd, *files, "-o", str(outputs["one index"]), "--force", "--quiet", *extra],
         "shards": [*hash_cmd, f"{inputs}/*.txt", "-o", f"{outputs['shards']}/", "--force", "--quiet", *extra],
     }
     *_, where = timed(commands["import"], work, env)
     if not Path(where.strip()).resolve().is_relative_to(code.resolve()):
         raise SystemExit(f"ngramtool was imported from {where.strip()}, not from {code}")
-    for warm in ("start-up", "start-up, fast", "one index"):  # untimed: caches (vocabulary, ranks,
+    for warm in ("start-up", *STARTS, "one index"):  # untimed: caches (vocabulary, ranks,
         timed(commands[warm], work, env)  # the engine's files, compiled kernels) filled
 
     stages = {name: Stage() for name in STAGES}
@@ -265,13 +271,14 @@ def print_table(result: dict, load: tuple[float, float]) -> None:
         "by CPU; Ktok/s over the whole run, start-up included"
     )
     stages = result["stages"]
-    print(
-        f"start-up - version: {stages['start-up']['seconds'] - stages['version']['seconds']:.2f} s wall "
-        f"({stages['start-up']['cpu_seconds'] - stages['version']['cpu_seconds']:.2f} CPU s; target 0.4 s); "
-        f"fast - reference: {stages['start-up, fast']['seconds'] - stages['start-up']['seconds']:.2f} s wall "
-        f"({stages['start-up, fast']['cpu_seconds'] - stages['start-up']['cpu_seconds']:.2f} CPU s; "
-        "target 0.3 s)"
-    )
+
+    def above(stage: str, base: str) -> str:
+        wall = stages[stage]["seconds"] - stages[base]["seconds"]
+        return f"{wall:.2f} s wall ({stages[stage]['cpu_seconds'] - stages[base]['cpu_seconds']:.2f} CPU s)"
+
+    print(f"start-up - version: {above('start-up', 'version')}; target 0.4 s")
+    for start, engine in zip(STARTS, FAST_ENGINES, strict=True):
+        print(f"{engine} - tiktoken: {above(start, 'start-up')}; target 0.3 s")
     print(f"load average {load[1]:.2f} at the end")
 
 

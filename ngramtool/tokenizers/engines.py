@@ -41,8 +41,11 @@ from .tiktoken_files import TiktokenTokenizer
 from .tiktoken_splintr import pcre2_pattern, pinned_splintr_pattern, ranks_file
 
 ENGINE_VERSIONS = {"fastokens": "0.3.5", "splintr": "0.22.0"}
-"""Each engine, fastest first (the order ``auto`` tries them), and the one version of it whose
-ids were verified (the ``fast`` extra pins it)."""
+"""Each engine and the one version of it whose ids were verified (the ``fast`` extra pins it)."""
+AUTO_ORDER = {"tiktoken": ("splintr", "fastokens"), "hf": ("fastokens",)}
+"""The engines ``auto`` tries, by the reference's kind, the fastest over a whole run first: for a
+tiktoken encoding splintr, which starts in 0.3 s where fastokens takes 1.5-2 s, and encodes as fast
+inside ``hash`` (the tokenizer is not what bounds it there; docs/performance.md)."""
 ENGINE_PACKAGES = {"fastokens": "fastokens", "splintr": "splintr-rs"}
 """The package that installs each engine."""
 FASTOKENS_TIKTOKEN = {
