@@ -37,12 +37,10 @@ TOP = 2**63 - 1
 
 @numba.njit
 def _reduced(xs, columns, heads):
-    """reduce_heads on each mix of ``xs``, split as the kernel splits it: rows [len(xs), K]."""
+    """reduce_heads on each mix of ``xs``: rows [len(xs), K]."""
     out = np.empty((xs.shape[0], columns.shape[1]), np.int64)
     for t in range(xs.shape[0]):
-        x = xs[t]
-        high = np.float64(np.int64(x >> np.uint64(32))) * 4294967296.0
-        reduce_heads(out, t, 0, columns, high, np.float64(np.int64(x & np.uint64(0xFFFFFFFF))), heads)
+        reduce_heads(out, t, 0, columns, xs[t], heads)
     return out
 
 

@@ -52,7 +52,7 @@ import numpy as np
 from ...spec.hashspec import HashSpec
 from ...util.jit import compiled, static
 from . import MASKED_ROW
-from .vector_modulo import HALF, reduce_heads, vector_columns, vector_exact
+from .vector_modulo import reduce_heads, vector_columns, vector_exact
 
 SPECIALIZE_TOKENS = 4096
 FAST_MIN_PRIME = 1 << 14  # 16,384 > 12,288, the smallest prime the reciprocal path is exact for
@@ -182,10 +182,7 @@ def _engram_rows(
                 x ^= products[layer, order + 1]
                 first = layer * cols + order * k_heads
                 if how == MODULO_VECTOR:
-                    high = np.float64(np.int64(x >> np.uint64(32))) * HALF
-                    reduce_heads(
-                        out, t, first, columns, high, np.float64(np.int64(x & np.uint64(0xFFFFFFFF))), heads
-                    )
+                    reduce_heads(out, t, first, columns, x, heads)
                 elif how == MODULO_SPLIT:
                     a, b, d = split_mix(x)
                     for j in range(first, first + k_heads):

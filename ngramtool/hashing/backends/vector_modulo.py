@@ -1,8 +1,8 @@
 """The heads' reductions of one mix, vectorized: ``x mod p + offset`` for an order's K columns at once.
 
 The Engram kernel (:mod:`ngramtool.hashing.backends.numba_backend`) calls :func:`reduce_heads`
-once per token, layer and order, with the mix ``x`` in [0, 2^63) as two exact doubles:
-``hi = (x >> 32) * 2^32`` and ``lo = x mod 2^32``. Per column ``j`` it reads the biased inverse
+once per token, layer and order, with the mix ``x`` in [0, 2^63), which it splits into two exact
+doubles: ``hi = (x >> 32) * 2^32`` and ``lo = x mod 2^32``. Per column ``j`` it reads the biased inverse
 ``columns[0, j]``, the prime ``columns[1, j]`` and the offset ``columns[2, j]`` (doubles) and
 stores the row:
 
@@ -37,7 +37,6 @@ from numba.extending import intrinsic
 VECTOR_MIN_PRIME = 1 << 15  # x/p < 2^48 for every mix, so q is floor(x/p) or one less
 VECTOR_MAX_PRIME = 1 << 52  # 2p + 2^32 < 2^53: the fused x - q p is exact
 INVERSE_BIAS = 1.0 - 2.0**-49
-HALF = float(1 << 32)
 
 
 def vector_exact(primes: np.ndarray, offsets: np.ndarray) -> bool:
@@ -55,25 +54,36 @@ def vector_columns(primes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 @intrinsic
-def reduce_heads(typingctx, out, t, first, columns, hi, lo, heads):
-    """Store ``x mod p_j + offset_j`` into ``out[t, first:first + K]`` (module docstring);
-    ``heads``: K as a tuple of that length (vector code) or an int (a loop)."""
+def reduce_heads(typingctx, out, t, first, columns, mix, heads):
+    """Store ``mix mod p_j + offset_j`` into ``out[t, first:first + K]`` (module docstring), for a
+    64-bit ``mix`` in [0, 2^63); ``heads``: K as a tuple of that length (vector code) or an int
+    (a loop)."""
     if isinstance(heads, types.BaseTuple):
         lanes = len(heads)
     elif isinstance(heads, types.Integer):
         lanes = None
     else:
         return None
-    signature = types.none(out, t, first, columns, hi, lo, heads)
+    if not isinstance(mix, types.Integer) or mix.bitwidth != 64:
+        return None
+    signature = types.none(out, t, first, columns, mix, heads)
 
     def codegen(context, builder, sig, args):
-        out_value, t_value, first_value, columns_value, hi_value, lo_value, heads_value = args
+        out_value, t_value, first_value, columns_value, mix_value, heads_value = args
         out_type, columns_type = sig.args[0], sig.args[3]
         out_array = context.make_array(out_type)(context, builder, out_value)
         columns_array = context.make_array(columns_type)(context, builder, columns_value)
         row = context.cast(builder, t_value, sig.args[1], types.intp)
         start = context.cast(builder, first_value, sig.args[2], types.intp)
         row_type = context.get_value_type(out_type.dtype)
+        word = ir.IntType(32)  # x >> 32 below 2^31 and x mod 2^32: each converted from 32 bits
+        hi_value = builder.fmul(
+            builder.sitofp(
+                builder.trunc(builder.lshr(mix_value, ir.Constant(mix_value.type, 32)), word), ir.DoubleType()
+            ),
+            ir.Constant(ir.DoubleType(), float(1 << 32)),
+        )
+        lo_value = builder.uitofp(builder.trunc(mix_value, word), ir.DoubleType())
 
         def pointer(array, array_type, index):
             return cgutils.get_item_pointer2(
@@ -126,7 +136,7 @@ def reduce_heads(typingctx, out, t, first, columns, hi, lo, heads):
         if lanes is not None:
             emit(lanes, start)
         else:
-            count = context.cast(builder, heads_value, sig.args[6], types.intp)
+            count = context.cast(builder, heads_value, sig.args[5], types.intp)
             with cgutils.for_range(builder, count) as loop:
                 emit(1, builder.add(start, loop.index))
         return context.get_dummy_value()
