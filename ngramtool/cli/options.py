@@ -531,8 +531,9 @@ class ReadingOptions(OptionGroup):
         typer.Option(
             "--tokenizer-engine",
             help=f"What encodes the text: {', '.join(ENGINE_CHOICES)}. 'auto': the first fast engine (extra "
-            "'fast'; fastokens, then splintr for tiktoken encodings) installed and verified for the "
-            "tokenizer, when the input is large; the ids are the same (docs/tokenizers.md).",
+            "'fast'; splintr, then fastokens for tiktoken encodings; fastokens for a tokenizer.json) "
+            "installed and verified for the tokenizer, when the input is large; the ids are the same "
+            "(docs/tokenizers.md).",
             envvar="NGRAMTOOL_TOKENIZER_ENGINE",
         ),
     ] = "auto"
