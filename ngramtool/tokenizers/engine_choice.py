@@ -31,11 +31,15 @@ from .guard import CHECK_EVERY, PrefixCut, RunCheck, startup_problem
 from .protocol import Tokenizer, tokenizer_repr
 from .textcuts import safe_cut, whole_strings
 
-AUTO_MIN_BYTES = {"tiktoken": 8 << 20, "hf": 4 << 20}
-"""``auto`` uses an engine for input of at least this many bytes, by the reference's kind: where
-the engine's faster encoding repays loading it (splintr's 0.3 s against tiktoken's 12 MB per second
-on two cores, where ``hash`` saves 0.03 s per MB; fastokens' 2-5 s against the tokenizers
-library's 1 MB per second)."""
+AUTO_MIN_BYTES = {
+    ("tiktoken", "splintr"): 8 << 20,
+    ("tiktoken", "fastokens"): 32 << 20,
+    ("hf", "fastokens"): 4 << 20,
+}
+"""``auto`` uses an engine for input of at least this many bytes, by the reference's kind and the
+engine: where its faster encoding repays loading it (splintr's 0.3 s against tiktoken's 12 MB per
+second on two cores, where ``hash`` saves 0.03 s per MB; fastokens' 1.5-2 s on a tiktoken
+encoding, 2-5 s on a tokenizer.json against the tokenizers library's 1 MB per second)."""
 SMALL_INPUT = "input too small (or of unknown size) to repay loading the engine"
 _REFERENCE_LIBRARY = {"tiktoken": "tiktoken", "hf": "tokenizers"}
 
@@ -100,10 +104,13 @@ class EngineTokenizer:
 
     def _chosen(self, input_bytes: int | None) -> Encoder | None:
         kind = reference_kind(self.reference) or "tiktoken"
-        if self.choice == "auto" and (input_bytes is None or input_bytes < AUTO_MIN_BYTES[kind]):
-            self.declined = SMALL_INPUT
-            return None
-        names = list(AUTO_ORDER[kind]) if self.choice == "auto" else [self.choice]
+        names = [self.choice]
+        if self.choice == "auto":
+            size = -1 if input_bytes is None else input_bytes
+            names = [name for name in AUTO_ORDER[kind] if size >= AUTO_MIN_BYTES[kind, name]]
+            if not names:
+                self.declined = SMALL_INPUT
+                return None
         reasons, unverified = [], []
         for name in names:
             try:

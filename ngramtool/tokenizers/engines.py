@@ -26,6 +26,7 @@ by :mod:`.guard`, not here.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import itertools
 import tempfile
@@ -49,10 +50,17 @@ inside ``hash`` (the tokenizer is not what bounds it there; docs/performance.md)
 ENGINE_PACKAGES = {"fastokens": "fastokens", "splintr": "splintr-rs"}
 """The package that installs each engine."""
 FASTOKENS_TIKTOKEN = {
-    "483ae1f5e1151981fbdbf475c0a465a94a7cde676c2eb02be3be8e4a92fd4d88": "cl100k_base",
-    "d88d9cb2df88011c48c34e444898600f3b03c006486720821b216a7bc47fcda9": "r50k_base and gpt2",
+    # cl100k_base
+    "483ae1f5e1151981fbdbf475c0a465a94a7cde676c2eb02be3be8e4a92fd4d88": (
+        "374102b2863dee298c8fbb4c8a230f9d0a8c8e13da7e34cc8a564a70cdde9ed8"
+    ),
+    # r50k_base and gpt2
+    "d88d9cb2df88011c48c34e444898600f3b03c006486720821b216a7bc47fcda9": (
+        "31900444a219f9cf52e8cec194d1af24bca23b1d2b9898d3806f8087f2f4abbe"
+    ),
 }
-"""The tiktoken encodings (by fingerprint) whose ids fastokens was verified to reproduce."""
+"""The tiktoken encodings (by fingerprint) whose ids fastokens was verified to reproduce, each
+with the sha256 of the PCRE2 pattern it is given."""
 ENGINE_CHOICES = ("auto", "reference", *ENGINE_VERSIONS)
 """What ``--tokenizer-engine`` takes: ``auto`` (the fastest verified engine installed, else the
 reference), ``reference`` (the tokenizer library itself) or an engine's name."""
@@ -181,19 +189,25 @@ def _fastokens_for(reference: Tokenizer, version: str) -> FastokensEncoder:
         tokenizer = fastokens.Tokenizer.from_json_str(document.decode("utf-8"))
         return FastokensEncoder(tokenizer, split_special=rule != "all", version=version)
     if isinstance(reference, TiktokenTokenizer):
-        if reference.fingerprint not in FASTOKENS_TIKTOKEN:
+        pattern = pcre2_pattern(reference._enc._pat_str)
+        pinned = FASTOKENS_TIKTOKEN.get(reference.fingerprint)
+        if pinned != hashlib.sha256(pattern.encode()).hexdigest():
             raise EngineUnavailable(
                 f"tokenizer engine fastokens is not verified for tiktoken encoding {reference.name}: the "
                 "engine is not offered for it"
             )
-        with tempfile.TemporaryDirectory(prefix="ngramtool-ranks-") as folder:
-            ranks = Path(folder) / "ranks.tiktoken"
-            ranks.write_bytes(ranks_file(reference._enc))
-            tokenizer = fastokens.Tokenizer.from_tiktoken(
-                str(ranks),
-                pattern=pcre2_pattern(reference._enc._pat_str),
-                special_tokens=_matched_special(reference),
-            )
+        try:
+            with tempfile.TemporaryDirectory(prefix="ngramtool-ranks-") as folder:
+                ranks = Path(folder) / "ranks.tiktoken"
+                ranks.write_bytes(ranks_file(reference._enc))
+                tokenizer = fastokens.Tokenizer.from_tiktoken(
+                    str(ranks), pattern=pattern, special_tokens=_matched_special(reference)
+                )
+        except OSError as exc:
+            raise EngineUnavailable(
+                f"tokenizer engine fastokens could not be given {reference.name}'s ranks: a temporary "
+                f"file could not be written ({exc}); set TMPDIR to a writable directory"
+            ) from None
         return FastokensEncoder(tokenizer, split_special=False, version=version)
     raise EngineUnavailable(f"no tokenizer engine for {reference.name} (its own encoder is the fastest)")
 

@@ -173,6 +173,27 @@ def test_every_integer_dtype_and_strided_ids(dtype):
         )
 
 
+@pytest.mark.parametrize("layout", ["every other column", "Fortran order"])
+def test_rows_into_an_output_of_another_layout(specialized, layout):
+    """An ``out`` that is not C-contiguous gets the same rows as numpy's, and nothing beside them
+    is written (the vector path stores a head's K rows side by side)."""
+    spec = HashSpec(vocab_size=98_627)
+    ids = np.random.default_rng(7).integers(0, spec.vocab_size, 5000)
+    expected = hash_ngrams(ids, spec, backend="numpy")
+    shape = (ids.shape[0], spec.num_layers, spec.num_columns)
+    if layout == "Fortran order":
+        whole = np.full(shape, -7, dtype=spec.row_dtype, order="F")
+        out = whole
+    else:
+        whole = np.full((*shape[:2], 2 * shape[2]), -7, dtype=spec.row_dtype)
+        out = whole[:, :, ::2]
+    hasher = NgramHasher(spec, backend="numba")
+    got = hasher.deferred(ids, [], out=out)()
+    assert np.array_equal(got, expected) and np.array_equal(out, expected)
+    if layout != "Fortran order":
+        assert (whole[:, :, 1::2] == -7).all()
+
+
 # --------------------------------------------------------------------- compiling and caching
 def test_a_function_without_a_cache_location_still_compiles():
     namespace: dict = {}

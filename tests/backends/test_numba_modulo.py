@@ -44,6 +44,16 @@ def _reduced(xs, columns, heads):
     return out
 
 
+@numba.njit
+def _reduced_apart(xs, columns, heads):
+    """:func:`_reduced` into every other column of a wider array (not C-contiguous): rows [n, K]."""
+    wide = np.full((xs.shape[0], 2 * columns.shape[1]), -1, np.int64)
+    out = wide[:, ::2]
+    for t in range(xs.shape[0]):
+        reduce_heads(out, t, 0, columns, xs[t], heads)
+    return wide
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     p=st.one_of(
@@ -66,6 +76,8 @@ def test_vectorized_reduction_is_exact(p, quotients, near, offset):
     mixes = np.array(xs, np.uint64)
     assert _reduced(mixes, columns, (0,) * 4).tolist() == want
     assert _reduced(mixes, columns, 4).tolist() == want
+    apart = _reduced_apart(mixes, columns, (0,) * 4)
+    assert apart[:, ::2].tolist() == want and (apart[:, 1::2] == -1).all()
 
 
 def test_vectorized_reduction_is_taken_only_where_exact():

@@ -77,6 +77,38 @@ def test_auto_prefers_splintr_then_fastokens_then_the_reference_for_tiktoken(mon
     )
 
 
+def test_auto_takes_each_engine_where_it_repays_its_start_up(monkeypatch):
+    """splintr from 8 MB of a tiktoken encoding's text; fastokens, slower to start, only from 32 MB
+    when splintr cannot serve; below that the reference, with splintr's reason kept."""
+    reference = load_tokenizer("cl100k_base", engine="reference")
+    assert EngineTokenizer(reference, "auto").decide(7 << 20) is None
+    assert EngineTokenizer(reference, "auto").decide(8 << 20).name == "splintr"
+    installed = dict(engines.ENGINE_VERSIONS)
+    monkeypatch.setattr(engines, "installed_version", lambda name: installed[name])
+    installed["splintr"] = None
+    middle = EngineTokenizer(reference, "auto")
+    assert middle.decide(16 << 20) is None and "splintr is not installed" in middle.declined
+    assert EngineTokenizer(reference, "auto").decide(32 << 20).name == "fastokens"
+
+
+def test_fastokens_without_a_writable_temporary_directory_is_declined(monkeypatch):
+    """The ranks file fastokens loads cannot be written: the engine is declined with the fix, and
+    auto keeps the reference instead of failing."""
+    import tempfile
+
+    def unwritable(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    reference = load_tokenizer("cl100k_base", engine="reference")
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", unwritable)
+    with pytest.raises(engines.EngineUnavailable, match="set TMPDIR to a writable directory"):
+        engines.engine_for("fastokens", reference)
+    installed = dict(engines.ENGINE_VERSIONS, splintr=None)
+    monkeypatch.setattr(engines, "installed_version", lambda name: installed[name])
+    auto = EngineTokenizer(reference, "auto")
+    assert auto.decide(1 << 30) is None and "TMPDIR" in auto.declined
+
+
 def test_splintr_with_pcre2s_own_white_space_is_refused_at_start_up():
     r"""Given tiktoken's pattern with PCRE2's ``\s`` (which matches U+180E, tiktoken's does not),
     splintr splits whitespace before U+180E otherwise: a canary refuses it."""

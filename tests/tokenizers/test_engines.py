@@ -343,7 +343,8 @@ def test_an_unverified_engine_version_leaves_the_text_to_the_reference_with_one_
     from ngramtool.inputs.stream import open_stream
 
     monkeypatch.setattr(engines, "installed_version", lambda engine: "9.9.9")
-    monkeypatch.setitem(engine_choice.AUTO_MIN_BYTES, "tiktoken", 0)
+    for engine in engines.AUTO_ORDER["tiktoken"]:
+        monkeypatch.setitem(engine_choice.AUTO_MIN_BYTES, ("tiktoken", engine), 0)
     text = tmp_path / "t.txt"
     text.write_text("hello world, " * 200)
     reference = load_tokenizer("cl100k_base", engine="reference")

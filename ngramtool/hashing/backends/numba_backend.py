@@ -54,6 +54,7 @@ from ...util.jit import compiled, static
 from . import MASKED_ROW
 from .vector_modulo import reduce_heads, vector_columns, vector_exact
 
+KERNEL_REVISION = 2  # raised with every change of vector_modulo.py: numba's cache is keyed on this file
 SPECIALIZE_TOKENS = 4096
 FAST_MIN_PRIME = 1 << 14  # 16,384 > 12,288, the smallest prime the reciprocal path is exact for
 INVERSE_BIAS = 1.0 - 2.0**-50
@@ -312,27 +313,37 @@ class NumbaRows:
     def rows(
         self, ids: np.ndarray, context: np.ndarray, resets: np.ndarray, out: np.ndarray | None = None
     ) -> np.ndarray:
-        """Rows [T, L, C] of the chunk ``ids`` after ``context`` (into ``out`` when given, a
-        C-contiguous array); documents start at ``resets``."""
-        spec, t_total = self.spec, ids.shape[0]
+        """Rows [T, L, C] of the chunk ``ids`` after ``context`` (into ``out`` when given); documents
+        start at ``resets``. The kernels write C-ordered rows: an ``out`` of another layout gets
+        them copied in."""
+        spec = self.spec
+        target = out
+        if out is None or not out.flags.c_contiguous:
+            target = np.empty((ids.shape[0], spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
+        self._fill(ids, context, resets, target.reshape(ids.shape[0], spec.num_layers * spec.num_columns))
+        if out is not None and out is not target:
+            out[...] = target
+            return out
+        return target
+
+    def _fill(self, ids: np.ndarray, context: np.ndarray, resets: np.ndarray, flat_out: np.ndarray) -> None:
+        """Hash the chunk into ``flat_out`` [T, L*C], C-contiguous."""
+        spec = self.spec
         if ids.dtype not in NATIVE_ID_DTYPES:
             ids = ids.astype(np.int64)
-        if out is None:
-            out = np.empty((t_total, spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
-        self.hashed += t_total
+        self.hashed += ids.shape[0]
         chunk = (
             np.ascontiguousarray(ids),
             np.ascontiguousarray(context, dtype=np.int64),
             np.ascontiguousarray(resets, dtype=np.int64),
             spec.pad_id,
         )
-        flat_out = out.reshape(t_total, spec.num_layers * spec.num_columns)
         if not spec.layer_mix:
             how = COLUMN_SUM if spec.mix == "sum" else COLUMN_XOR
             if spec.family == "speedrun":
                 how = SPEEDRUN_KEPT if spec.first_token == "kept" else SPEEDRUN_RESERVED
             column_rows(*chunk, self.column_multipliers, self.primes, self.offsets, how, self.mask, flat_out)
-            return out
+            return
         shape = self.specialized if self.hashed >= SPECIALIZE_TOKENS else self.generic
         engram_rows(
             *chunk,
@@ -344,4 +355,3 @@ class NumbaRows:
             *shape,
             flat_out,
         )
-        return out

@@ -23,7 +23,12 @@ Emitted as LLVM vector instructions of the order's K lanes (K a compile-time con
 of that length, :func:`ngramtool.util.jit.static`), so the loads of the column constants and the
 store of the K rows are whole vectors whatever LLVM can prove about aliasing (its SLP vectorizer
 cannot move the loads of one column above the store of the previous one, which made the scalar
-code of the same steps twice as slow). Given an int, it loops over the columns one lane at a time.
+code of the same steps twice as slow). Given an int, or arrays not C-contiguous, it reduces the
+columns one lane at a time.
+
+numba caches the compiled kernels that call :func:`reduce_heads` by their own source file
+(``numba_backend.py``): a change here must come with a change there (its ``KERNEL_REVISION``), or
+kernels compiled before it stay in the cache.
 """
 
 from __future__ import annotations
@@ -133,8 +138,11 @@ def reduce_heads(typingctx, out, t, first, columns, mix, heads):
                 align=row_type.width // 8,
             )
 
-        if lanes is not None:
+        if lanes is not None and out_type.layout == "C" and columns_type.layout == "C":
             emit(lanes, start)
+        elif lanes is not None:  # lanes apart in memory: one at a time
+            for lane in range(lanes):
+                emit(1, builder.add(start, ir.Constant(start.type, lane)))
         else:
             count = context.cast(builder, heads_value, sig.args[5], types.intp)
             with cgutils.for_range(builder, count) as loop:
