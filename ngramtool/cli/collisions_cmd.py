@@ -15,6 +15,7 @@ from ..analysis.expectations import expected_collision_ratio
 from ..analysis.measurement import CollisionsResult, MeasureOptions, PartNotSaved, measure_collisions
 from ..analysis.reports import CollisionReport
 from ..spec.families import family_note
+from ..util.allocator import unpool_large_blocks
 from ..util.wording import plural
 from .command import Command
 from .measuring import (
@@ -144,6 +145,7 @@ def collisions_command(
         ctx, inputs, tokens, vocab, chosen, reading, MeasureOptions(boundary, max_tokens, workers), sweep=True
     )
     outputs = SideOutputs(quiet)
+    unpool_large_blocks()  # the per-chunk arrays' memory given back: a bounded peak (allocator.py)
     with InputProgress.new_bar(quiet) as bar:
         try:
             result = measure_collisions(
