@@ -3,6 +3,7 @@
     python benchmarks/bench_collisions.py                      # 56.4M Zipf tokens, V'=62,330, N=3
     python benchmarks/bench_collisions.py --tokens 20000000 --zipf 1.3 --flush-keys 4194304
     python benchmarks/bench_collisions.py --tokens 2000000 --sweep 16384,262144,2262400
+    python benchmarks/bench_collisions.py --text corpus.txt      # also real text, two table sizes
 
 The corpus is synthetic: ids drawn independently with P(rank r) ~ r^-zipf over V' ids (ranks
 shuffled onto ids), written once as a uint32 .npy file (``--corpus-dir``). Each method runs in
@@ -23,6 +24,11 @@ counting and the CPU seconds of each stage (``spill``: writing runs, ``read back
 into the merge); and whether every method found the same n-grams and counts (a sha256 of the
 keys and counts). With ``--sweep`` the ngramtool children also time the collision analysis of
 those table sizes (2 layers, 8 heads) on the counted n-grams, with the process's peak RSS after it.
+
+With ``--text FILE`` the same comparison runs on real text too: the file's canonical ids under
+cl100k_base (made once, kept in ``--corpus-dir``), counted by each method; then the whole command
+``ngramtool collisions FILE -t cl100k_base --table TABLES --json`` (``--text-tables``, two sizes by
+default) in a child process: its CPU seconds and peak RSS, beside the target of 400 MB.
 """
 
 from __future__ import annotations
@@ -69,6 +75,37 @@ def corpus_file(folder: Path, tokens: int, vocab: int, exponent: float) -> Path:
         np.save(partial, ids)
         partial.rename(path)
     return path
+
+
+def text_ids(text: Path, folder: Path) -> Path:
+    """The canonical ids of ``text`` under cl100k_base as a uint32 .npy file, made once."""
+    from ngramtool import NgramHashMapping
+    from ngramtool.inputs.stream import open_stream
+
+    path = folder / f"text-{text.stem}-{text.stat().st_size}.npy"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        mapping = NgramHashMapping.build("cl100k_base")
+        chunks = open_stream([text], mapping).chunks()
+        ids = np.concatenate([mapping.canonical(chunk.tokens) for chunk in chunks]).astype(np.uint32)
+        partial = path.with_suffix(".partial.npy")
+        np.save(partial, ids)
+        partial.rename(path)
+    return path
+
+
+def whole_command(text: Path, tables: str) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS in MB) of ``ngramtool collisions`` on ``text``."""
+    command = [sys.executable, "-m", "ngramtool", "collisions", str(text), "-t", "cl100k_base"]
+    command += ["--table", tables, "--json", "--quiet"]
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"ngramtool collisions failed:\n{done.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    peak = json.loads(done.stdout)["run"]["peak_rss_bytes"] / 2**20
+    return wall, cpu, peak
 
 
 def read_chunks(path: Path) -> Iterator[np.ndarray]:
@@ -244,6 +281,10 @@ def main() -> None:
         "--sweep", default="", help="table sizes to analyse after counting, e.g. 16384,262144"
     )
     parser.add_argument("--corpus-dir", default=os.path.join(tempfile.gettempdir(), "ngramtool-bench"))
+    parser.add_argument(
+        "--text", type=Path, help="also this real text (cl100k_base), and the whole command on it"
+    )
+    parser.add_argument("--text-tables", default="262144,646400", help="the table sizes of the whole command")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--corpus", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -257,8 +298,27 @@ def main() -> None:
         "one thread, each method in its own process; counter buffer "
         + (f"{args.flush_keys:,} keys" if args.flush_keys else "its default")
     )
+    same = compare(corpus, args)
+    if args.text is not None:
+        ids = text_ids(args.text, Path(args.corpus_dir))
+        print(f"\n{args.text} under cl100k_base: {np.load(ids, mmap_mode='r').shape[0]:,} tokens, V'=62,330")
+        same = compare(ids, args) and same
+        wall, cpu, peak = whole_command(args.text, args.text_tables)
+        tables = len(args.text_tables.split(","))
+        verdict = "met" if peak <= 400 else "not met"
+        print(
+            f"ngramtool collisions (the whole command, {tables} table sizes): {wall:.2f} s, {cpu:.2f} CPU s, "
+            f"peak RSS {peak:.0f} MB (target 400: {verdict})"
+        )
+    if not same:
+        raise SystemExit(1)
+
+
+def compare(corpus: Path, args: argparse.Namespace) -> bool:
+    """Each method on ``corpus`` in its own process, printed as a table; whether all agree."""
     results = [run_child(method, corpus, args) for method in args.methods.split(",")]
     plain = next((r for r in results if r["method"] == "plain numpy"), None)
+    tokens = sum(results[0]["occurrences"].values()) // len(results[0]["occurrences"])
     distinct = sum(results[0]["distinct"].values())
     counts = ", ".join(f"{n}-grams {c:,}" for n, c in results[0]["distinct"].items())
     print(f"distinct n-grams: {counts} ({distinct:,} in all)")
@@ -268,7 +328,7 @@ def main() -> None:
         ratio = f"{plain['cpu_seconds'] / cpu:7.2f}" if plain else f"{'-':>7s}"
         rss = result["peak_rss_bytes"] / 2**20
         stages = ", ".join(f"{name} {seconds:.2f}" for name, seconds in result["stages"].items())
-        rate = args.tokens / cpu / 1e6
+        rate = tokens / cpu / 1e6
         print(f"{result['method']:24s} {rate:7.2f} {cpu:6.2f} {ratio} {rss:6.0f} MB  {stages}")
         if result["analysis_cpu_seconds"] is not None:
             analysis_rss = result["analysis_peak_rss_bytes"] / 2**20
@@ -276,8 +336,7 @@ def main() -> None:
             print(f"{'':24s} then --sweep analysis: {seconds:.2f} CPU s, peak RSS {analysis_rss:.0f} MB")
     same = len({r["digest"] for r in results}) == 1
     print(f"identical n-grams and counts in every method: {same}")
-    if not same:
-        raise SystemExit(1)
+    return same
 
 
 if __name__ == "__main__":
