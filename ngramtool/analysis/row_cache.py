@@ -25,7 +25,6 @@ The simulators are in :mod:`ngramtool.analysis.row_cache_policies` (numba kernel
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import time
 from collections.abc import Iterator, Sequence
@@ -35,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..hashing.backends import choose_backend, use_numba, warn_not_installed
+from ..hashing.backends import choose_backend, use_numba
 from ..hashing.hasher import NgramHasher
 from ..inputs.stream import TokenStream
 from ..model.mapping import NgramHashMapping
@@ -632,9 +631,8 @@ def measure_row_cache(
     spec = stream.spec
     if hot is not None:
         check_spec(hot, spec, str(cache.hot) if isinstance(cache.hot, str | Path) else "(given)")
-    engine = "numba" if use_numba(compiled, "the compiled row-cache pass") else "numpy"
-    if compiled is None and importlib.util.find_spec("numba") is None:
-        warn_not_installed("numba", "the row-cache pass", "several times slower", "numba")
+    slow = "the row-cache pass runs in numpy, several times slower"
+    engine = "numba" if use_numba(compiled, "the compiled row-cache pass", slow_without=slow) else "numpy"
     plan = _Plan(spec, cache, size, engine)
     pass_ = _Pass(plan, parts, cache, None if hot is None else hot.member_bits(spec))
     started = time.perf_counter()

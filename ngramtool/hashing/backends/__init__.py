@@ -114,14 +114,12 @@ def warn_fallback(package: str, why: str, fallback: str) -> None:
     )
 
 
-def warn_not_installed(package: str, what: str, slower: str, extra: str) -> None:
-    """The :class:`FallbackWarning` that ``what`` runs in numpy because ``package`` is not
-    installed (``slower``: by how much), with the extra that brings it; once per package and
-    process."""
+def warn_not_installed(package: str, fallback: str, extra: str) -> None:
+    """The :class:`FallbackWarning` that ``package`` is not installed, so ``fallback`` (what runs
+    instead, and how much slower), with the extra that brings it; once per package and process."""
     _warn_once(
         package,
-        f"{package} is not installed: {what} runs in numpy, {slower} (the same results): "
-        f"pip install 'ngramtool[{extra}]'",
+        f"{package} is not installed: {fallback} (the same results): pip install 'ngramtool[{extra}]'",
     )
 
 
@@ -144,10 +142,12 @@ def small_input(input_bytes: int | None) -> bool:
     return input_bytes is not None and input_bytes < SMALL_INPUT_BYTES
 
 
-def use_numba(compiled: bool | None, what: str) -> bool:
+def use_numba(compiled: bool | None, what: str, *, slow_without: str | None = None) -> bool:
     """Whether ``what`` (a pass with compiled kernels) runs them: ``compiled`` None when numba
-    imports (a :class:`FallbackWarning` when it is installed but does not), True always (else a
-    usage error that says what to install), False never (numba is not imported).
+    imports (a :class:`FallbackWarning` when it is installed but does not, and, given
+    ``slow_without`` (what runs instead, e.g. ``the row-cache pass runs in numpy, several times
+    slower``), when it is not installed), True always (else a usage error that says what to
+    install), False never (numba is not imported).
 
     >>> from ngramtool.hashing.backends import use_numba
     >>> use_numba(False, "counting with compiled kernels")
@@ -158,6 +158,8 @@ def use_numba(compiled: bool | None, what: str) -> bool:
     if importlib.util.find_spec("numba") is None:
         if compiled:
             raise UsageError(f"{what} needs numba: pip install 'ngramtool[numba]'")
+        if slow_without is not None:
+            warn_not_installed("numba", slow_without, "numba")
         return False
     why = import_failure("numba")
     if why is not None:
