@@ -8,11 +8,11 @@ another version leaves the text to the reference, which says so once:
 - ``fastokens`` loads an HF tokenizer.json itself, applying the special-token rule as
   :class:`~ngramtool.tokenizers.HFTokenizer` applies it: ``all`` matches every added token,
   ``none`` reads special ones as text, a list of names marks those non-special (so they still
-  match) and reads the others as text. For a tiktoken encoding whose fingerprint is in
-  :data:`FASTOKENS_TIKTOKEN` it loads the encoding's own ranks and split pattern (spelled out for
-  PCRE2, fastokens' regex library, by :func:`~.tiktoken_splintr.pcre2_pattern`), with the special
-  tokens the rule matches, as splintr does: ``Tokenizer.from_tiktoken``, which loads in half the
-  time of a tokenizer.json made from the same ranks.
+  match) and reads the others as text. For a tiktoken encoding it loads the encoding's own ranks
+  and split pattern (spelled out for PCRE2, fastokens' regex library, and sha256-pinned:
+  :mod:`.tiktoken_splintr`), with the special tokens the rule matches, as splintr does:
+  ``Tokenizer.from_tiktoken``, which loads in half the time of a tokenizer.json made from the same
+  ranks.
 - ``splintr`` (package ``splintr-rs``) serves tiktoken encodings only: a tokenizer built from the
   encoding's own ranks, its pattern for PCRE2 (:mod:`.tiktoken_splintr`, sha256-pinned) and the
   special tokens the rule matches (all, none or the named ones, as tiktoken's
@@ -26,7 +26,6 @@ by :mod:`.guard`, not here.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import itertools
 import tempfile
@@ -39,7 +38,7 @@ from ..util.errors import NgramToolError
 from .hf import HFTokenizer, names_not_special
 from .protocol import NO_IDS, Tokenizer, _read_maybe_gz
 from .tiktoken_files import TiktokenTokenizer
-from .tiktoken_splintr import pcre2_pattern, pinned_splintr_pattern, ranks_file
+from .tiktoken_splintr import pinned_fastokens_pattern, pinned_splintr_pattern, ranks_file
 
 ENGINE_VERSIONS = {"fastokens": "0.3.5", "splintr": "0.22.0"}
 """Each engine and the one version of it whose ids were verified (the ``fast`` extra pins it)."""
@@ -49,18 +48,6 @@ tiktoken encoding splintr, which starts in 0.3 s where fastokens takes 1.5-2 s, 
 inside ``hash`` (the tokenizer is not what bounds it there; docs/performance.md)."""
 ENGINE_PACKAGES = {"fastokens": "fastokens", "splintr": "splintr-rs"}
 """The package that installs each engine."""
-FASTOKENS_TIKTOKEN = {
-    # cl100k_base
-    "483ae1f5e1151981fbdbf475c0a465a94a7cde676c2eb02be3be8e4a92fd4d88": (
-        "374102b2863dee298c8fbb4c8a230f9d0a8c8e13da7e34cc8a564a70cdde9ed8"
-    ),
-    # r50k_base and gpt2
-    "d88d9cb2df88011c48c34e444898600f3b03c006486720821b216a7bc47fcda9": (
-        "31900444a219f9cf52e8cec194d1af24bca23b1d2b9898d3806f8087f2f4abbe"
-    ),
-}
-"""The tiktoken encodings (by fingerprint) whose ids fastokens was verified to reproduce, each
-with the sha256 of the PCRE2 pattern it is given."""
 ENGINE_CHOICES = ("auto", "reference", *ENGINE_VERSIONS)
 """What ``--tokenizer-engine`` takes: ``auto`` (the fastest verified engine installed, else the
 reference), ``reference`` (the tokenizer library itself) or an engine's name."""
@@ -189,9 +176,8 @@ def _fastokens_for(reference: Tokenizer, version: str) -> FastokensEncoder:
         tokenizer = fastokens.Tokenizer.from_json_str(document.decode("utf-8"))
         return FastokensEncoder(tokenizer, split_special=rule != "all", version=version)
     if isinstance(reference, TiktokenTokenizer):
-        pattern = pcre2_pattern(reference._enc._pat_str)
-        pinned = FASTOKENS_TIKTOKEN.get(reference.fingerprint)
-        if pinned != hashlib.sha256(pattern.encode()).hexdigest():
+        pattern = pinned_fastokens_pattern(reference._enc, reference.fingerprint)
+        if pattern is None:
             raise EngineUnavailable(
                 f"tokenizer engine fastokens is not verified for tiktoken encoding {reference.name}: the "
                 "engine is not offered for it"

@@ -1,4 +1,4 @@
-r"""What the splintr engine is built from for a tiktoken encoding: its own ranks and its pattern.
+r"""What the fast engines are built from for a tiktoken encoding: its own ranks and its pattern.
 
 splintr compiles a pattern with its own regex library first, which refuses possessive quantifiers
 (``\p{L}++``), and only then, asked for PCRE2, compiles it again with PCRE2. tiktoken's patterns
@@ -9,13 +9,17 @@ pattern given to splintr is tiktoken's with each possessive ``+`` dropped
 (:func:`without_possessives`), then spelled out for PCRE2 (:func:`pcre2_pattern`: PCRE2's ``\s``
 and ``$`` differ from tiktoken's regex library's). That argument holds for the patterns
 it was made for, so splintr serves an encoding only when the sha256 of that pattern equals the
-one pinned for the encoding's fingerprint (:data:`PINNED_PATTERN_SHA256`).
+one pinned for the encoding's fingerprint (:data:`PINNED_PATTERN_SHA256`). fastokens, whose
+parser takes possessive quantifiers, is given tiktoken's pattern spelled out for PCRE2 alone, and
+serves an encoding only when that pattern's sha256 is pinned for it
+(:data:`PINNED_FASTOKENS_PATTERN_SHA256`).
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
+
+from .tiktoken_ranks import canonical_lines
 
 # sha256 of the pattern given to splintr, by the tiktoken tokenizer's fingerprint.
 PINNED_PATTERN_SHA256 = {
@@ -26,6 +30,17 @@ PINNED_PATTERN_SHA256 = {
     # r50k_base and gpt2
     "d88d9cb2df88011c48c34e444898600f3b03c006486720821b216a7bc47fcda9": (
         "2f89af7cd8a9426f49219b2b9e242d78c4d68f5af3c2b42966201cb7b490fc12"
+    ),
+}
+# sha256 of the pattern given to fastokens, by the tiktoken tokenizer's fingerprint.
+PINNED_FASTOKENS_PATTERN_SHA256 = {
+    # cl100k_base
+    "483ae1f5e1151981fbdbf475c0a465a94a7cde676c2eb02be3be8e4a92fd4d88": (
+        "374102b2863dee298c8fbb4c8a230f9d0a8c8e13da7e34cc8a564a70cdde9ed8"
+    ),
+    # r50k_base and gpt2
+    "d88d9cb2df88011c48c34e444898600f3b03c006486720821b216a7bc47fcda9": (
+        "31900444a219f9cf52e8cec194d1af24bca23b1d2b9898d3806f8087f2f4abbe"
     ),
 }
 _QUANTIFIERS = "?*+}"
@@ -96,12 +111,20 @@ def splintr_pattern(encoding) -> str:
 
 def pinned_splintr_pattern(encoding, fingerprint: str) -> str | None:
     """:func:`splintr_pattern` when its sha256 is the one pinned for ``fingerprint``, else None."""
-    pattern = splintr_pattern(encoding)
-    pinned = PINNED_PATTERN_SHA256.get(fingerprint)
-    return pattern if hashlib.sha256(pattern.encode()).hexdigest() == pinned else None
+    return _pinned(splintr_pattern(encoding), PINNED_PATTERN_SHA256.get(fingerprint))
+
+
+def pinned_fastokens_pattern(encoding, fingerprint: str) -> str | None:
+    """The pattern fastokens is given (:func:`pcre2_pattern` of tiktoken's) when its sha256 is the
+    one pinned for ``fingerprint``, else None."""
+    return _pinned(pcre2_pattern(encoding._pat_str), PINNED_FASTOKENS_PATTERN_SHA256.get(fingerprint))
+
+
+def _pinned(pattern: str, sha256: str | None) -> str | None:
+    return pattern if hashlib.sha256(pattern.encode()).hexdigest() == sha256 else None
 
 
 def ranks_file(encoding) -> bytes:
-    """The encoding's ranks in tiktoken's file format (one ``base64(token) rank`` line each)."""
-    ranks: dict[bytes, int] = encoding._mergeable_ranks
-    return b"".join(base64.b64encode(token) + b" %d\n" % rank for token, rank in ranks.items())
+    """The encoding's ranks in tiktoken's file format (one ``base64(token) rank`` line each, in
+    rank order: the lines its fingerprint hashes)."""
+    return canonical_lines(encoding._mergeable_ranks)
