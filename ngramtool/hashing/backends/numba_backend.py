@@ -279,6 +279,20 @@ def _column_rows(ids, context, resets, pad, mult, moduli, offsets, how, mask, ou
 column_rows = compiled(_column_rows)
 
 
+def modulo_path(primes: np.ndarray, offsets: np.ndarray, mask: bool) -> int:
+    """How the Engram kernel reduces the mixes for these primes and offsets (the module docstring):
+    with masked negative ids (every mix in [0, 2^63)) the vector reduction where it is exact, else
+    the split doubles for primes below 2^31, else the reciprocal from :data:`FAST_MIN_PRIME`; the
+    exact ``%`` otherwise."""
+    if not mask:
+        return MODULO_EXACT
+    if vector_exact(primes, offsets):
+        return MODULO_VECTOR
+    if int(primes.max()) < SPLIT_MAX_PRIME:
+        return MODULO_SPLIT
+    return MODULO_RECIPROCAL if int(primes.min()) >= FAST_MIN_PRIME else MODULO_EXACT
+
+
 class NumbaRows:
     """Rows of one chunk with the compiled kernel (see :class:`ngramtool.hashing.backends.RowsKernel`)."""
 
@@ -291,15 +305,13 @@ class NumbaRows:
         n, k, layers = spec.max_ngram, spec.heads, spec.num_layers
         self.mask = negative_ids == "mask"
         self.fast = self.mask and int(spec.primes.min()) >= FAST_MIN_PRIME
-        modulo = MODULO_RECIPROCAL if self.fast else MODULO_EXACT
-        modulo = MODULO_SPLIT if self.mask and int(spec.primes.max()) < SPLIT_MAX_PRIME else modulo
         # int64 wrap-around = uint64 arithmetic; families with per-column multipliers use column_rows
         self.multipliers = spec.multipliers.view(np.uint64) if spec.layer_mix else None
         self.primes = spec.primes.reshape(-1).astype(np.int64)
         self.inverses = inverse_of(self.primes)
         self.offsets = spec.offsets.reshape(-1).astype(np.int64) if offsets else np.zeros_like(self.primes)
-        if self.mask and vector_exact(self.primes, self.offsets):
-            modulo = MODULO_VECTOR
+        modulo = modulo_path(self.primes, self.offsets, self.mask)
+        if modulo == MODULO_VECTOR:
             self.columns = vector_columns(self.primes, self.offsets)
         else:
             self.columns = np.stack([(1 << 42) % self.primes, (1 << 21) % self.primes, self.primes]).astype(
