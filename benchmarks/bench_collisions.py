@@ -54,6 +54,9 @@ from ngramtool.analysis import counting, scratch
 from ngramtool.analysis.counting import NgramTypeCounter, NgramTypes
 from ngramtool.analysis.reports import sweep_collisions
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_overhead import timed
+
 CHUNK = 1 << 20
 METHODS = ("plain numpy", "ngramtool", "ngramtool (numpy only)")
 
@@ -98,14 +101,8 @@ def whole_command(text: Path, tables: str) -> tuple[float, float, float]:
     """(wall seconds, CPU seconds, peak RSS in MB) of ``ngramtool collisions`` on ``text``."""
     command = [sys.executable, "-m", "ngramtool", "collisions", str(text), "-t", "cl100k_base"]
     command += ["--table", tables, "--json", "--quiet"]
-    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"ngramtool collisions failed:\n{done.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    peak = json.loads(done.stdout)["run"]["peak_rss_bytes"] / 2**20
-    return wall, cpu, peak
+    wall, cpu, stdout = timed(command, Path.cwd(), dict(os.environ))
+    return wall, cpu, json.loads(stdout)["run"]["peak_rss_bytes"] / 2**20
 
 
 def read_chunks(path: Path) -> Iterator[np.ndarray]:
