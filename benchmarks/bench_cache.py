@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import sys
 import tempfile
 import time
@@ -55,6 +54,7 @@ from ngramtool.analysis.row_cache_policies import (
     Tally,
 )
 from ngramtool.hashing.hasher import NgramHasher
+from ngramtool.util.profiling import peak_rss_bytes
 
 
 def lru_hits(rows: np.ndarray, budget: int) -> int:
@@ -173,7 +173,7 @@ def main() -> None:
     result = measure_row_cache(TokenFileReader(corpus), canonical, cache=options)
     total, wall = time.process_time() - start, time.perf_counter() - wall
     shared = result.shared
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
+    rss = peak_rss_bytes() / 2**20
     print(
         f"distinct rows {shared.unique_rows:,}, hit ceiling {shared.hit_ceiling:.2%}, "
         f"{len(shared.budgets)} budgets up to the working set ({shared.working_set_bytes / 1e9:.2f} GB "

@@ -37,7 +37,6 @@ import argparse
 import hashlib
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -53,6 +52,7 @@ from ngramtool import HashSpec
 from ngramtool.analysis import counting, scratch
 from ngramtool.analysis.counting import NgramTypeCounter, NgramTypes
 from ngramtool.analysis.reports import sweep_collisions
+from ngramtool.util.profiling import peak_rss_bytes
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_overhead import timed
@@ -223,7 +223,7 @@ def child(args: argparse.Namespace) -> None:
         distinct = {order: grams.types for order, grams in types.items()}
         occurrences = {order: grams.occurrences for order, grams in types.items()}
     cpu = time.process_time() - cpu
-    counting_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    counting_rss = peak_rss_bytes()
     stages = dict(clock.seconds)  # of the counting (the analysis writes scratch files too)
     if args.child != "plain numpy" and args.sweep:
         tables = [int(t) for t in args.sweep.split(",")]
@@ -242,7 +242,7 @@ def child(args: argparse.Namespace) -> None:
         "digest": digest(blocks),
         "peak_rss_bytes": counting_rss,
         "analysis_cpu_seconds": analysis,
-        "analysis_peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "analysis_peak_rss_bytes": peak_rss_bytes(),
     }
     print(json.dumps(result))
 

@@ -9,7 +9,6 @@ asked for in one pass (:func:`ngramtool.analysis.reports.sweep_collisions`).
 
 from __future__ import annotations
 
-import resource
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -24,6 +23,7 @@ from ..spec.hashspec import HashSpec
 from ..util.atomic import OutputError, check_output_file, staged_file
 from ..util.chunks import canonical_chunks
 from ..util.errors import NgramToolError, UsageError
+from ..util.profiling import peak_rss_bytes
 from ..util.progress import Progress
 from . import type_counts
 from .counting import NgramTypeCounter, NgramTypes
@@ -104,7 +104,7 @@ class CollisionsResult:
                 "seconds_counting": round(self.seconds_counting, 3),
                 "seconds_analysing": round(self.seconds_analysing, 3),
                 "tokens_per_second_counting": round(self.tokens / max(self.seconds_counting, 1e-9)),
-                "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+                "peak_rss_bytes": peak_rss_bytes(),
             },
         }
 

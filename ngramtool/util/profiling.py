@@ -12,6 +12,7 @@ core-seconds allow.
 from __future__ import annotations
 
 import resource
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -26,6 +27,25 @@ def process_cpu_seconds() -> float:
     """User + system CPU seconds of this process so far, all threads."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+def peak_rss_bytes() -> int:
+    """The most memory this process has held resident since it started (its own, not a parent's).
+
+    Linux: ``VmHWM`` of ``/proc/self/status``, the high-water mark of this program's own memory
+    map. ``getrusage``'s ``ru_maxrss`` is not used there: a process started with fork or vfork
+    and exec inherits the peak of the process that started it, so a child of a 2 GB parent would
+    report 2 GB. Elsewhere, ``ru_maxrss`` (bytes on macOS, KiB on the other systems).
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
 
 
 class StageClock:

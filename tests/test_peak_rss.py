@@ -1,0 +1,34 @@
+"""A process's peak memory is its own (ngramtool.util.profiling.peak_rss_bytes): a child started
+by a large parent does not report the parent's peak, as getrusage's ru_maxrss does on Linux."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ngramtool.util.profiling import peak_rss_bytes
+
+PARENT = """
+import subprocess, sys
+import numpy as np
+big = np.ones(300 * 2**20 // 8)  # 300 MiB touched, then freed before the child starts
+del big
+child = "from ngramtool.util.profiling import peak_rss_bytes; print(peak_rss_bytes())"
+print(subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True).stdout)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a child inherits the parent's peak on Linux")
+def test_a_child_of_a_large_parent_reports_its_own_peak():
+    done = subprocess.run([sys.executable, "-c", PARENT], capture_output=True, text=True, check=True)
+    assert int(done.stdout) < 200 * 2**20  # the child holds about 30 MiB; the parent held 330
+
+
+def test_the_peak_follows_what_this_process_touches():
+    before = peak_rss_bytes()
+    block = np.ones(max(before, 64 * 2**20) // 8 + 2**20)  # more than the peak so far, touched
+    assert peak_rss_bytes() >= block.nbytes
+    del block
