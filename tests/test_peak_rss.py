@@ -21,7 +21,7 @@ print(subprocess.run([sys.executable, "-c", child], capture_output=True, text=Tr
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a child inherits the parent's peak on Linux")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux: VmHWM")
 def test_a_child_of_a_large_parent_reports_its_own_peak():
     done = subprocess.run([sys.executable, "-c", PARENT], capture_output=True, text=True, check=True)
     assert int(done.stdout) < 200 * 2**20  # the child holds about 30 MiB; the parent held 330
