@@ -32,10 +32,13 @@ from ..spec.hashspec import Boundary, HashSpec, check_boundary_policy
 from ..util.errors import NgramToolError, UsageError
 from .type_store import RUN_COUNT, ArrayStore, SortedRuns, TypeStore
 
-# Keys buffered per order before they are sorted into a run: 64 MiB with the compiled kernels,
-# which spill the runs; numpy merges them in memory, so fewer, larger merges pay (256 MiB).
-FLUSH_KEYS = 1 << 23
+# Keys buffered per order before they are sorted into a run. With the compiled kernels, which
+# spill the runs, 32 MiB an order: 2^23 keys of an order whose keys fit 32 bits (2-grams while
+# V' <= 65,536), 2^22 of one that needs 64. numpy merges the runs in memory, so fewer, larger
+# merges pay: 2^25 keys (256 MiB).
+FLUSH_BYTES = 1 << 25
 NUMPY_FLUSH_KEYS = 1 << 25
+_U32_SPAN = 1 << 32
 MIX_BLOCK = 1 << 20  # distinct n-grams read (and, for the reports, decoded and mixed) at a time
 _U64_SPAN = 1 << 64
 
@@ -57,6 +60,12 @@ class KeyCodec:
     def words(self) -> int:
         """uint64 words per key."""
         return -(-self.order // self.ids_per_word)
+
+    @property
+    def narrow(self) -> bool:
+        """Whether every key fits 32 bits (``vocab_size ** order <= 2**32``): the compiled
+        counter buffers such keys as uint32, half the memory, and sorts them faster."""
+        return self.vocab_size**self.order <= _U32_SPAN
 
     @property
     def dtype(self) -> np.dtype:
@@ -116,6 +125,12 @@ def key_codec(vocab_size: int, order: int) -> KeyCodec:
     return KeyCodec(vocab_size, order, per_word)
 
 
+def buffer_dtype(codec: KeyCodec, kernels: ModuleType | None) -> np.dtype:
+    """The dtype the counter buffers an order's keys in: uint32 where they fit and the compiled
+    kernels count (:attr:`KeyCodec.narrow`), else the codec's."""
+    return np.dtype(np.uint32) if kernels is not None and codec.narrow else codec.dtype
+
+
 def _runs(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(distinct keys, counts) of sorted keys."""
     size = sorted_keys.shape[0]
@@ -149,9 +164,10 @@ def _merge(
 class _DistinctCounter:
     """Distinct keys of one order with occurrence counts: a bounded buffer, sorted when full.
 
-    With ``kernels`` (:mod:`ngramtool.analysis.counting_kernels`, for one-word keys) each sorted
-    buffer is compacted to a run of distinct keys and counts (in ``scratch``: uint32, the
-    buffer's size, shared by the orders) and spilled to a scratch file; the runs are merged k
+    With ``kernels`` (:mod:`ngramtool.analysis.counting_kernels`, for one-word keys) the buffer
+    holds uint32 keys where they fit (:attr:`KeyCodec.narrow`); each sorted buffer is compacted
+    to a run of distinct keys and counts (in ``scratch``: uint32, at least the buffer's size,
+    shared by the orders) and spilled to a scratch file as uint64 keys; the runs are merged k
     ways at once at the end (:class:`ngramtool.analysis.type_store.SortedRuns`). Memory is the
     buffer, whatever the corpus. Without, numpy merges each run into the sorted distinct keys so
     far, in memory (new arrays: twice the distinct keys for a moment). The buffer's pages are
@@ -169,7 +185,7 @@ class _DistinctCounter:
         self._runs = SortedRuns(kernels) if kernels is not None and codec.words == 1 else None
         self._kernels = kernels
         self._scratch = scratch
-        self._buffer = np.empty(capacity, dtype=codec.dtype)
+        self._buffer = np.empty(capacity, dtype=buffer_dtype(codec, kernels))
         self._fill = 0
         self._keys = np.empty(0, dtype=codec.dtype)
         self._counts = np.zeros(0, dtype=np.int64)
@@ -186,7 +202,7 @@ class _DistinctCounter:
     def close(self) -> TypeStore:
         """Flush, release the buffer, and return the distinct keys with their counts."""
         self.flush()
-        self._buffer = np.empty(0, dtype=self.codec.dtype)
+        self._buffer = self._buffer[:0].copy()
         if self._runs is not None:
             return self._runs.merged()
         return ArrayStore(self._keys, self._counts)
@@ -269,18 +285,19 @@ class NgramTypeCounter:
     Feed canonical ids chunk by chunk (any chunking gives the same result); the windows are the
     ones :class:`ngramtool.hashing.hasher.NgramHasher` hashes with the same ``boundary``.
 
-    Memory, with the compiled kernels: per order a buffer of ``flush_keys`` keys, one shared uint32
-    counts scratch of that size, and the current chunk's keys; the runs of distinct n-grams go to
-    scratch files in ``TMPDIR`` (up to 12 bytes per occurrence, then 16 per distinct n-gram once
-    merged), so nothing grows with the corpus. Without: the distinct n-grams' keys and counts in
-    memory (16 bytes each with one-word keys, twice that during a merge) plus the buffers.
+    Memory, with the compiled kernels: per order a buffer of ``FLUSH_BYTES`` (or ``flush_keys``
+    keys, uint32 where they fit), one shared uint32 counts scratch of the largest buffer's keys,
+    and the current chunk's keys; the runs of distinct n-grams go to scratch files in ``TMPDIR``
+    (up to 12 bytes per occurrence, then 16 per distinct n-gram once merged), so nothing grows
+    with the corpus. Without: the distinct n-grams' keys and counts in memory (16 bytes each with
+    one-word keys, twice that during a merge) plus the buffers.
 
     Args:
         spec: supplies N, V' and the pad id.
         boundary: ``"none"`` pads only at the stream start; ``"reset"`` at every document start.
         flush_keys: keys buffered per order before they are sorted into a run (below 2^32;
-            memory vs. the number of runs); None: ``FLUSH_KEYS`` with the compiled kernels,
-            ``NUMPY_FLUSH_KEYS`` without.
+            memory vs. the number of runs); None: ``FLUSH_BYTES`` of keys per order with the
+            compiled kernels, ``NUMPY_FLUSH_KEYS`` without.
         compiled: count with the numba kernels (:mod:`ngramtool.analysis.counting_kernels`);
             None (default): when numba is installed and every order's keys fit one uint64 word.
             Both ways give identical results.
@@ -301,17 +318,26 @@ class NgramTypeCounter:
         self.boundary = boundary
         n = spec.max_ngram
         self._kernels = _counting_kernels(spec, compiled)
-        if flush_keys is None:
-            flush_keys = FLUSH_KEYS if self._kernels is not None else NUMPY_FLUSH_KEYS
-        scratch = np.empty(flush_keys, dtype=RUN_COUNT) if self._kernels is not None else None
+        codecs = {order: key_codec(spec.id_bound, order) for order in range(2, n + 1)}
+        capacity = {order: flush_keys or self._capacity(codec) for order, codec in codecs.items()}
+        scratch = None
+        if self._kernels is not None:
+            scratch = np.empty(max(capacity.values()), dtype=RUN_COUNT)
         self._chunk_keys = np.empty((n - 1, 0), dtype=np.uint64)  # reused: fresh pages are slow
         self._counters = {
-            order: _DistinctCounter(key_codec(spec.id_bound, order), flush_keys, self._kernels, scratch)
-            for order in range(2, n + 1)
+            order: _DistinctCounter(codec, capacity[order], self._kernels, scratch)
+            for order, codec in codecs.items()
         }
         self._context = np.full(n - 1, spec.pad_id, dtype=np.int64)
         self._last_start = 0  # global position of the current document's start
         self.tokens = 0  # positions seen (masked ones included)
+
+    def _capacity(self, codec: KeyCodec) -> int:
+        """The default buffer of an order: ``FLUSH_BYTES`` of its keys, compiled; else
+        ``NUMPY_FLUSH_KEYS``."""
+        if self._kernels is None:
+            return NUMPY_FLUSH_KEYS
+        return FLUSH_BYTES // buffer_dtype(codec, self._kernels).itemsize
 
     def update(self, ids: np.ndarray, doc_starts: np.ndarray | None = None) -> None:
         """Count the n-grams of the next canonical ids of the stream.

@@ -22,6 +22,7 @@ RUN_WINDOW = 1 << 18  # entries of each run held while merging (3-4 MB: 8-byte k
 MERGE_WAYS = 16  # runs merged at once (more: merged in groups first)
 MERGED_BLOCK = 1 << 20  # merged entries written at a time (16 MB)
 RUN_COUNT = np.uint32  # a run's counts: one buffer's occurrences, fewer than 2^32
+WIDEN_BLOCK = 1 << 20  # uint32 keys of a run widened to uint64 at a time as they are spilled (8 MB)
 COUNT = np.int64  # the merged counts
 
 
@@ -142,12 +143,15 @@ class SortedRuns:
         self.occurrences = 0
 
     def add(self, keys: np.ndarray, counts: np.ndarray) -> None:
-        """Spill one run (``keys`` sorted and distinct, ``counts`` uint32)."""
+        """Spill one run (``keys`` sorted and distinct, uint64 or uint32; ``counts`` uint32). The
+        file holds uint64 keys: uint32 ones are widened a block at a time."""
         if not keys.shape[0]:
             return
         if self._file is None:
             self._file = ScratchFile()
-        keys_at = self._file.append(keys)
+        keys_at = self._file.size
+        for lo in range(0, keys.shape[0], WIDEN_BLOCK):
+            self._file.append(keys[lo : lo + WIDEN_BLOCK].astype(np.uint64, copy=False))
         counts_at = self._file.append(counts)
         occurrences = int(counts.sum(dtype=np.int64))
         self._runs.append(

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ngramtool import HashSpec, NgramToolError, UsageError, hash_ngrams
-from ngramtool.analysis import expectations, repeats, reports, type_store
+from ngramtool.analysis import counting, expectations, repeats, reports, type_store
 from ngramtool.analysis.counting import NgramTypeCounter, count_ngram_types, key_codec
 from ngramtool.analysis.reports import _DenseLoads, _SparseLoads, _Tally, analyse_collisions, sweep_collisions
 
@@ -159,6 +159,21 @@ def test_long_streams_of_any_id_dtype_with_many_merges(compiled, dtype):
         within = starts[(starts >= lo) & (starts < lo + 3000)] - lo
         counter.update(ids[lo : lo + 3000].astype(dtype), within)
     assert as_counters(counter.result()) == brute_types(ids.tolist(), spec, starts.tolist())
+
+
+def test_the_compiled_buffers_hold_32_bit_keys_where_they_fit():
+    """cl100k_base's V' = 62,330: 2-gram keys fit 32 bits (V'^2 < 2^32), 3-gram keys do not. Each
+    order's buffer takes FLUSH_BYTES by default: twice the 2-gram keys; given ``flush_keys``,
+    that many of each."""
+    pytest.importorskip("numba")
+    spec = HashSpec(max_ngram=3, vocab_size=62_330, pad_id=0)
+    buffers = {n: c._buffer for n, c in NgramTypeCounter(spec, compiled=True)._counters.items()}
+    assert [buffers[n].dtype for n in (2, 3)] == [np.uint32, np.uint64]
+    assert buffers[2].nbytes == buffers[3].nbytes == counting.FLUSH_BYTES
+    sized = NgramTypeCounter(spec, compiled=True, flush_keys=1000)._counters
+    assert [sized[n]._buffer.shape[0] for n in (2, 3)] == [1000, 1000]
+    numpy_only = NgramTypeCounter(spec, compiled=False)._counters[2]._buffer
+    assert numpy_only.dtype == np.uint64 and numpy_only.shape[0] == counting.NUMPY_FLUSH_KEYS
 
 
 @pytest.mark.parametrize("compiled", COUNTING)
