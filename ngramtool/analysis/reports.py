@@ -123,7 +123,11 @@ def analyse_collisions(
 
 
 def sweep_collisions(
-    types: Mapping[int, NgramTypes], specs: Sequence[HashSpec], *, compiled: bool | None = None
+    types: Mapping[int, NgramTypes],
+    specs: Sequence[HashSpec],
+    *,
+    compiled: bool | None = None,
+    loads_budget: int | None = None,
 ) -> list[CollisionReport]:
     """Collision figures for several specs that differ only in table sizes (heads may differ too).
 
@@ -131,7 +135,9 @@ def sweep_collisions(
     (kept in a scratch file for the second) and counts every head's row loads, the second finds
     which n-grams share their row (a load above one). The mixes are reduced modulo every spec's
     primes, so the cost per extra table size is a few passes over the distinct n-grams, not the
-    corpus. Memory: a block, and each head's loads (4 bytes per row of its table).
+    corpus. Memory: a block, and the heads' loads (4 bytes per row of a table) of as many
+    (spec, layer) pairs at a time as fit ``loads_budget`` bytes (default ``LOADS_BUDGET``; at
+    least one pair): a sweep past it is analysed in groups, each reading the kept mixes again.
 
     ``compiled``: True, numba's passes (an error without numba); False, numpy's; None, numba's
     when it imports and there are :data:`SMALL_SWEEP_TYPES` distinct n-grams or more. The
@@ -142,7 +148,11 @@ def sweep_collisions(
     first = specs[0]
     if first.family == "speedrun" and len(specs) > 1:
         # Its rows read the pad as each table's reserved id: no mix is shared by the table sizes.
-        return [report for spec in specs for report in sweep_collisions(types, [spec], compiled=compiled)]
+        return [
+            report
+            for spec in specs
+            for report in sweep_collisions(types, [spec], compiled=compiled, loads_budget=loads_budget)
+        ]
     for spec in specs[1:]:
         if spec.max_ngram != first.max_ngram or not np.array_equal(
             spec.column_multipliers, first.column_multipliers
@@ -156,33 +166,33 @@ def sweep_collisions(
     heads: list[list[HeadStats]] = [[] for _ in specs]
     orders: list[list[OrderStats]] = [[] for _ in specs]
     kernels = _analysis_kernels(compiled, sum(types[order].types for order in range(2, first.max_ngram + 1)))
+    budget = LOADS_BUDGET if loads_budget is None else loads_budget
     for order in range(2, first.max_ngram + 1):
         grams = types[order]
-        tallies = [_layer_tallies(specs, li, order, grams, kernels) for li in range(first.num_layers)]
-        kept = ScratchFile()  # the mixes, for pass two
-        # Mixes per n-gram: one per layer, or one per layer and head when heads mix on their own.
-        per_gram = first.num_layers if first.layer_mix else first.num_layers * first.heads
-        shape = (first.num_layers, -1) if first.layer_mix else (first.num_layers, first.heads, -1)
-        for mixes in _mix_blocks(grams, first):
-            kept.append(mixes)
-            for li, layer in enumerate(tallies):
-                for tally in layer:
+        kept = ScratchFile()  # the mixes, for pass two and for the groups after the first
+        same_mix: dict[int, int] = {}  # per layer: the repeated mixes, counted by its first tally
+        for group, pairs in enumerate(_budgeted_pairs(specs, order, grams.types, budget)):
+            tallies = _group_tallies(specs, pairs, order, grams, kernels)
+            layers = [li for _, li in pairs]
+            # Pass one: the first group computes the mixes and keeps them; the others read them.
+            for mixes in _mix_blocks(grams, first) if group == 0 else _kept_blocks(kept, grams, first):
+                if group == 0:
+                    kept.append(mixes)
+                for li, tally in zip(layers, tallies, strict=True):
                     tally.count_rows(mixes[li])
-        at = 0
-        for counts in grams.count_blocks(MIX_BLOCK):
-            mixes = kept.read(np.uint64, per_gram * counts.shape[0], at).reshape(shape)
-            at += mixes.nbytes
-            for li, layer in enumerate(tallies):
-                for tally in layer:
+            blocks = zip(_kept_blocks(kept, grams, first), grams.count_blocks(MIX_BLOCK), strict=True)
+            for mixes, counts in blocks:
+                for li, tally in zip(layers, tallies, strict=True):
                     tally.find_shared(mixes[li], counts)
-        kept.close()
-        for layer in tallies:
-            # Equal rows on every head where the primes' product exceeds 2^63 - 1 are equal mixes:
-            # one count answers every such spec of the layer (the first one's).
-            same_mix = next((tally.repeats.count() for tally in layer if tally.by_mix), None)
-            for si, tally in enumerate(layer):
+            for (si, li), tally in zip(pairs, tallies, strict=True):
+                # Equal rows on every head where the primes' product exceeds 2^63 - 1 are equal
+                # mixes: one count answers every such spec of the layer (its first tally's).
+                if tally.by_mix and li not in same_mix:
+                    same_mix[li] = tally.repeats.count()
                 heads[si].extend(tally.head_stats())
-                orders[si].append(tally.order_stats(same_mix if tally.by_mix else tally.repeats.count()))
+                orders[si].append(tally.order_stats(same_mix[li] if tally.by_mix else tally.repeats.count()))
+            del tallies  # before the next group's loads are made
+        kept.close()
     return [
         CollisionReport(
             spec,
@@ -191,6 +201,68 @@ def sweep_collisions(
         )
         for si, spec in enumerate(specs)
     ]
+
+
+LOADS_BUDGET = 1 << 26
+"""Bytes of row loads (:func:`sweep_collisions`) held at once: 64 MiB, a sweep of two table sizes
+up to 1M rows on 2 layers of 8 heads in one group."""
+
+
+def _budgeted_pairs(
+    specs: Sequence[HashSpec], order: int, types: int, budget: int
+) -> list[list[tuple[int, int]]]:
+    """The (spec, layer index) pairs of ``order`` in groups whose loads fit ``budget`` bytes (a
+    pair past it alone), layer by layer: a layer's first pair comes in its first group."""
+    groups: list[list[tuple[int, int]]] = [[]]
+    held = 0
+    for li in range(specs[0].num_layers):
+        for si, spec in enumerate(specs):
+            size = sum(_loads_bytes(int(prime), types) for prime in spec.primes[li, order - 2])
+            if groups[-1] and held + size > budget:
+                groups.append([])
+                held = 0
+            groups[-1].append((si, li))
+            held += size
+    return groups
+
+
+def _group_tallies(
+    specs: Sequence[HashSpec],
+    pairs: list[tuple[int, int]],
+    order: int,
+    grams: NgramTypes,
+    kernels: ModuleType | None,
+) -> list[_Tally]:
+    """One tally per (spec, layer index) pair. Of the specs whose primes multiply past 2^63 - 1
+    only a layer's first collects repeated mixes: its count answers for the others (see
+    :class:`_Tally`), so a layer's later ones, in this group or a later one, collect none."""
+    sizes = (grams.types, grams.occurrences)
+    tallies = []
+    for si, li in pairs:
+        spec = specs[si]
+        tally = _Tally(spec.layer_ids[li], order, spec.primes[li, order - 2], *sizes, kernels, spec.layer_mix)
+        if tally.by_mix and any(_by_mix(specs[earlier], li, order) for earlier in range(si)):
+            tally.repeats = None
+        tallies.append(tally)
+    return tallies
+
+
+def _by_mix(spec: HashSpec, li: int, order: int) -> bool:
+    """Whether a layer's heads share the mix and their primes multiply past 2^63 - 1 (a
+    :class:`_Tally`'s ``by_mix``)."""
+    return spec.layer_mix and math.prod(int(p) for p in spec.primes[li, order - 2]) > _I64_MAX
+
+
+def _kept_blocks(kept: ScratchFile, grams: NgramTypes, spec: HashSpec) -> Iterator[np.ndarray]:
+    """The mixes :func:`_mix_blocks` gave, read back from ``kept`` block by block."""
+    per_gram = spec.num_layers if spec.layer_mix else spec.num_layers * spec.heads
+    shape = (spec.num_layers, -1) if spec.layer_mix else (spec.num_layers, spec.heads, -1)
+    at = 0
+    for lo in range(0, grams.types, MIX_BLOCK):
+        size = min(MIX_BLOCK, grams.types - lo)
+        mixes = kept.read(np.uint64, per_gram * size, at).reshape(shape)
+        at += mixes.nbytes
+        yield mixes
 
 
 SMALL_SWEEP_TYPES = 1 << 18
@@ -207,21 +279,6 @@ def _analysis_kernels(compiled: bool | None, types: int) -> ModuleType | None:
     from . import counting_kernels
 
     return counting_kernels
-
-
-def _layer_tallies(
-    specs: Sequence[HashSpec], li: int, order: int, grams: NgramTypes, kernels: ModuleType | None
-) -> list[_Tally]:
-    """One tally per spec for layer index ``li``. Of the specs whose primes multiply past 2^63 - 1
-    only the first collects repeated mixes: its count answers for the others (see :class:`_Tally`)."""
-    sizes = (grams.types, grams.occurrences)
-    tallies = [
-        _Tally(spec.layer_ids[li], order, spec.primes[li, order - 2], *sizes, kernels, spec.layer_mix)
-        for spec in specs
-    ]
-    for tally in [tally for tally in tallies if tally.by_mix][1:]:
-        tally.repeats = None
-    return tallies
 
 
 def _mix_blocks(grams: NgramTypes, spec: HashSpec) -> Iterator[np.ndarray]:
@@ -367,9 +424,22 @@ class _RowTupleRepeats:
 def _row_loads(table: int, types: int, kernels: ModuleType | None) -> _DenseLoads | _SparseLoads:
     """Row loads of a table for ``types`` n-grams: one count per row (by the compiled kernels when
     given), or, for a table far larger than the n-grams, counts of the rows hit only."""
-    if table > 4 * types + (1 << 22):
+    if _sparse(table, types):
         return _SparseLoads(table)
     return _DenseLoads(table, types, kernels)
+
+
+def _sparse(table: int, types: int) -> bool:
+    """Whether a table is so much larger than the n-grams that only the rows hit are counted."""
+    return table > 4 * types + (1 << 22)
+
+
+def _loads_bytes(table: int, types: int) -> int:
+    """The most memory one head's row loads take: 4 bytes a row (8 from 2^31 n-grams on), or 32
+    a row hit for a sparse table (16, twice while a block is merged in)."""
+    if _sparse(table, types):
+        return 32 * types
+    return table * (4 if types < 2**31 else 8)
 
 
 class _Loads:

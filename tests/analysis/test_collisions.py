@@ -366,13 +366,16 @@ def test_indistinguishable_counts_equal_brute_force(primes, bucketed, compiled, 
     assert tally.repeats.count() == want
 
 
+@pytest.mark.parametrize("budget", [None, 1], ids=["one group", "a group a pair"])
 @pytest.mark.parametrize("analysis", ["compiled", "numpy"])
 @pytest.mark.parametrize("seed", range(3))
-def test_spilled_runs_blocks_and_buckets_equal_brute_force(tiny_blocks, seed, analysis, monkeypatch):
+def test_spilled_runs_blocks_and_buckets_equal_brute_force(tiny_blocks, seed, analysis, budget, monkeypatch):
     """Counting in many spilled runs merged through windows of three entries, and the analysis in
     blocks of seven n-grams with repeats cut into buckets of four: the brute-force figures, for
     tables whose primes multiply past 2^63 and below it, rows by reciprocal (20,011) and by
-    division, with the compiled passes and with numpy's."""
+    division, with the compiled passes and with numpy's; the loads of every (spec, layer) pair
+    at once, or of one pair at a time (the later groups read the kept mixes back, and the third
+    spec's layers use the repeated mixes counted in an earlier group)."""
     if analysis == "numpy":
         monkeypatch.setattr(reports, "_analysis_kernels", lambda compiled, types: None)
     else:  # compiled even for these few n-grams
@@ -393,7 +396,7 @@ def test_spilled_runs_blocks_and_buckets_equal_brute_force(tiny_blocks, seed, an
     types = counter.result()
     brute = brute_types(ids.tolist(), specs[0], starts.tolist())
     assert as_counters(types) == brute
-    for report, spec in zip(sweep_collisions(types, specs), specs, strict=True):
+    for report, spec in zip(sweep_collisions(types, specs, loads_budget=budget), specs, strict=True):
         assert_report_matches(report, brute, spec)
 
 
