@@ -21,6 +21,7 @@ from rich.text import Text
 from ..util import signals
 from ..util.errors import NgramToolError
 from ..util.version import __version__
+from . import coercion
 from .command import Command
 from .helptext import App
 from .terminal import (
@@ -34,6 +35,8 @@ from .terminal import (
     silence_stdout,
     stdout_closed,
 )
+
+coercion.install()  # plain option values without a pydantic validator each
 
 COMMANDS = {
     "hash": "hash_cmd",
