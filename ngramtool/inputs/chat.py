@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +119,8 @@ class ChatTemplate:
 
 def _compiled(text: str, file: Path) -> Any:
     """The template compiled in the sandbox; one line naming ``file`` when it does not parse."""
+    from importlib.metadata import version  # 20 ms to import: only with a template
+
     jinja2 = require("jinja2", "rendering chat templates")
     installed = version("jinja2")
     if tuple(int(part) for part in installed.split(".")[:3] if part.isdigit()) < OLDEST_JINJA2:

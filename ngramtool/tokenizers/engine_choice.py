@@ -19,8 +19,8 @@ Every id either way is the reference's.
 
 from __future__ import annotations
 
+import sys
 import threading
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import numpy as np
@@ -178,6 +178,14 @@ def engine_record(tokenizer: Tokenizer | None) -> dict[str, Any]:
 
 
 def _version(package: str) -> str | None:
+    """The version of an installed library: its module's ``__version__`` when it is imported (the
+    reference libraries are by then, and state their distribution's version), else its
+    distribution's (importlib.metadata costs 20 ms to import)."""
+    stated = getattr(sys.modules.get(package), "__version__", None)
+    if isinstance(stated, str):
+        return stated
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version(package)
     except PackageNotFoundError:

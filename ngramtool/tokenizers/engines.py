@@ -26,7 +26,6 @@ by :mod:`.guard`, not here.
 
 from __future__ import annotations
 
-import importlib.metadata
 import itertools
 import tempfile
 from pathlib import Path
@@ -135,6 +134,8 @@ class SplintrEncoder:
 
 def installed_version(engine: str) -> str | None:
     """The installed version of an engine's package, or None."""
+    import importlib.metadata  # 20 ms: only when an engine is considered
+
     try:
         return importlib.metadata.version(ENGINE_PACKAGES[engine])
     except importlib.metadata.PackageNotFoundError:

@@ -355,3 +355,16 @@ def test_an_unverified_engine_version_leaves_the_text_to_the_reference_with_one_
     assert stream.tokenizer["engine"]["name"] == "reference"
     ids = np.concatenate([chunk.tokens for chunk in stream.chunks()])
     assert ids.tolist() == reference.encode("hello world, " * 200).tolist()
+
+
+@pytest.mark.parametrize("library", ["tiktoken", "tokenizers", "no-such-library-ngramtool"])
+def test_a_reference_librarys_version_is_its_distributions(library):
+    """The manifest's reference version: the imported module's ``__version__`` where it states one
+    (no importlib.metadata at start-up), the same as its distribution's."""
+    import importlib.metadata
+
+    try:
+        want = importlib.metadata.version(library)
+    except importlib.metadata.PackageNotFoundError:
+        want = None
+    assert engine_choice._version(library) == want
