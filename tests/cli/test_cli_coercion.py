@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ngramtool.cli import coercion
+import ngramtool.cli.coercion as coercion
 
 pydantic = pytest.importorskip("pydantic")
 typer_adapters = pytest.importorskip("typer._adapters", reason="a typer that coerces through pydantic")
