@@ -100,6 +100,21 @@ def test_heads_with_their_own_mixes_count_indistinguishable_ngrams_exactly():
         assert stats.indistinguishable == pytest.approx(repeated / len(grams))
 
 
+@pytest.mark.parametrize("preset", ["tutorial", "engram-demo"])
+def test_a_sweep_in_groups_of_one_pair_equals_each_size_alone(preset):
+    """Row loads held one (table size, layer) pair at a time (``loads_budget=1``): the later pairs
+    read the kept mixes back, per head (tutorial) or per layer (engram); the figures are each
+    size's own, including the sizes whose primes multiply past 2^63 (their repeated mixes
+    counted once per layer)."""
+    ids = np.random.default_rng(3).integers(0, 40, 3000)
+    sizes = [(262144, 7), (4099, 4099), (262147, 262147)]
+    specs = [resolve_spec(preset=preset, vocab_size=40, table_sizes=size) for size in sizes]
+    types = count_ngram_types(ids, specs[0])
+    grouped = sweep_collisions(types, specs, loads_budget=1)
+    for spec, report in zip(specs, grouped, strict=True):
+        assert report.to_dict() == sweep_collisions(types, [spec])[0].to_dict()
+
+
 def test_the_family_is_recorded_and_an_index_of_one_family_is_never_read_as_another(tmp_path, files):
     out = tmp_path / "t.ngidx"
     assert run("hash", files["a"], "--preset", "tutorial", "-o", out, "-q").returncode == 0

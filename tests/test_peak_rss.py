@@ -32,3 +32,18 @@ def test_the_peak_follows_what_this_process_touches():
     block = np.ones(max(before, 64 * 2**20) // 8 + 2**20)  # more than the peak so far, touched
     assert peak_rss_bytes() >= block.nbytes
     del block
+
+
+RENAMED = """
+import ctypes
+from ngramtool.util.profiling import peak_rss_bytes
+ctypes.CDLL(None).prctl(15, b"\\xc3\\xb1gram\\xff", 0, 0, 0)  # PR_SET_NAME: not ASCII, not UTF-8
+assert open("/proc/self/status", "rb").read().startswith(b"Name:\\t\\xc3\\xb1gram\\xff")
+print(peak_rss_bytes())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux: prctl")
+def test_a_process_named_in_any_bytes_reads_its_peak():
+    done = subprocess.run([sys.executable, "-c", RENAMED], capture_output=True, text=True, check=True)
+    assert int(done.stdout) > 0

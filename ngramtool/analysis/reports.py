@@ -135,9 +135,12 @@ def sweep_collisions(
     (kept in a scratch file for the second) and counts every head's row loads, the second finds
     which n-grams share their row (a load above one). The mixes are reduced modulo every spec's
     primes, so the cost per extra table size is a few passes over the distinct n-grams, not the
-    corpus. Memory: a block, and the heads' loads (4 bytes per row of a table) of as many
-    (spec, layer) pairs at a time as fit ``loads_budget`` bytes (default ``LOADS_BUDGET``; at
-    least one pair): a sweep past it is analysed in groups, each reading the kept mixes again.
+    corpus. Memory: a block, the heads' loads (4 bytes per row of a table) of as many (spec,
+    layer) pairs at a time as fit ``loads_budget`` bytes (default ``LOADS_BUDGET``; at least one
+    pair, however large), and their counters of repeated values (up to 32 MB each, the rest in
+    buckets on disk; in memory where a layer's heads have mixes of their own and their tables
+    multiply past 2^63): a sweep past the budget is analysed in groups, each reading the kept
+    mixes again.
 
     ``compiled``: True, numba's passes (an error without numba); False, numpy's; None, numba's
     when it imports and there are :data:`SMALL_SWEEP_TYPES` distinct n-grams or more. The
@@ -172,26 +175,10 @@ def sweep_collisions(
         kept = ScratchFile()  # the mixes, for pass two and for the groups after the first
         same_mix: dict[int, int] = {}  # per layer: the repeated mixes, counted by its first tally
         for group, pairs in enumerate(_budgeted_pairs(specs, order, grams.types, budget)):
-            tallies = _group_tallies(specs, pairs, order, grams, kernels)
-            layers = [li for _, li in pairs]
-            # Pass one: the first group computes the mixes and keeps them; the others read them.
-            for mixes in _mix_blocks(grams, first) if group == 0 else _kept_blocks(kept, grams, first):
-                if group == 0:
-                    kept.append(mixes)
-                for li, tally in zip(layers, tallies, strict=True):
-                    tally.count_rows(mixes[li])
-            blocks = zip(_kept_blocks(kept, grams, first), grams.count_blocks(MIX_BLOCK), strict=True)
-            for mixes, counts in blocks:
-                for li, tally in zip(layers, tallies, strict=True):
-                    tally.find_shared(mixes[li], counts)
-            for (si, li), tally in zip(pairs, tallies, strict=True):
-                # Equal rows on every head where the primes' product exceeds 2^63 - 1 are equal
-                # mixes: one count answers every such spec of the layer (its first tally's).
-                if tally.by_mix and li not in same_mix:
-                    same_mix[li] = tally.repeats.count()
-                heads[si].extend(tally.head_stats())
-                orders[si].append(tally.order_stats(same_mix[li] if tally.by_mix else tally.repeats.count()))
-            del tallies  # before the next group's loads are made
+            figures = _group_figures(specs, pairs, grams, kernels, kept, group == 0, same_mix)
+            for si, head_stats, order_stats in figures:
+                heads[si].extend(head_stats)
+                orders[si].append(order_stats)
         kept.close()
     return [
         CollisionReport(
@@ -204,8 +191,8 @@ def sweep_collisions(
 
 
 LOADS_BUDGET = 1 << 26
-"""Bytes of row loads (:func:`sweep_collisions`) held at once: 64 MiB, a sweep of two table sizes
-up to 1M rows on 2 layers of 8 heads in one group."""
+"""Bytes of row loads (:func:`sweep_collisions`) held at once: 64 MiB, e.g. tables of 262,144 and
+646,400 rows on 2 layers of 8 heads in one group (55 MiB), one of 1,000,003 rows in two."""
 
 
 def _budgeted_pairs(
@@ -224,6 +211,41 @@ def _budgeted_pairs(
             groups[-1].append((si, li))
             held += size
     return groups
+
+
+def _group_figures(
+    specs: Sequence[HashSpec],
+    pairs: list[tuple[int, int]],
+    grams: NgramTypes,
+    kernels: ModuleType | None,
+    kept: ScratchFile,
+    fresh: bool,
+    same_mix: dict[int, int],
+) -> list[tuple[int, list[HeadStats], OrderStats]]:
+    """(spec index, head figures, order figures) of one group of (spec, layer index) pairs: its
+    tallies' two passes over the mixes, computed and appended to ``kept`` when ``fresh`` (the
+    first group), else read back from it. ``same_mix`` holds each layer's count of repeated
+    mixes once its first tally has it. The tallies, and their loads, go when this returns."""
+    first = specs[0]
+    tallies = _group_tallies(specs, pairs, grams.order, grams, kernels)
+    layers = [li for _, li in pairs]
+    for mixes in _mix_blocks(grams, first) if fresh else _kept_blocks(kept, grams, first):
+        if fresh:
+            kept.append(mixes)
+        for li, tally in zip(layers, tallies, strict=True):
+            tally.count_rows(mixes[li])
+    for mixes, counts in zip(_kept_blocks(kept, grams, first), grams.count_blocks(MIX_BLOCK), strict=True):
+        for li, tally in zip(layers, tallies, strict=True):
+            tally.find_shared(mixes[li], counts)
+    figures = []
+    for (si, li), tally in zip(pairs, tallies, strict=True):
+        # Equal rows on every head where the primes' product exceeds 2^63 - 1 are equal mixes:
+        # one count answers every such spec of the layer (its first tally's).
+        if tally.by_mix and li not in same_mix:
+            same_mix[li] = tally.repeats.count()
+        repeated = same_mix[li] if tally.by_mix else tally.repeats.count()
+        figures.append((si, tally.head_stats(), tally.order_stats(repeated)))
+    return figures
 
 
 def _group_tallies(

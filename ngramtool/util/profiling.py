@@ -38,11 +38,11 @@ def peak_rss_bytes() -> int:
     report 2 GB. Elsewhere, ``ru_maxrss`` (bytes on macOS, KiB on the other systems).
     """
     try:
-        with open("/proc/self/status", encoding="ascii") as status:
+        with open("/proc/self/status", "rb") as status:  # bytes: its Name line is the raw name
             for line in status:
-                if line.startswith("VmHWM:"):
+                if line.startswith(b"VmHWM:"):
                     return int(line.split()[1]) * 1024
-    except OSError:
+    except (OSError, ValueError, IndexError):
         pass
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak if sys.platform == "darwin" else peak * 1024

@@ -176,6 +176,23 @@ def test_the_compiled_buffers_hold_32_bit_keys_where_they_fit():
     assert numpy_only.dtype == np.uint64 and numpy_only.shape[0] == counting.NUMPY_FLUSH_KEYS
 
 
+@pytest.mark.parametrize("vocab", [1625, 1626, 65_536, 65_537])
+def test_keys_at_the_top_of_32_bits_count_as_in_numpy(vocab):
+    """V'^n around 2^32: 1,625^3 and 65,536^2 fit 32 bits (the compiled buffers hold them as
+    uint32), 1,626^3 and 65,537^2 do not; ids at the top of the range, many spilled runs."""
+    pytest.importorskip("numba")
+    spec = HashSpec(max_ngram=3, vocab_size=vocab, pad_id=vocab - 1)
+    rng = np.random.default_rng(vocab)
+    ids = vocab - 1 - rng.integers(0, 5, 5000)
+    found = []
+    for compiled in (True, False):
+        counter = NgramTypeCounter(spec, flush_keys=97, compiled=compiled)
+        for lo in range(0, ids.shape[0], 700):
+            counter.update(ids[lo : lo + 700])
+        found.append(as_counters(counter.result()))
+    assert found[0] == found[1] == brute_types(ids.tolist(), spec)
+
+
 @pytest.mark.parametrize("compiled", COUNTING)
 def test_memory_follows_the_distinct_ngrams_not_the_tokens(compiled):
     """Four times the tokens over the same few distinct n-grams: the same peak of traced memory,

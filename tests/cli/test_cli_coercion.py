@@ -22,6 +22,8 @@ NUMBERISH = st.one_of(
     st.integers(-(10**30), 10**30).map(str),
     st.from_regex(r"[ +\-0-9_.e٣x]{0,8}", fullmatch=True),
     st.text(max_size=6),
+    st.integers(3990, 4400).map(lambda digits: "1" * digits),  # past int()'s 4,300 digits
+    st.integers(3990, 4400).map(lambda digits: "0" * digits + "7"),
 )
 
 
@@ -52,20 +54,73 @@ def test_a_number_out_of_range_goes_to_typer_for_its_wording(value, least, most)
 @given(st.text(max_size=8))
 def test_text_and_paths_are_typers(value):
     assert coercion._text(value) == typer_way(str, value)
-    if "\x00" not in value:
-        assert coercion._path(value) == Path(value)
+    for given_as in (value, Path(value)):
+        plain = coercion._path(given_as)
+        if plain is not coercion._OTHER:
+            assert plain == typer_way(Path, given_as)
 
 
-def test_an_unreadable_path_goes_to_typer(tmp_path):
+def test_typer_takes_the_plain_way_here():
+    """Installed on this typer (so the start-up saving is not lost without notice), once."""
+    from typer import core
+
+    import ngramtool.cli.app  # noqa: F401  (installs it)
+
+    assert getattr(core.build_runtime_param, "plain_values", False)
+    assert coercion.install() is False
+
+
+def test_a_typer_whose_coercion_cannot_be_extended_is_left_alone(monkeypatch):
+    """A RuntimeParam that is not a frozen dataclass, or that takes other fields: typer's own."""
+    from dataclasses import dataclass
+
+    from typer import _coercion, core
+
+    sentinel = object()
+
+    @dataclass
+    class Unfrozen:
+        parameter_info: object
+        annotation: object
+
+        def coerce(self, value, param, ctx):
+            return value
+
+        def _coerce_value(self, value, param, ctx):
+            return value
+
+    monkeypatch.setattr(core, "build_runtime_param", lambda descriptor: sentinel)
+    monkeypatch.setattr(_coercion, "RuntimeParam", Unfrozen)
+    assert coercion.install() is False
+    assert core.build_runtime_param(None) is sentinel
+
+    @dataclass(frozen=True)
+    class OtherFields:
+        required_field: object
+
+        def coerce(self, value, param, ctx):
+            return value
+
+        def _coerce_value(self, value, param, ctx):
+            return value
+
+    monkeypatch.setattr(_coercion, "RuntimeParam", OtherFields)
+    assert coercion.install() is True
+    descriptor = type("Descriptor", (), {"annotation": str, "parameter_info": typer_models.OptionInfo()})()
+    descriptor.is_file = descriptor.is_choice = False
+    assert core.build_runtime_param(descriptor) is sentinel  # typer's own, not a broken plain one
+
+
+def test_an_unreadable_path_goes_to_typer(tmp_path, monkeypatch):
+    """A path that exists but cannot be read is typer's to word (its check is os.access, which a
+    root user passes: the refusal is simulated for that one path)."""
     secret = tmp_path / "secret.txt"
     secret.write_text("x")
-    secret.chmod(0)
-    try:
-        if os.access(secret, os.R_OK):
-            pytest.skip("running as a user who reads every file")
-        assert coercion._path(str(secret)) is coercion._OTHER
-    finally:
-        secret.chmod(0o600)
+    monkeypatch.setattr(os, "access", lambda path, mode: os.fspath(path) != str(secret))
+    assert coercion._path(str(secret)) is coercion._OTHER
+    assert coercion._path(secret) is coercion._OTHER
+    assert coercion._path(str(tmp_path)) == tmp_path
+    assert typer_way(Path, str(secret)) == "error"
 
 
 RUN = """
