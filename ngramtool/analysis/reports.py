@@ -136,11 +136,11 @@ def sweep_collisions(
     which n-grams share their row (a load above one). The mixes are reduced modulo every spec's
     primes, so the cost per extra table size is a few passes over the distinct n-grams, not the
     corpus. Memory: a block, the heads' loads (4 bytes per row of a table) of as many (spec,
-    layer) pairs at a time as fit ``loads_budget`` bytes (default ``LOADS_BUDGET``; at least one
-    pair, however large), and their counters of repeated values (up to 32 MB each, the rest in
-    buckets on disk; in memory where a layer's heads have mixes of their own and their tables
-    multiply past 2^63): a sweep past the budget is analysed in groups, each reading the kept
-    mixes again.
+    layer) pairs at a time as fit ``loads_budget`` bytes (default ``LOADS_BUDGET``; a larger
+    pair a part of its heads at a time, one head at least), and their counters of repeated
+    values (up to 32 MB each, the rest in buckets on disk; in memory where a layer's heads have
+    mixes of their own and their tables multiply past 2^63): a sweep past the budget is analysed
+    in groups, each reading the kept mixes again.
 
     ``compiled``: True, numba's passes (an error without numba); False, numpy's; None, numba's
     when it imports and there are :data:`SMALL_SWEEP_TYPES` distinct n-grams or more. The
@@ -174,8 +174,9 @@ def sweep_collisions(
         grams = types[order]
         kept = ScratchFile()  # the mixes, for pass two and for the groups after the first
         same_mix: dict[int, int] = {}  # per layer: the repeated mixes, counted by its first tally
-        for group, pairs in enumerate(_budgeted_pairs(specs, order, grams.types, budget)):
-            figures = _group_figures(specs, pairs, grams, kernels, kept, group == 0, same_mix)
+        split: dict[tuple[int, int], _Tally] = {}  # the tally whose heads go on in the next group
+        for group, parts in enumerate(_budgeted_parts(specs, order, grams.types, budget)):
+            figures = _group_figures(specs, parts, grams, kernels, kept, group == 0, same_mix, split)
             for si, head_stats, order_stats in figures:
                 heads[si].extend(head_stats)
                 orders[si].append(order_stats)
@@ -192,43 +193,65 @@ def sweep_collisions(
 
 LOADS_BUDGET = 1 << 26
 """Bytes of row loads (:func:`sweep_collisions`) held at once: 64 MiB, e.g. tables of 262,144 and
-646,400 rows on 2 layers of 8 heads in one group (55 MiB), one of 1,000,003 rows in two."""
+646,400 rows on 2 layers of 8 heads in one group (55 MiB), one of 1,000,003 rows in two, one of
+16,000,000 rows a head at a time."""
+
+Part = tuple[int, int, range]
+"""(spec index, layer index, heads): what one tally counts in one group."""
 
 
-def _budgeted_pairs(
-    specs: Sequence[HashSpec], order: int, types: int, budget: int
-) -> list[list[tuple[int, int]]]:
-    """The (spec, layer index) pairs of ``order`` in groups whose loads fit ``budget`` bytes (a
-    pair past it alone), layer by layer: a layer's first pair comes in its first group."""
-    groups: list[list[tuple[int, int]]] = [[]]
+def _budgeted_parts(specs: Sequence[HashSpec], order: int, types: int, budget: int) -> list[list[Part]]:
+    """The heads of every (spec, layer index) pair of ``order`` in groups whose loads fit
+    ``budget`` bytes, layer by layer: a pair whole where it fits, else its heads in consecutive
+    parts that do (a head past it alone), in consecutive groups."""
+    groups: list[list[Part]] = [[]]
     held = 0
     for li in range(specs[0].num_layers):
         for si, spec in enumerate(specs):
-            size = sum(_loads_bytes(int(prime), types) for prime in spec.primes[li, order - 2])
-            if groups[-1] and held + size > budget:
-                groups.append([])
-                held = 0
-            groups[-1].append((si, li))
-            held += size
+            sizes = [_loads_bytes(int(prime), types) for prime in spec.primes[li, order - 2]]
+            for heads in _head_parts(sizes, budget):
+                size = sum(sizes[heads.start : heads.stop])
+                if groups[-1] and held + size > budget:
+                    groups.append([])
+                    held = 0
+                groups[-1].append((si, li, heads))
+                held += size
     return groups
+
+
+def _head_parts(sizes: list[int], budget: int) -> list[range]:
+    """All heads as one part where their loads fit ``budget``, else consecutive parts that do
+    (a head past it alone)."""
+    if sum(sizes) <= budget:
+        return [range(len(sizes))]
+    parts, start, held = [], 0, 0
+    for h, size in enumerate(sizes):
+        if h > start and held + size > budget:
+            parts.append(range(start, h))
+            start, held = h, 0
+        held += size
+    parts.append(range(start, len(sizes)))
+    return parts
 
 
 def _group_figures(
     specs: Sequence[HashSpec],
-    pairs: list[tuple[int, int]],
+    parts: list[Part],
     grams: NgramTypes,
     kernels: ModuleType | None,
     kept: ScratchFile,
     fresh: bool,
     same_mix: dict[int, int],
+    split: dict[tuple[int, int], _Tally],
 ) -> list[tuple[int, list[HeadStats], OrderStats]]:
-    """(spec index, head figures, order figures) of one group of (spec, layer index) pairs: its
-    tallies' two passes over the mixes, computed and appended to ``kept`` when ``fresh`` (the
-    first group), else read back from it. ``same_mix`` holds each layer's count of repeated
-    mixes once its first tally has it. The tallies, and their loads, go when this returns."""
+    """(spec index, head figures, order figures) of the (spec, layer index) pairs whose last heads
+    are in one group: the group's tallies' two passes over the mixes, computed and appended to
+    ``kept`` when ``fresh`` (the first group), else read back from it. A tally whose heads go on
+    in the next group waits in ``split``. ``same_mix`` holds each layer's count of repeated mixes
+    once its first tally has it. The loads go when this returns."""
     first = specs[0]
-    tallies = _group_tallies(specs, pairs, grams.order, grams, kernels)
-    layers = [li for _, li in pairs]
+    tallies = [_part_tally(specs, part, grams, kernels, split) for part in parts]
+    layers = [li for _, li, _ in parts]
     for mixes in _mix_blocks(grams, first) if fresh else _kept_blocks(kept, grams, first):
         if fresh:
             kept.append(mixes)
@@ -238,7 +261,10 @@ def _group_figures(
         for li, tally in zip(layers, tallies, strict=True):
             tally.find_shared(mixes[li], counts)
     figures = []
-    for (si, li), tally in zip(pairs, tallies, strict=True):
+    for (si, li, _), tally in zip(parts, tallies, strict=True):
+        if not tally.done:
+            split[si, li] = tally
+            continue
         # Equal rows on every head where the primes' product exceeds 2^63 - 1 are equal mixes:
         # one count answers every such spec of the layer (its first tally's).
         if tally.by_mix and li not in same_mix:
@@ -248,25 +274,29 @@ def _group_figures(
     return figures
 
 
-def _group_tallies(
+def _part_tally(
     specs: Sequence[HashSpec],
-    pairs: list[tuple[int, int]],
-    order: int,
+    part: Part,
     grams: NgramTypes,
     kernels: ModuleType | None,
-) -> list[_Tally]:
-    """One tally per (spec, layer index) pair. Of the specs whose primes multiply past 2^63 - 1
-    only a layer's first collects repeated mixes: its count answers for the others (see
-    :class:`_Tally`), so a layer's later ones, in this group or a later one, collect none."""
-    sizes = (grams.types, grams.occurrences)
-    tallies = []
-    for si, li in pairs:
-        spec = specs[si]
-        tally = _Tally(spec.layer_ids[li], order, spec.primes[li, order - 2], *sizes, kernels, spec.layer_mix)
-        if tally.by_mix and any(_by_mix(specs[earlier], li, order) for earlier in range(si)):
-            tally.repeats = None
-        tallies.append(tally)
-    return tallies
+    split: dict[tuple[int, int], _Tally],
+) -> _Tally:
+    """The tally of a part: the pair's, waiting in ``split``, on to these heads, or a new one. Of
+    the specs whose primes multiply past 2^63 - 1 only a layer's first collects repeated mixes:
+    its count answers for the others (see :class:`_Tally`), so a layer's later ones collect none."""
+    si, li, heads = part
+    waiting = split.pop((si, li), None)
+    if waiting is not None:
+        waiting.next_heads(heads)
+        return waiting
+    spec, order = specs[si], grams.order
+    primes = spec.primes[li, order - 2]
+    tally = _Tally(
+        spec.layer_ids[li], order, primes, grams.types, grams.occurrences, kernels, spec.layer_mix, heads
+    )
+    if tally.by_mix and any(_by_mix(specs[earlier], li, order) for earlier in range(si)):
+        tally.repeats = None
+    return tally
 
 
 def _by_mix(spec: HashSpec, li: int, order: int) -> bool:
@@ -330,6 +360,11 @@ class _Tally:
     exceeds 2^63 - 1, the largest difference of two mixes, that means equal mixes (Chinese
     remainder theorem; ``by_mix``, the same answer for every such spec of the layer, so the others
     drop their ``repeats``); otherwise the rows of all heads pack into one uint64 (mixed radix).
+
+    The heads may come a part at a time (``heads``, then :meth:`next_heads`), so that only that
+    part's loads are held: both passes run once per part, and what pass two has found of the
+    heads so far (shared on every head, the packed rows) waits in a scratch file for the next
+    part, a block at a time.
     """
 
     def __init__(
@@ -341,11 +376,11 @@ class _Tally:
         occurrences: int,
         kernels: ModuleType | None = None,
         shared_mix: bool = True,
+        heads: range | None = None,
     ) -> None:
         self.layer, self.order = layer, order
         self.types, self.occurrences = types, occurrences
         self.primes = [int(p) for p in primes]
-        self.loads = [_row_loads(prime, types, kernels) for prime in self.primes]
         self.shared_mix = shared_mix  # False: each head has its own mix ([K, b] blocks)
         product = math.prod(self.primes)
         self.by_mix = shared_mix and product > _I64_MAX
@@ -356,26 +391,67 @@ class _Tally:
         )
         self.shared_types = [0] * len(self.primes)
         self.shared_tokens = [0] * len(self.primes)
+        self.used: list[int] = [0] * len(self.primes)  # rows holding an n-gram, per head
+        self.top: list[int] = [0] * len(self.primes)  # most n-grams in a row, per head
         self.all_shared = 0
+        self._kernels = kernels
+        self._carry_in: ScratchFile | None = None  # pass two's findings of the heads before the part
+        self._carry_out: ScratchFile | None = None
+        self._read_at = 0
+        self.loads: dict[int, _DenseLoads | _SparseLoads] = {}
+        self.next_heads(range(len(self.primes)) if heads is None else heads)
+
+    @property
+    def done(self) -> bool:
+        """Whether the current part holds the last head."""
+        return self.heads.stop == len(self.primes)
+
+    def next_heads(self, heads: range) -> None:
+        """Count the heads ``heads`` from now on (the part after the last one, or the first)."""
+        self._end_part()
+        self.heads = heads
+        self.loads = {h: _row_loads(self.primes[h], self.types, self._kernels) for h in heads}
+        if self._carry_in is not None:
+            self._carry_in.close()
+        self._carry_in, self._carry_out, self._read_at = self._carry_out, None, 0
+        if not self.done:
+            self._carry_out = ScratchFile()
+
+    def _end_part(self) -> None:
+        """Keep the part's rows used and fullest row per head, and let its loads go."""
+        for h, load in self.loads.items():
+            self.used[h], self.top[h] = load.used, load.top
+        self.loads = {}
 
     def _head_mixes(self, mixes: np.ndarray, head: int) -> np.ndarray:
         """One head's mixes of a block: the layer's ([b]) or its own row of ``mixes`` ([K, b])."""
         return mixes if self.shared_mix else mixes[head]
 
     def count_rows(self, mixes: np.ndarray) -> None:
-        """Pass one: add a block's n-grams to each head's row loads."""
-        for h, load in enumerate(self.loads):
+        """Pass one: add a block's n-grams to the part's row loads."""
+        for h, load in self.loads.items():
             load.add(self._head_mixes(mixes, h))
 
     def find_shared(self, mixes: np.ndarray, counts: np.ndarray) -> None:
-        """Pass two (the loads complete): the block's shared n-grams, per head and on every head."""
+        """Pass two (the part's loads complete): the block's shared n-grams, per head, and, with
+        the last part, on every head."""
         size = counts.shape[0]
-        everywhere = np.ones(size, dtype=bool)
-        packed = np.zeros(0 if self.by_mix or self.tuples else size, dtype=np.uint64)
-        for h, load in enumerate(self.loads):
+        packs = not (self.by_mix or self.tuples)
+        if self._carry_in is None:
+            everywhere = np.ones(size, dtype=bool)
+            packed = np.zeros(size if packs else 0, dtype=np.uint64)
+        else:
+            everywhere = self._carry_in.read(np.bool_, size, self._read_at)
+            packed = self._carry_in.read(np.uint64, size if packs else 0, self._read_at + size)
+            self._read_at += size + packed.nbytes
+        for h, load in self.loads.items():
             types, tokens = load.mark_shared(self._head_mixes(mixes, h), counts, everywhere, packed)
             self.shared_types[h] += types
             self.shared_tokens[h] += tokens
+        if self._carry_out is not None:
+            self._carry_out.append(everywhere)
+            self._carry_out.append(packed)
+            return
         self.all_shared += int(np.count_nonzero(everywhere))
         if self.tuples:
             rows = [mixes[h][everywhere] % np.uint64(p) for h, p in enumerate(self.primes)]
@@ -384,9 +460,14 @@ class _Tally:
             self.repeats.add((mixes if self.by_mix else packed)[everywhere])
 
     def head_stats(self) -> list[HeadStats]:
-        """Each head's figures (after both passes)."""
+        """Each head's figures (after both passes of the last part)."""
+        self._end_part()
+        if self._carry_in is not None:
+            self._carry_in.close()
+            self._carry_in = None
         t, stats = self.types, []
-        for h, (prime, load) in enumerate(zip(self.primes, self.loads, strict=True)):
+        for h, prime in enumerate(self.primes):
+            used = self.used[h]
             stats.append(
                 HeadStats(
                     layer=self.layer,
@@ -395,15 +476,15 @@ class _Tally:
                     table=prime,
                     types=t,
                     occurrences=self.occurrences,
-                    rows=load.used,
-                    collision=1.0 - load.used / t if t else 0.0,
+                    rows=used,
+                    collision=1.0 - used / t if t else 0.0,
                     expected_collision=expected_collision_ratio(t, prime),
                     shared_types=self.shared_types[h] / t if t else 0.0,
                     shared_tokens=self.shared_tokens[h] / self.occurrences if t else 0.0,
                     expected_shared=expected_shared_share(t, prime),
-                    mean_per_row=t / load.used if load.used else 0.0,
+                    mean_per_row=t / used if used else 0.0,
                     expected_mean_per_row=expected_mean_per_row(t, prime),
-                    max_per_row=load.top,
+                    max_per_row=self.top[h],
                     expected_max_per_row=expected_max_per_row(t, prime),
                 )
             )
