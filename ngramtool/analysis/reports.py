@@ -173,7 +173,8 @@ def sweep_collisions(
     for order in range(2, first.max_ngram + 1):
         grams = types[order]
         kept = ScratchFile()  # the mixes, for pass two and for the groups after the first
-        same_mix: dict[int, int] = {}  # per layer: the repeated mixes, counted by its first tally
+        # Per layer with a tally by mix: the repeated mixes, counted by the first (None until then).
+        same_mix: dict[int, int | None] = {}
         split: dict[tuple[int, int], _Tally] = {}  # the tally whose heads go on in the next group
         for group, parts in enumerate(_budgeted_parts(specs, order, grams.types, budget)):
             figures = _group_figures(specs, parts, grams, kernels, kept, group == 0, same_mix, split)
@@ -241,16 +242,16 @@ def _group_figures(
     kernels: ModuleType | None,
     kept: ScratchFile,
     fresh: bool,
-    same_mix: dict[int, int],
+    same_mix: dict[int, int | None],
     split: dict[tuple[int, int], _Tally],
 ) -> list[tuple[int, list[HeadStats], OrderStats]]:
     """(spec index, head figures, order figures) of the (spec, layer index) pairs whose last heads
     are in one group: the group's tallies' two passes over the mixes, computed and appended to
     ``kept`` when ``fresh`` (the first group), else read back from it. A tally whose heads go on
     in the next group waits in ``split``. ``same_mix`` holds each layer's count of repeated mixes
-    once its first tally has it. The loads go when this returns."""
+    once its first tally by mix has it. The loads go when this returns."""
     first = specs[0]
-    tallies = [_part_tally(specs, part, grams, kernels, split) for part in parts]
+    tallies = [_part_tally(specs, part, grams, kernels, split, same_mix) for part in parts]
     layers = [li for _, li, _ in parts]
     for mixes in _mix_blocks(grams, first) if fresh else _kept_blocks(kept, grams, first):
         if fresh:
@@ -266,8 +267,8 @@ def _group_figures(
             split[si, li] = tally
             continue
         # Equal rows on every head where the primes' product exceeds 2^63 - 1 are equal mixes:
-        # one count answers every such spec of the layer (its first tally's).
-        if tally.by_mix and li not in same_mix:
+        # one count answers every such spec of the layer (the one tally that collects them).
+        if tally.by_mix and tally.repeats is not None:
             same_mix[li] = tally.repeats.count()
         repeated = same_mix[li] if tally.by_mix else tally.repeats.count()
         figures.append((si, tally.head_stats(), tally.order_stats(repeated)))
@@ -280,10 +281,12 @@ def _part_tally(
     grams: NgramTypes,
     kernels: ModuleType | None,
     split: dict[tuple[int, int], _Tally],
+    same_mix: dict[int, int | None],
 ) -> _Tally:
     """The tally of a part: the pair's, waiting in ``split``, on to these heads, or a new one. Of
-    the specs whose primes multiply past 2^63 - 1 only a layer's first collects repeated mixes:
-    its count answers for the others (see :class:`_Tally`), so a layer's later ones collect none."""
+    the specs whose primes multiply past 2^63 - 1 only a layer's first collects repeated mixes
+    (and enters the layer in ``same_mix``): its count answers for the others (see
+    :class:`_Tally`), so a layer's later ones collect none."""
     si, li, heads = part
     waiting = split.pop((si, li), None)
     if waiting is not None:
@@ -294,15 +297,12 @@ def _part_tally(
     tally = _Tally(
         spec.layer_ids[li], order, primes, grams.types, grams.occurrences, kernels, spec.layer_mix, heads
     )
-    if tally.by_mix and any(_by_mix(specs[earlier], li, order) for earlier in range(si)):
-        tally.repeats = None
+    if tally.by_mix:
+        if li in same_mix:
+            tally.repeats = None
+        else:
+            same_mix[li] = None
     return tally
-
-
-def _by_mix(spec: HashSpec, li: int, order: int) -> bool:
-    """Whether a layer's heads share the mix and their primes multiply past 2^63 - 1 (a
-    :class:`_Tally`'s ``by_mix``)."""
-    return spec.layer_mix and math.prod(int(p) for p in spec.primes[li, order - 2]) > _I64_MAX
 
 
 def _kept_blocks(kept: ScratchFile, grams: NgramTypes, spec: HashSpec) -> Iterator[np.ndarray]:
@@ -542,7 +542,12 @@ def _loads_bytes(table: int, types: int) -> int:
     a row hit for a sparse table (16, twice while a block is merged in)."""
     if _sparse(table, types):
         return 32 * types
-    return table * (4 if types < 2**31 else 8)
+    return table * _load_dtype(types).itemsize
+
+
+def _load_dtype(types: int) -> np.dtype:
+    """A dense row load's dtype: int32, int64 from 2^31 n-grams on."""
+    return np.dtype(np.int32 if types < 2**31 else np.int64)
 
 
 class _Loads:
@@ -583,7 +588,7 @@ class _DenseLoads(_Loads):
 
     def __init__(self, table: int, types: int, kernels: ModuleType | None = None) -> None:
         self.table = table
-        self.loads = np.zeros(table, dtype=np.int32 if types < 2**31 else np.int64)
+        self.loads = np.zeros(table, dtype=_load_dtype(types))
         self._kernels = kernels
         self._divisor = kernels.divisor(table) if kernels is not None else (table, 0.0, False)
 
