@@ -15,15 +15,21 @@ start, as ``collisions`` counts it):
   (id digits base V'), ``np.unique(keys, return_counts=True)`` per order;
 - ``ngramtool``: ``NgramTypeCounter`` fed 1M-token chunks read from the file (nothing held
   per token), with the compiled kernels when numba is installed: sorted runs spilled to scratch
-  files and merged at the end, so its result is on disk, read back a block at a time;
+  files and merged at the end, so its result is on disk, read back a block at a time. Its
+  default threads (two on this machine) sort full buffers while the stream goes on and merge
+  a key range each, as ``collisions`` counts a token file;
+- ``ngramtool (1 thread)``: the same counter with ``threads=1`` (as ``collisions`` counts text,
+  whose tokenizer keeps the cores busy);
 - ``ngramtool (numpy only)``: the same counter without numba (``compiled=False``).
 
-Reported per method: tokens per CPU second and the CPU seconds (the machine may be shared:
-CPU time, not wall time, is compared), the ratio to the plain numpy way, the peak RSS of the
-counting and the CPU seconds of each stage (``spill``: writing runs, ``read back``: reading them
-into the merge); and whether every method found the same n-grams and counts (a sha256 of the
-keys and counts). With ``--sweep`` the ngramtool children also time the collision analysis of
-those table sizes (2 layers, 8 heads) on the counted n-grams, with the process's peak RSS after it.
+Reported per method: tokens per wall second, the CPU seconds (of every thread) and the wall
+seconds of the counting, each beside the plain numpy way's (which runs in one thread; the
+machine may be shared, so compare the ratios of one run), the peak RSS of the counting and the
+CPU seconds of each stage (each thread's own; ``spill``: writing runs and the merged file,
+``read back``: reading runs into the merge); and whether every method found the same n-grams
+and counts (a sha256 of the keys and counts). With ``--sweep`` the ngramtool children also time
+the collision analysis of those table sizes (2 layers, 8 heads) on the counted n-grams, with the
+process's peak RSS after it.
 
 With ``--text FILE`` the same comparison runs on real text too: the file's canonical ids under
 cl100k_base (made once, kept in ``--corpus-dir``), counted by each method; then the whole command
@@ -40,6 +46,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -58,7 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_overhead import timed
 
 CHUNK = 1 << 20
-METHODS = ("plain numpy", "ngramtool", "ngramtool (numpy only)")
+METHODS = ("plain numpy", "ngramtool", "ngramtool (1 thread)", "ngramtool (numpy only)")
 
 
 def zipf_ids(rng: np.random.Generator, count: int, vocab: int, exponent: float) -> np.ndarray:
@@ -122,20 +129,24 @@ def read_chunks(path: Path) -> Iterator[np.ndarray]:
 
 
 class StageClock:
-    """CPU seconds per stage, summed over calls of wrapped functions."""
+    """CPU seconds per stage, summed over calls of wrapped functions: the calling thread's CPU
+    time, so that stages running on several threads at once are each counted once."""
 
     def __init__(self) -> None:
         self.seconds: Counter[str] = Counter()
+        self._lock = threading.Lock()
 
     def wrap(self, owner: Any, name: str, stage: str) -> None:
         function = getattr(owner, name)
 
         def timed(*args: Any, **kwargs: Any) -> Any:
-            start = time.process_time()
+            start = time.thread_time()
             try:
                 return function(*args, **kwargs)
             finally:
-                self.seconds[stage] += time.process_time() - start
+                spent = time.thread_time() - start
+                with self._lock:
+                    self.seconds[stage] += spent
 
         setattr(owner, name, timed)
 
@@ -178,7 +189,12 @@ def count_plain(path: Path, spec: HashSpec, clock: StageClock) -> dict[int, tupl
 
 
 def count_streaming(
-    path: Path, spec: HashSpec, clock: StageClock, flush_keys: int | None, compiled: bool | None
+    path: Path,
+    spec: HashSpec,
+    clock: StageClock,
+    flush_keys: int | None,
+    compiled: bool | None,
+    threads: int | None,
 ) -> dict[int, NgramTypes]:
     """NgramTypeCounter over chunks read from the file."""
     kernels = counting._counting_kernels(spec, compiled)
@@ -189,7 +205,7 @@ def count_streaming(
         clock.wrap(scratch.ScratchFile, "append", "spill")
         clock.wrap(scratch.ScratchFile, "read_into", "read back")
     clock.wrap(counting.KeyCodec, "sort", "sort")
-    counter = NgramTypeCounter(spec, flush_keys=flush_keys, compiled=compiled)
+    counter = NgramTypeCounter(spec, flush_keys=flush_keys, compiled=compiled, threads=threads)
     start = time.process_time()
     for part in read_chunks(path):
         counter.update(part)
@@ -218,11 +234,13 @@ def child(args: argparse.Namespace) -> None:
         distinct = {order: int(keys.shape[0]) for order, (keys, _) in found.items()}
         occurrences = {order: int(counts.sum()) for order, (_, counts) in found.items()}
     else:
-        types = count_streaming(Path(args.corpus), spec, clock, args.flush_keys, compiled)
+        threads = 1 if args.child == "ngramtool (1 thread)" else None
+        types = count_streaming(Path(args.corpus), spec, clock, args.flush_keys, compiled, threads)
         blocks = {order: grams.blocks() for order, grams in types.items()}
         distinct = {order: grams.types for order, grams in types.items()}
         occurrences = {order: grams.occurrences for order, grams in types.items()}
     cpu = time.process_time() - cpu
+    counting_wall = time.perf_counter() - wall
     counting_rss = peak_rss_bytes()
     stages = dict(clock.seconds)  # of the counting (the analysis writes scratch files too)
     if args.child != "plain numpy" and args.sweep:
@@ -235,6 +253,7 @@ def child(args: argparse.Namespace) -> None:
     result = {
         "method": args.child,
         "cpu_seconds": cpu,
+        "counting_wall_seconds": counting_wall,
         "wall_seconds": wall,
         "stages": stages,
         "distinct": distinct,
@@ -273,7 +292,7 @@ def main() -> None:
     parser.add_argument("--vocab-size", type=int, default=62_330, help="V' (cl100k_base compressed: 62,330)")
     parser.add_argument("--zipf", type=float, default=1.1, help="exponent of the id distribution")
     parser.add_argument("--flush-keys", type=int, help="the counter's buffer [default: the counter's]")
-    parser.add_argument("--methods", default=",".join(METHODS[:2]), help=f"any of: {', '.join(METHODS)}")
+    parser.add_argument("--methods", default=",".join(METHODS[:3]), help=f"any of: {', '.join(METHODS)}")
     parser.add_argument(
         "--sweep", default="", help="table sizes to analyse after counting, e.g. 16384,262144"
     )
@@ -292,7 +311,7 @@ def main() -> None:
     corpus = corpus_file(Path(args.corpus_dir), args.tokens, args.vocab_size, args.zipf)
     print(
         f"{args.tokens:,} tokens of Zipf({args.zipf}) ids over V'={args.vocab_size:,}, orders 2..3, "
-        "one thread, each method in its own process; counter buffer "
+        "each method in its own process; counter buffer "
         + (f"{args.flush_keys:,} keys" if args.flush_keys else "its default")
     )
     same = compare(corpus, args)
@@ -319,14 +338,19 @@ def compare(corpus: Path, args: argparse.Namespace) -> bool:
     distinct = sum(results[0]["distinct"].values())
     counts = ", ".join(f"{n}-grams {c:,}" for n, c in results[0]["distinct"].items())
     print(f"distinct n-grams: {counts} ({distinct:,} in all)")
-    print(f"{'method':24s} {'Mtok/s':>7s} {'CPU s':>6s} {'x plain':>7s} {'peak RSS':>9s}  CPU s by stage")
+    print(
+        f"{'method':24s} {'Mtok/s':>7s} {'CPU s':>6s} {'x plain':>7s} {'wall s':>6s} {'x plain':>7s} "
+        f"{'peak RSS':>9s}  CPU s by stage"
+    )
     for result in results:
-        cpu = result["cpu_seconds"]
+        cpu, wall = result["cpu_seconds"], result["counting_wall_seconds"]
         ratio = f"{plain['cpu_seconds'] / cpu:7.2f}" if plain else f"{'-':>7s}"
+        wall_ratio = f"{plain['counting_wall_seconds'] / wall:7.2f}" if plain else f"{'-':>7s}"
         rss = result["peak_rss_bytes"] / 2**20
         stages = ", ".join(f"{name} {seconds:.2f}" for name, seconds in result["stages"].items())
-        rate = tokens / cpu / 1e6
-        print(f"{result['method']:24s} {rate:7.2f} {cpu:6.2f} {ratio} {rss:6.0f} MB  {stages}")
+        rate = tokens / wall / 1e6
+        figures = f"{rate:7.2f} {cpu:6.2f} {ratio} {wall:6.2f} {wall_ratio} {rss:6.0f} MB"
+        print(f"{result['method']:24s} {figures}  {stages}")
         if result["analysis_cpu_seconds"] is not None:
             analysis_rss = result["analysis_peak_rss_bytes"] / 2**20
             seconds = result["analysis_cpu_seconds"]

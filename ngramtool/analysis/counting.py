@@ -19,8 +19,12 @@ What the hash's tables make of these n-grams is in :mod:`ngramtool.analysis.repo
 
 from __future__ import annotations
 
+import os
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from queue import SimpleQueue
 from types import ModuleType
 
 import numpy as np
@@ -39,6 +43,7 @@ from .type_store import RUN_COUNT, ArrayStore, SortedRuns, TypeStore
 FLUSH_BYTES = 1 << 25
 NUMPY_FLUSH_KEYS = 1 << 25
 _U32_SPAN = 1 << 32
+COUNT_THREADS = 2  # most threads that sort and merge runs (each sort in flight holds a buffer)
 MIX_BLOCK = 1 << 20  # distinct n-grams read (and, for the reports, decoded and mixed) at a time
 _U64_SPAN = 1 << 64
 
@@ -161,6 +166,58 @@ def _merge(
     return np.insert(keys, pos[fresh], new_keys[fresh]), np.insert(counts, pos[fresh], new_counts[fresh])
 
 
+class _RunSorter:
+    """Sorts full buffers into spilled runs on worker threads, at most ``threads`` at once, while
+    the counter fills other buffers; then merges the orders' runs a key range a thread.
+
+    Each sort in flight holds its buffer and one of ``threads`` counts scratches (uint32,
+    ``scratch_size`` each); a buffer comes back to its counter once sorted. An error in a sort is
+    raised from the call that waits for it (the next flush past the limit, or :meth:`drain`).
+    """
+
+    def __init__(self, kernels: ModuleType, threads: int, scratch_size: int) -> None:
+        self._kernels = kernels
+        self.threads = threads
+        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="ngramtool-runs")
+        self._scratches: SimpleQueue[np.ndarray] = SimpleQueue()
+        for _ in range(threads):
+            self._scratches.put(np.empty(scratch_size, dtype=RUN_COUNT))
+        self._pending: deque[tuple[Future[None], _DistinctCounter, np.ndarray]] = deque()
+
+    def submit(self, counter: _DistinctCounter, buffer: np.ndarray, fill: int) -> None:
+        """Sort ``buffer[:fill]`` into a run of ``counter`` on a worker thread."""
+        while len(self._pending) >= self.threads:
+            self._retire()
+        future = self.pool.submit(self._sort_run, counter, buffer[:fill])
+        self._pending.append((future, counter, buffer))
+
+    def _sort_run(self, counter: _DistinctCounter, keys: np.ndarray) -> None:
+        run = counter.codec.sort(keys)
+        scratch = self._scratches.get()
+        try:
+            distinct = self._kernels.run_lengths(run, scratch)
+            counter.runs.add(run[:distinct], scratch[:distinct])  # type: ignore[union-attr]
+        finally:
+            self._scratches.put(scratch)
+
+    def _retire(self) -> None:
+        """Wait for the oldest sort; its buffer goes back to its counter."""
+        future, counter, buffer = self._pending.popleft()
+        future.result()
+        counter.spare.append(buffer)
+
+    def drain(self) -> None:
+        """Wait for every sort in flight."""
+        while self._pending:
+            self._retire()
+
+    def close(self) -> None:
+        """Release the threads and the scratches."""
+        self.pool.shutdown(cancel_futures=True)
+        while not self._scratches.empty():
+            self._scratches.get()
+
+
 class _DistinctCounter:
     """Distinct keys of one order with occurrence counts: a bounded buffer, sorted when full.
 
@@ -169,9 +226,11 @@ class _DistinctCounter:
     to a run of distinct keys and counts (in ``scratch``: uint32, at least the buffer's size,
     shared by the orders) and spilled to a scratch file as uint64 keys; the runs are merged k
     ways at once at the end (:class:`ngramtool.analysis.type_store.SortedRuns`). Memory is the
-    buffer, whatever the corpus. Without, numpy merges each run into the sorted distinct keys so
-    far, in memory (new arrays: twice the distinct keys for a moment). The buffer's pages are
-    touched only as it fills, so a short stream does not pay for a large one.
+    buffer, whatever the corpus. Given a ``sorter``, full buffers are sorted on its threads while
+    this one fills another (one of ``spare``, or a new one). Without kernels, numpy merges each
+    run into the sorted distinct keys so far, in memory (new arrays: twice the distinct keys for
+    a moment). The buffer's pages are touched only as it fills, so a short stream does not pay
+    for a large one.
     """
 
     def __init__(
@@ -180,12 +239,15 @@ class _DistinctCounter:
         capacity: int,
         kernels: ModuleType | None,
         scratch: np.ndarray | None,
+        sorter: _RunSorter | None = None,
     ) -> None:
         self.codec = codec
-        self._runs = SortedRuns(kernels) if kernels is not None and codec.words == 1 else None
+        self.runs = SortedRuns(kernels) if kernels is not None and codec.words == 1 else None
         self._kernels = kernels
         self._scratch = scratch
+        self._sorter = sorter
         self._buffer = np.empty(capacity, dtype=buffer_dtype(codec, kernels))
+        self.spare: list[np.ndarray] = []
         self._fill = 0
         self._keys = np.empty(0, dtype=codec.dtype)
         self._counts = np.zeros(0, dtype=np.int64)
@@ -199,24 +261,34 @@ class _DistinctCounter:
             if self._fill == self._buffer.shape[0]:
                 self.flush()
 
+    def release(self) -> None:
+        """Drop the buffers (after the last flush)."""
+        self._buffer = self._buffer[:0].copy()
+        self.spare.clear()
+
     def close(self) -> TypeStore:
         """Flush, release the buffer, and return the distinct keys with their counts."""
         self.flush()
-        self._buffer = self._buffer[:0].copy()
-        if self._runs is not None:
-            return self._runs.merged()
+        self.release()
+        if self.runs is not None:
+            return self.runs.merged()
         return ArrayStore(self._keys, self._counts)
 
     def flush(self) -> None:
         if not self._fill:
             return
+        if self._sorter is not None:
+            self._sorter.submit(self, self._buffer, self._fill)
+            self._buffer = self.spare.pop() if self.spare else np.empty_like(self._buffer)
+            self._fill = 0
+            return
         run = self.codec.sort(self._buffer[: self._fill])
         self._fill = 0
-        if self._runs is None:
+        if self.runs is None:
             self._keys, self._counts = _merge(self._keys, self._counts, *_runs(run))
             return
         distinct = self._kernels.run_lengths(run, self._scratch)  # type: ignore[union-attr]
-        self._runs.add(run[:distinct], self._scratch[:distinct])  # type: ignore[index]
+        self.runs.add(run[:distinct], self._scratch[:distinct])  # type: ignore[index]
 
 
 class NgramTypes:
@@ -286,8 +358,9 @@ class NgramTypeCounter:
     ones :class:`ngramtool.hashing.hasher.NgramHasher` hashes with the same ``boundary``.
 
     Memory, with the compiled kernels: per order a buffer of ``FLUSH_BYTES`` (or ``flush_keys``
-    keys, uint32 where they fit), one shared uint32 counts scratch of the largest buffer's keys,
-    and the current chunk's keys; the runs of distinct n-grams go to scratch files in ``TMPDIR``
+    keys, uint32 where they fit), one uint32 counts scratch of the largest buffer's keys, and
+    the current chunk's keys; with ``threads`` > 1, one more buffer and one more scratch per
+    thread (the sorts in flight). The runs of distinct n-grams go to scratch files in ``TMPDIR``
     (up to 12 bytes per occurrence, then 16 per distinct n-gram once merged), so nothing grows
     with the corpus. Without: the distinct n-grams' keys and counts in memory (16 bytes each with
     one-word keys, twice that during a merge) plus the buffers.
@@ -301,6 +374,10 @@ class NgramTypeCounter:
         compiled: count with the numba kernels (:mod:`ngramtool.analysis.counting_kernels`);
             None (default): when numba is installed and every order's keys fit one uint64 word.
             Both ways give identical results.
+        threads: with the compiled kernels, threads that sort full buffers into runs while the
+            stream goes on, and merge the runs a key range each; 1 does it all in the caller's
+            thread; None (default): ``COUNT_THREADS`` or the cores this process may use, whichever
+            is fewer. Any number gives identical results.
     """
 
     def __init__(
@@ -310,22 +387,28 @@ class NgramTypeCounter:
         boundary: Boundary = "none",
         flush_keys: int | None = None,
         compiled: bool | None = None,
+        threads: int | None = None,
     ) -> None:
         check_boundary_policy(boundary)
         if flush_keys is not None and not 1 <= flush_keys < 2**32:
             raise UsageError(f"flush_keys must be at least 1 and below 2^32 (got {flush_keys})")
+        if threads is not None and threads < 1:
+            raise UsageError(f"threads must be at least 1 (got {threads})")
         self.spec = spec
         self.boundary = boundary
         n = spec.max_ngram
         self._kernels = _counting_kernels(spec, compiled)
         codecs = {order: key_codec(spec.id_bound, order) for order in range(2, n + 1)}
         capacity = {order: flush_keys or self._capacity(codec) for order, codec in codecs.items()}
-        scratch = None
-        if self._kernels is not None:
+        scratch, self._sorter = None, None
+        threads = threads or min(COUNT_THREADS, len(os.sched_getaffinity(0)))
+        if self._kernels is not None and threads > 1:
+            self._sorter = _RunSorter(self._kernels, threads, max(capacity.values()))
+        elif self._kernels is not None:
             scratch = np.empty(max(capacity.values()), dtype=RUN_COUNT)
         self._chunk_keys = np.empty((n - 1, 0), dtype=np.uint64)  # reused: fresh pages are slow
         self._counters = {
-            order: _DistinctCounter(codec, capacity[order], self._kernels, scratch)
+            order: _DistinctCounter(codec, capacity[order], self._kernels, scratch, self._sorter)
             for order, codec in codecs.items()
         }
         self._context = np.full(n - 1, spec.pad_id, dtype=np.int64)
@@ -417,10 +500,21 @@ class NgramTypeCounter:
 
     def result(self) -> dict[int, NgramTypes]:
         """The distinct n-grams per order (call once, after the last update)."""
-        out = {}
-        for order, counter in self._counters.items():
-            out[order] = NgramTypes(order, counter.codec, counter.close())
-        return out
+        if self._sorter is None:
+            return {order: NgramTypes(order, c.codec, c.close()) for order, c in self._counters.items()}
+        sorter = self._sorter
+        try:
+            for counter in self._counters.values():
+                counter.flush()
+            sorter.drain()
+            for counter in self._counters.values():
+                counter.release()
+            return {
+                order: NgramTypes(order, c.codec, c.runs.merged(sorter.pool, sorter.threads))  # type: ignore[union-attr]
+                for order, c in self._counters.items()
+            }
+        finally:
+            sorter.close()
 
 
 def _counting_kernels(spec: HashSpec, compiled: bool | None) -> ModuleType | None:

@@ -367,9 +367,15 @@ def _count(stream: TokenStream, progress: Progress) -> tuple[dict[int, NgramType
     tokens, skipped bad records, unsafe text cuts)."""
     parts, documents, tokens, hard_cuts, skipped = [], 0, 0, 0, 0
     progress.started(stream.total_bytes, 1, "local")
+    # Text keeps every core tokenizing: its runs are sorted in this thread. Ids read from a file
+    # leave the cores to the counter.
+    threads = 1 if stream.kind == "text" else None
     for chunks in stream.streams():
         counter = NgramTypeCounter(
-            stream.spec, boundary=stream.boundary, compiled=False if small_input(stream.total_bytes) else None
+            stream.spec,
+            boundary=stream.boundary,
+            compiled=False if small_input(stream.total_bytes) else None,
+            threads=threads,
         )
         for _, chunk, canonical in canonical_chunks(chunks, stream.vocab):
             counter.update(canonical, chunk.doc_starts)

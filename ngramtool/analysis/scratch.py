@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -21,19 +22,36 @@ from ..util.errors import NgramToolError
 
 
 class ScratchFile:
-    """An unlinked temporary file that arrays are appended to and read back from by offset."""
+    """An unlinked temporary file that arrays are appended to and read back from by offset.
+
+    Threads may write to it at once: each reserves its bytes (:meth:`reserve`), then writes them
+    where they were reserved (:meth:`write_at`)."""
 
     def __init__(self) -> None:
         # Held for the object's lifetime, not a block: closed by close() or with the process.
         self._file = tempfile.TemporaryFile(prefix="ngramtool-scratch-", buffering=0)  # noqa: SIM115
         self._fd = self._file.fileno()
-        self.size = 0  # bytes appended
+        self._lock = threading.Lock()
+        self.size = 0  # bytes appended or reserved
 
     def append(self, array: np.ndarray) -> int:
         """Append ``array``'s bytes; returns the offset they start at. A full disk is a one-line
         error that names the temporary directory and how to give it room."""
+        offset = self.reserve(array.nbytes)
+        self.write_at(array, offset)
+        return offset
+
+    def reserve(self, nbytes: int) -> int:
+        """The offset of ``nbytes`` more bytes at the end of the file, kept for one writer."""
+        with self._lock:
+            offset = self.size
+            self.size += nbytes
+        return offset
+
+    def write_at(self, array: np.ndarray, offset: int) -> None:
+        """Write ``array``'s bytes at ``offset`` (bytes reserved for them); a full disk is
+        :meth:`append`'s error."""
         data = memoryview(np.ascontiguousarray(array)).cast("B")
-        offset = self.size
         done = 0
         try:
             while done < len(data):
@@ -43,14 +61,12 @@ class ScratchFile:
             raise output_error(
                 f"the collision analysis's scratch files in {folder}",
                 exc,
-                self.size + done,
+                offset + done,
                 None,
                 Path(folder),
                 fix="set TMPDIR to a file system with more room (they take up to 12 bytes per n-gram "
                 "occurrence)",
             ) from None
-        self.size += len(data)
-        return offset
 
     def read_into(self, array: np.ndarray, offset: int) -> None:
         """Fill the contiguous ``array`` with the bytes at ``offset``."""

@@ -10,7 +10,9 @@ the corpus: the distinct n-grams themselves stay on disk, and the analysis reads
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import Executor
 from types import ModuleType
 from typing import Any
 
@@ -24,6 +26,8 @@ MERGED_BLOCK = 1 << 20  # merged entries written at a time (16 MB)
 RUN_COUNT = np.uint32  # a run's counts: one buffer's occurrences, fewer than 2^32
 WIDEN_BLOCK = 1 << 20  # uint32 keys of a run widened to uint64 at a time as they are spilled (8 MB)
 COUNT = np.int64  # the merged counts
+SPLIT_MIN = 1 << 20  # entries in an order's runs from which threads merge it a key range each
+SPLIT_SAMPLES = 64  # keys read from each run to choose where the key ranges meet
 
 
 class TypeStore:
@@ -125,62 +129,154 @@ class FileStore(TypeStore):
         """The files of the keys and of the counts (runs of one level share one)."""
         return self._keys_file, self._counts_file
 
+    def search(self, key: int) -> int:
+        """The position of the first key at or above ``key`` (binary search, a key read a step)."""
+        lo, hi = 0, self.size
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if int(self.read_keys(mid, mid + 1)[0]) < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    def part(self, lo: int, hi: int) -> FileStore:
+        """Entries lo..hi as a store of their own (the same files; occurrences unknown, -1, until
+        :meth:`counted`)."""
+        return FileStore(
+            self._keys_file,
+            self._keys_at + 8 * lo,
+            self._counts_file,
+            self._counts_at + lo * self._count_dtype.itemsize,
+            size=hi - lo,
+            occurrences=-1,
+            count_dtype=self._count_dtype,
+        )
+
+    def counted(self) -> FileStore:
+        """This store, its occurrences summed from the counts where unknown."""
+        if self.occurrences < 0:
+            self.occurrences = sum(int(counts.sum()) for counts in self.count_blocks(MERGED_BLOCK))
+        return self
+
+
+class ChainedStore(TypeStore):
+    """Stores one after the other, as one: every key of a part below every key of the next."""
+
+    def __init__(self, parts: list[TypeStore]) -> None:
+        self.parts = parts
+        self._starts = np.cumsum([0] + [part.size for part in parts])
+        self.size = int(self._starts[-1])
+        self.occurrences = sum(part.occurrences for part in parts)
+
+    def read_keys(self, lo: int, hi: int) -> np.ndarray:
+        return self._gather(lambda part, a, b: part.read_keys(a, b), lo, hi, np.uint64)
+
+    def read_counts(self, lo: int, hi: int) -> np.ndarray:
+        return self._gather(lambda part, a, b: part.read_counts(a, b), lo, hi, COUNT)
+
+    def _gather(
+        self, read: Callable[[TypeStore, int, int], np.ndarray], lo: int, hi: int, dtype: type
+    ) -> np.ndarray:
+        """``read`` of each part's share of entries lo..hi, concatenated."""
+        pieces = [np.empty(0, dtype=dtype)]
+        for part, start in zip(self.parts, self._starts[:-1].tolist(), strict=True):
+            a, b = max(lo - start, 0), min(hi - start, part.size)
+            if a < b:
+                pieces.append(read(part, a, b))
+        return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+
 
 class SortedRuns:
     """Runs of sorted distinct uint64 keys with counts, spilled to a scratch file as they come and
-    merged into one sorted :class:`FileStore` at the end (``kernels``:
-    :mod:`ngramtool.analysis.counting_kernels`).
+    merged into one sorted store at the end (``kernels``: :mod:`ngramtool.analysis.counting_kernels`).
 
-    The merge takes up to ``MERGE_WAYS`` runs at once, one window of ``RUN_WINDOW`` entries each;
-    more runs (a corpus many times the buffer) are merged in groups first, level by level, so
-    memory stays the same whatever the number of runs.
+    Threads may add runs at once. The merge takes up to ``MERGE_WAYS`` runs at once, one window
+    of ``RUN_WINDOW`` entries each; more runs (a corpus many times the buffer) are merged in
+    groups first, level by level, so memory stays the same whatever the number of runs. Given
+    threads, each merges a key range of every run, and the ranges' stores make one
+    (:class:`ChainedStore`).
     """
 
     def __init__(self, kernels: ModuleType) -> None:
         self._kernels = kernels
         self._file: ScratchFile | None = None
         self._runs: list[FileStore] = []
+        self._lock = threading.Lock()
         self.occurrences = 0
 
     def add(self, keys: np.ndarray, counts: np.ndarray) -> None:
         """Spill one run (``keys`` sorted and distinct, uint64 or uint32; ``counts`` uint32). The
         file holds uint64 keys: uint32 ones are widened a block at a time."""
-        if not keys.shape[0]:
+        size = int(keys.shape[0])
+        if not size:
             return
-        if self._file is None:
-            self._file = ScratchFile()
-        keys_at = self._file.size
-        for lo in range(0, keys.shape[0], WIDEN_BLOCK):
-            self._file.append(keys[lo : lo + WIDEN_BLOCK].astype(np.uint64, copy=False))
-        counts_at = self._file.append(counts)
+        with self._lock:
+            if self._file is None:
+                self._file = ScratchFile()
+            file = self._file
+        keys_at = file.reserve(8 * size + counts.nbytes)
+        for lo in range(0, size, WIDEN_BLOCK):
+            file.write_at(keys[lo : lo + WIDEN_BLOCK].astype(np.uint64, copy=False), keys_at + 8 * lo)
+        counts_at = keys_at + 8 * size
+        file.write_at(counts, counts_at)
         occurrences = int(counts.sum(dtype=np.int64))
-        self._runs.append(
-            FileStore(
-                self._file,
-                keys_at,
-                self._file,
-                counts_at,
-                size=int(keys.shape[0]),
-                occurrences=occurrences,
-                count_dtype=RUN_COUNT,
-            )
+        run = FileStore(
+            file, keys_at, file, counts_at, size=size, occurrences=occurrences, count_dtype=RUN_COUNT
         )
-        self.occurrences += occurrences
+        with self._lock:
+            self._runs.append(run)
+            self.occurrences += occurrences
 
-    def merged(self) -> TypeStore:
+    def merged(self, pool: Executor | None = None, parts: int = 1) -> TypeStore:
         """Every run merged (equal keys once, counts added); each level's files are closed once
-        the next holds their entries."""
+        the next holds their entries. With ``pool`` and ``parts`` > 1 (and at least
+        ``SPLIT_MIN`` entries), ``parts`` key ranges are merged on the pool's threads at once."""
         if not self._runs:
             return ArrayStore(np.empty(0, dtype=np.uint64), np.empty(0, dtype=COUNT))
-        runs = self._runs
+        entries = sum(run.size for run in self._runs)
+        if pool is None or parts < 2 or len(self._runs) < 2 or entries < SPLIT_MIN:
+            return self._levels(self._runs, shared=set())
+        ranges = self._key_ranges(parts)
+        shared = {id(self._file)}  # the parts read it: closed once every part is merged
+        futures = [pool.submit(self._levels, runs, shared) for runs in ranges if runs]
+        stores = [future.result() for future in futures]
+        if not any(id(file) in shared for store in stores for file in store.files):
+            self._file.close()  # type: ignore[union-attr]
+        return ChainedStore(stores)  # type: ignore[arg-type]
+
+    def _key_ranges(self, parts: int) -> list[list[FileStore]]:
+        """Each run cut where ``parts`` key ranges meet (chosen from keys sampled evenly from every
+        run): per range, the runs' entries in it."""
+        samples = []
+        for run in self._runs:
+            for at in np.linspace(0, run.size - 1, min(SPLIT_SAMPLES, run.size)).astype(np.int64).tolist():
+                samples.append(int(run.read_keys(at, at + 1)[0]))
+        samples.sort()
+        bounds = [samples[len(samples) * j // parts] for j in range(1, parts)]
+        cuts = [[0, *(run.search(bound) for bound in bounds), run.size] for run in self._runs]
+        return [
+            [
+                run.part(cut[j], cut[j + 1])
+                for run, cut in zip(self._runs, cuts, strict=True)
+                if cut[j] < cut[j + 1]
+            ]
+            for j in range(parts)
+        ]
+
+    def _levels(self, runs: list[FileStore], shared: set[int]) -> FileStore:
+        """``runs`` merged level by level (``MERGE_WAYS`` at a time); files of a level are closed
+        once the next holds their entries, except the ``shared`` ones (ids)."""
         while len(runs) > 1:
             merged = [self._merge(runs[i : i + MERGE_WAYS]) for i in range(0, len(runs), MERGE_WAYS)]
-            kept = {id(file) for run in merged for file in run.files}  # a group of one stays as it is
+            kept = {
+                id(file) for run in merged for file in run.files
+            } | shared  # a group of one stays as it is
             for file in {id(file): file for run in runs for file in run.files}.values():
                 if id(file) not in kept:
                     file.close()
             runs = merged
-        return runs[0]
+        return runs[0].counted()
 
     def _merge(self, runs: list[FileStore]) -> FileStore:
         """The k-way merge of ``runs``: one window per run, refilled from its file when the kernel
@@ -206,7 +302,7 @@ class SortedRuns:
         for way in range(ways):
             refill(way)
         merged_keys, merged_counts = ScratchFile(), ScratchFile()
-        size = 0
+        size = occurrences = 0
         block = min(MERGED_BLOCK, sum(run.size for run in runs))
         block_keys = np.empty(block, dtype=np.uint64)
         block_counts = np.empty(block, dtype=COUNT)
@@ -224,9 +320,9 @@ class SortedRuns:
             merged_keys.append(block_keys[:kept])
             merged_counts.append(block_counts[:kept])
             size += kept
+            occurrences += int(block_counts[:kept].sum())
             if done:
                 break
             block_keys[0], block_counts[0] = block_keys[kept], block_counts[kept]
             filled = 1
-        occurrences = sum(run.occurrences for run in runs)
         return FileStore(merged_keys, 0, merged_counts, 0, size=size, occurrences=occurrences)

@@ -217,6 +217,52 @@ def test_memory_follows_the_distinct_ngrams_not_the_tokens(compiled):
     assert large < 1.25 * small and large < 16 << 20, (small, large)
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("seed", range(2))
+def test_runs_sorted_and_merged_on_threads_equal_brute_force(threads, seed, monkeypatch):
+    """Full buffers sorted on worker threads while the stream goes on, and the runs merged a key
+    range a thread (from any size on, in levels of three runs, through windows of three entries):
+    the brute-force n-grams and counts, every key once and in order across the ranges."""
+    pytest.importorskip("numba")
+    monkeypatch.setattr(type_store, "SPLIT_MIN", 0)
+    monkeypatch.setattr(type_store, "MERGE_WAYS", 3)
+    monkeypatch.setattr(type_store, "RUN_WINDOW", 3)
+    monkeypatch.setattr(type_store, "SPLIT_SAMPLES", 5)
+    spec = HashSpec(max_ngram=3, heads=1, layer_ids=(0,), table_sizes=(7, 7), pad_id=2, vocab_size=40)
+    rng = np.random.default_rng(seed)
+    ids = rng.zipf(1.2, 6000) % 40
+    counter = NgramTypeCounter(spec, flush_keys=211, compiled=True, threads=threads)
+    for lo in range(0, ids.shape[0], 500):
+        counter.update(ids[lo : lo + 500])
+    types = counter.result()
+    brute = brute_types(ids.tolist(), spec)
+    assert as_counters(types) == brute
+    for order, grams in types.items():
+        assert isinstance(grams.store, type_store.ChainedStore) == (threads > 1)
+        keys = grams.keys
+        assert keys.shape[0] == grams.types == len(brute[order]) and np.all(keys[1:] > keys[:-1])
+        assert grams.occurrences == ids.shape[0] == int(grams.counts.sum())
+
+
+def test_a_chained_store_reads_any_range_across_its_parts():
+    parts = [
+        type_store.ArrayStore(np.arange(a, b, dtype=np.uint64), np.arange(a, b))
+        for a, b in [(0, 5), (5, 5), (5, 12), (12, 13)]
+    ]
+    chained = type_store.ChainedStore(parts)
+    assert chained.size == 13 and chained.occurrences == sum(range(13))
+    for lo, hi in itertools.combinations(range(14), 2):
+        assert chained.read_keys(lo, hi).tolist() == list(range(lo, hi))
+        assert chained.read_counts(lo, hi).tolist() == list(range(lo, hi))
+    assert [k.tolist() for k in chained.key_blocks(4)] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12]]
+
+
+def test_counting_threads_must_be_at_least_one():
+    spec = HashSpec(max_ngram=3, heads=1, layer_ids=(0,), table_sizes=(7, 7), pad_id=0, vocab_size=30)
+    with pytest.raises(UsageError, match="threads must be at least 1"):
+        NgramTypeCounter(spec, threads=0)
+
+
 def test_compiled_counting_needs_one_word_keys():
     spec = HashSpec(max_ngram=4, heads=1, layer_ids=(0,), table_sizes=(7, 7, 7), pad_id=0, vocab_size=70_000)
     with pytest.raises(UsageError, match="one-word keys"):

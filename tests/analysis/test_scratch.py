@@ -41,7 +41,9 @@ def test_counting_many_runs_leaves_no_files(temp_dir):
     assert types[3].occurrences == 50_000 and list(temp_dir.iterdir()) == []
 
 
-def test_a_full_disk_under_the_scratch_files_is_one_line_that_says_what_to_do(temp_dir, monkeypatch):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_full_disk_under_the_scratch_files_is_one_line_that_says_what_to_do(temp_dir, monkeypatch, threads):
+    """In the counter's thread or in a sorting thread (raised where the stream waits for it)."""
     written = []
 
     def fills_up(fd, data, offset):
@@ -52,7 +54,7 @@ def test_a_full_disk_under_the_scratch_files_is_one_line_that_says_what_to_do(te
 
     monkeypatch.setattr(scratch.os, "pwrite", fills_up)
     spec = HashSpec(max_ngram=3, heads=1, layer_ids=(0,), table_sizes=(7, 7), pad_id=0, vocab_size=500)
-    counter = NgramTypeCounter(spec, flush_keys=1000)
+    counter = NgramTypeCounter(spec, flush_keys=1000, threads=threads)
     with pytest.raises(NgramToolError) as caught:
         counter.update(np.random.default_rng(0).integers(0, 500, 50_000))
     message = str(caught.value)
