@@ -202,7 +202,7 @@ def count_streaming(
         clock.wrap(kernels, "ngram_keys", "keys")
         clock.wrap(kernels, "run_lengths", "run lengths")
         clock.wrap(kernels, "merge_windows", "merge")
-        clock.wrap(scratch.ScratchFile, "append", "spill")
+        clock.wrap(scratch.ScratchFile, "write_at", "spill")
         clock.wrap(scratch.ScratchFile, "read_into", "read back")
     clock.wrap(counting.KeyCodec, "sort", "sort")
     counter = NgramTypeCounter(spec, flush_keys=flush_keys, compiled=compiled, threads=threads)

@@ -242,7 +242,9 @@ class _DistinctCounter:
         sorter: _RunSorter | None = None,
     ) -> None:
         self.codec = codec
-        self.runs = SortedRuns(kernels) if kernels is not None and codec.words == 1 else None
+        self.runs = None
+        if kernels is not None and codec.words == 1:
+            self.runs = SortedRuns(kernels, buffer_dtype(codec, kernels))
         self._kernels = kernels
         self._scratch = scratch
         self._sorter = sorter
@@ -361,7 +363,7 @@ class NgramTypeCounter:
     keys, uint32 where they fit), one uint32 counts scratch of the largest buffer's keys, and
     the current chunk's keys; with ``threads`` > 1, one more buffer and one more scratch per
     thread (the sorts in flight). The runs of distinct n-grams go to scratch files in ``TMPDIR``
-    (up to 12 bytes per occurrence, then 16 per distinct n-gram once merged), so nothing grows
+    (up to 12 bytes per occurrence, then up to 12 per distinct n-gram once merged), so nothing grows
     with the corpus. Without: the distinct n-grams' keys and counts in memory (16 bytes each with
     one-word keys, twice that during a merge) plus the buffers.
 

@@ -10,6 +10,8 @@ to reclaim.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import tempfile
 import threading
@@ -19,6 +21,22 @@ import numpy as np
 
 from ..util.atomic import output_error
 from ..util.errors import NgramToolError
+
+_PUNCH_HOLE = 0x02 | 0x01  # FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE (linux/falloc.h)
+
+
+def _fallocate() -> ctypes._CFuncPtr | None:
+    """libc's ``fallocate``, or None where there is none (not Linux)."""
+    try:
+        function = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True).fallocate
+    except (AttributeError, OSError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+    function.restype = ctypes.c_int
+    return function
+
+
+_FALLOCATE = _fallocate()
 
 
 class ScratchFile:
@@ -67,6 +85,14 @@ class ScratchFile:
                 fix="set TMPDIR to a file system with more room (they take up to 12 bytes per n-gram "
                 "occurrence)",
             ) from None
+
+    def discard(self, offset: int, nbytes: int) -> None:
+        """Give back the pages of ``nbytes`` at ``offset`` that will not be read again (a hole is
+        punched: they read as zeros). Pages freed this way are the cheapest the next writes can
+        get; where the file system cannot punch holes, nothing happens."""
+        if _FALLOCATE is None or nbytes <= 0 or self._file.closed:
+            return
+        _FALLOCATE(self._fd, _PUNCH_HOLE, offset, nbytes)  # a failure only keeps the pages
 
     def read_into(self, array: np.ndarray, offset: int) -> None:
         """Fill the contiguous ``array`` with the bytes at ``offset``."""

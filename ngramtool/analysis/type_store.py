@@ -24,8 +24,8 @@ RUN_WINDOW = 1 << 18  # entries of each run held while merging (3-4 MB: 8-byte k
 MERGE_WAYS = 16  # runs merged at once (more: merged in groups first)
 MERGED_BLOCK = 1 << 20  # merged entries written at a time (16 MB)
 RUN_COUNT = np.uint32  # a run's counts: one buffer's occurrences, fewer than 2^32
-WIDEN_BLOCK = 1 << 20  # uint32 keys of a run widened to uint64 at a time as they are spilled (8 MB)
-COUNT = np.int64  # the merged counts
+COUNT = np.int64  # the counts as read (on disk: uint32 while an order's occurrences fit it)
+_U32_SPAN = 1 << 32
 SPLIT_MIN = 1 << 20  # entries in an order's runs from which threads merge it a key range each
 SPLIT_SAMPLES = 64  # keys read from each run to choose where the key ranges meet
 
@@ -83,8 +83,10 @@ class ArrayStore(TypeStore):
 
 
 class FileStore(TypeStore):
-    """Keys and counts in scratch files: ``size`` uint64 keys at ``keys_at`` of ``keys_file``, their
-    counts (of ``count_dtype``) at ``counts_at`` of ``counts_file`` (the same file or another)."""
+    """Keys and counts in scratch files: ``size`` keys (of ``key_dtype``, read as uint64) at
+    ``keys_at`` of ``keys_file``, their counts (of ``count_dtype``, read as int64) at ``counts_at``
+    of ``counts_file`` (the same file or another). Fewer bytes on disk are fewer fresh pages to
+    write, which is most of what spilling costs."""
 
     def __init__(
         self,
@@ -95,11 +97,13 @@ class FileStore(TypeStore):
         *,
         size: int,
         occurrences: int,
-        count_dtype: type = COUNT,
+        count_dtype: type | np.dtype = COUNT,
+        key_dtype: type | np.dtype = np.uint64,
     ) -> None:
         self._keys_file, self._keys_at = keys_file, keys_at
         self._counts_file, self._counts_at = counts_file, counts_at
         self._count_dtype = np.dtype(count_dtype)
+        self._key_dtype = np.dtype(key_dtype)
         self.size = size
         self.occurrences = occurrences
 
@@ -109,7 +113,8 @@ class FileStore(TypeStore):
         return self._count_dtype
 
     def read_keys(self, lo: int, hi: int) -> np.ndarray:
-        return self._keys_file.read(np.uint64, hi - lo, self._keys_at + 8 * lo)
+        at = self._keys_at + lo * self._key_dtype.itemsize
+        return self._keys_file.read(self._key_dtype, hi - lo, at).astype(np.uint64, copy=False)
 
     def read_counts(self, lo: int, hi: int) -> np.ndarray:
         at = self._counts_at + lo * self._count_dtype.itemsize
@@ -117,12 +122,19 @@ class FileStore(TypeStore):
 
     def read_into(self, keys: np.ndarray, counts: np.ndarray, lo: int) -> None:
         """Fill ``keys`` and ``counts`` with the entries from ``lo`` on."""
-        self._keys_file.read_into(keys, self._keys_at + 8 * lo)
-        at = self._counts_at + lo * self._count_dtype.itemsize
-        if counts.dtype == self._count_dtype:
-            self._counts_file.read_into(counts, at)
-        else:
-            counts[:] = self._counts_file.read(self._count_dtype, counts.shape[0], at)
+        _read_as(self._keys_file, keys, self._key_dtype, self._keys_at + lo * self._key_dtype.itemsize)
+        _read_as(
+            self._counts_file, counts, self._count_dtype, self._counts_at + lo * self._count_dtype.itemsize
+        )
+
+    def discard(self, lo: int, hi: int) -> None:
+        """Give back the disk pages of entries lo..hi, read for the last time."""
+        self._keys_file.discard(
+            self._keys_at + lo * self._key_dtype.itemsize, (hi - lo) * self._key_dtype.itemsize
+        )
+        self._counts_file.discard(
+            self._counts_at + lo * self._count_dtype.itemsize, (hi - lo) * self._count_dtype.itemsize
+        )
 
     @property
     def files(self) -> tuple[ScratchFile, ScratchFile]:
@@ -145,12 +157,13 @@ class FileStore(TypeStore):
         :meth:`counted`)."""
         return FileStore(
             self._keys_file,
-            self._keys_at + 8 * lo,
+            self._keys_at + lo * self._key_dtype.itemsize,
             self._counts_file,
             self._counts_at + lo * self._count_dtype.itemsize,
             size=hi - lo,
             occurrences=-1,
             count_dtype=self._count_dtype,
+            key_dtype=self._key_dtype,
         )
 
     def counted(self) -> FileStore:
@@ -158,6 +171,14 @@ class FileStore(TypeStore):
         if self.occurrences < 0:
             self.occurrences = sum(int(counts.sum()) for counts in self.count_blocks(MERGED_BLOCK))
         return self
+
+
+def _read_as(file: ScratchFile, out: np.ndarray, dtype: np.dtype, offset: int) -> None:
+    """Fill ``out`` with the items of ``dtype`` at ``offset`` (converted where ``out`` differs)."""
+    if out.dtype == dtype:
+        file.read_into(out, offset)
+    else:
+        out[:] = file.read(dtype, out.shape[0], offset)
 
 
 class ChainedStore(TypeStore):
@@ -188,8 +209,10 @@ class ChainedStore(TypeStore):
 
 
 class SortedRuns:
-    """Runs of sorted distinct uint64 keys with counts, spilled to a scratch file as they come and
-    merged into one sorted store at the end (``kernels``: :mod:`ngramtool.analysis.counting_kernels`).
+    """Runs of sorted distinct keys (of ``key_dtype``: uint32 where an order's keys fit it, else
+    uint64) with counts, spilled to a scratch file as they come and merged into one sorted store
+    at the end (``kernels``: :mod:`ngramtool.analysis.counting_kernels`). The merged counts are
+    uint32 on disk while the order's occurrences fit it.
 
     Threads may add runs at once. The merge takes up to ``MERGE_WAYS`` runs at once, one window
     of ``RUN_WINDOW`` entries each; more runs (a corpus many times the buffer) are merged in
@@ -198,31 +221,41 @@ class SortedRuns:
     (:class:`ChainedStore`).
     """
 
-    def __init__(self, kernels: ModuleType) -> None:
+    def __init__(self, kernels: ModuleType, key_dtype: type | np.dtype = np.uint64) -> None:
         self._kernels = kernels
+        self._key_dtype = np.dtype(key_dtype)
         self._file: ScratchFile | None = None
         self._runs: list[FileStore] = []
         self._lock = threading.Lock()
         self.occurrences = 0
 
     def add(self, keys: np.ndarray, counts: np.ndarray) -> None:
-        """Spill one run (``keys`` sorted and distinct, uint64 or uint32; ``counts`` uint32). The
-        file holds uint64 keys: uint32 ones are widened a block at a time."""
+        """Spill one run (``keys`` sorted and distinct, of the key dtype; ``counts`` uint32)."""
         size = int(keys.shape[0])
         if not size:
             return
+        if keys.dtype != self._key_dtype or counts.dtype != RUN_COUNT:
+            raise TypeError(
+                f"a run holds {self._key_dtype} keys and uint32 counts, not {keys.dtype}, {counts.dtype}"
+            )
         with self._lock:
             if self._file is None:
                 self._file = ScratchFile()
             file = self._file
-        keys_at = file.reserve(8 * size + counts.nbytes)
-        for lo in range(0, size, WIDEN_BLOCK):
-            file.write_at(keys[lo : lo + WIDEN_BLOCK].astype(np.uint64, copy=False), keys_at + 8 * lo)
-        counts_at = keys_at + 8 * size
+        keys_at = file.reserve(keys.nbytes + counts.nbytes)
+        file.write_at(keys, keys_at)
+        counts_at = keys_at + keys.nbytes
         file.write_at(counts, counts_at)
         occurrences = int(counts.sum(dtype=np.int64))
         run = FileStore(
-            file, keys_at, file, counts_at, size=size, occurrences=occurrences, count_dtype=RUN_COUNT
+            file,
+            keys_at,
+            file,
+            counts_at,
+            size=size,
+            occurrences=occurrences,
+            count_dtype=RUN_COUNT,
+            key_dtype=self._key_dtype,
         )
         with self._lock:
             self._runs.append(run)
@@ -294,6 +327,9 @@ class SortedRuns:
         taken = [0] * ways
 
         def refill(way: int) -> None:
+            # The window just merged is read for the last time: its pages go back to the system,
+            # and the merged entries' writes take them (fresh pages cost several times more).
+            runs[way].discard(taken[way] - fills[way], taken[way])
             count = min(window, runs[way].size - taken[way])
             runs[way].read_into(keys[way, :count], counts[way, :count], taken[way])
             taken[way] += count
@@ -306,6 +342,9 @@ class SortedRuns:
         block = min(MERGED_BLOCK, sum(run.size for run in runs))
         block_keys = np.empty(block, dtype=np.uint64)
         block_counts = np.empty(block, dtype=COUNT)
+        count_dtype = RUN_COUNT if self.occurrences < _U32_SPAN else COUNT
+        stored_keys = np.empty(block, dtype=self._key_dtype)  # what is written: as few bytes as fit
+        stored_counts = np.empty(block, dtype=count_dtype)
         filled = 0
         while True:
             filled, status = self._kernels.merge_windows(
@@ -317,12 +356,23 @@ class SortedRuns:
             done = status == -2
             # A full block keeps its last entry: the next run's first key may equal it.
             kept = filled if done else filled - 1
-            merged_keys.append(block_keys[:kept])
-            merged_counts.append(block_counts[:kept])
+            stored_keys[:kept] = block_keys[:kept]
+            stored_counts[:kept] = block_counts[:kept]
+            merged_keys.append(stored_keys[:kept])
+            merged_counts.append(stored_counts[:kept])
             size += kept
             occurrences += int(block_counts[:kept].sum())
             if done:
                 break
             block_keys[0], block_counts[0] = block_keys[kept], block_counts[kept]
             filled = 1
-        return FileStore(merged_keys, 0, merged_counts, 0, size=size, occurrences=occurrences)
+        return FileStore(
+            merged_keys,
+            0,
+            merged_counts,
+            0,
+            size=size,
+            occurrences=occurrences,
+            count_dtype=count_dtype,
+            key_dtype=self._key_dtype,
+        )

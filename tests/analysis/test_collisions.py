@@ -244,6 +244,24 @@ def test_runs_sorted_and_merged_on_threads_equal_brute_force(threads, seed, monk
         assert grams.occurrences == ids.shape[0] == int(grams.counts.sum())
 
 
+def test_merged_counts_past_32_bits_are_stored_as_int64():
+    """The merged counts are uint32 on disk while an order's occurrences fit 32 bits; past that,
+    int64, and a count summed from runs past 2^32 is exact."""
+    pytest.importorskip("numba")
+    runs = type_store.SortedRuns(_compiled_kernels(), np.uint32)
+    runs.add(np.array([1, 2], dtype=np.uint32), np.array([2**32 - 1, 5], dtype=np.uint32))
+    runs.add(np.array([1, 3], dtype=np.uint32), np.array([10, 1], dtype=np.uint32))
+    merged = runs.merged()
+    assert merged.count_dtype == np.int64 and merged.occurrences == 2**32 + 15
+    assert merged.read_keys(0, 3).tolist() == [1, 2, 3]
+    assert merged.read_counts(0, 3).tolist() == [2**32 + 9, 5, 1]
+    small = type_store.SortedRuns(_compiled_kernels(), np.uint32)
+    small.add(np.array([4], dtype=np.uint32), np.array([7], dtype=np.uint32))
+    small.add(np.array([4], dtype=np.uint32), np.array([3], dtype=np.uint32))
+    merged = small.merged()
+    assert merged.count_dtype == np.uint32 and merged.read_counts(0, 1).tolist() == [10]
+
+
 def test_a_chained_store_reads_any_range_across_its_parts():
     parts = [
         type_store.ArrayStore(np.arange(a, b, dtype=np.uint64), np.arange(a, b))

@@ -4,6 +4,7 @@ full disk is a one-line error that says where and what to do."""
 from __future__ import annotations
 
 import errno
+import os
 import tempfile
 
 import numpy as np
@@ -66,3 +67,21 @@ def test_a_full_disk_under_the_scratch_files_is_one_line_that_says_what_to_do(te
     assert "nothing was left behind" in message
     assert "set TMPDIR to a file system with more room" in message
     assert list(temp_dir.iterdir()) == []
+
+
+def test_discarded_pages_are_given_back_and_the_rest_kept(temp_dir):
+    """A hole punched where a merge has read for the last time: its pages are freed (the file's
+    allocated blocks shrink) and read as zeros, the bytes around it are untouched."""
+    file = ScratchFile()
+    data = np.arange(1 << 18, dtype=np.uint64) + 1  # 2 MiB, no zeros
+    file.append(data)
+    before = os.fstat(file._fd).st_blocks
+    file.discard(8 * 1000, 8 * 200_000)
+    if os.fstat(file._fd).st_blocks == before:
+        pytest.skip("this file system does not punch holes")
+    assert os.fstat(file._fd).st_blocks < before - 2 * 8 * 190_000 // 1024
+    back = file.read(np.uint64, data.shape[0], 0)
+    assert np.array_equal(back[:1000], data[:1000]) and np.array_equal(back[201_000:], data[201_000:])
+    assert not back[1000:201_000].any()
+    file.close()
+    file.discard(0, 8)  # a closed file: nothing to give back, no error
