@@ -166,6 +166,12 @@ def _merge(
     return np.insert(keys, pos[fresh], new_keys[fresh]), np.insert(counts, pos[fresh], new_counts[fresh])
 
 
+def worker_threads(threads: int | None) -> int:
+    """``threads``, or by default ``COUNT_THREADS`` or the cores this process may use, whichever is
+    fewer: the threads that count and analyse distinct n-grams."""
+    return threads or min(COUNT_THREADS, len(os.sched_getaffinity(0)))
+
+
 class _RunSorter:
     """Sorts full buffers into spilled runs on worker threads, at most ``threads`` at once, while
     the counter fills other buffers; then merges the orders' runs a key range a thread.
@@ -403,7 +409,7 @@ class NgramTypeCounter:
         codecs = {order: key_codec(spec.id_bound, order) for order in range(2, n + 1)}
         capacity = {order: flush_keys or self._capacity(codec) for order, codec in codecs.items()}
         scratch, self._sorter = None, None
-        threads = threads or min(COUNT_THREADS, len(os.sched_getaffinity(0)))
+        threads = worker_threads(threads)
         if self._kernels is not None and threads > 1:
             self._sorter = _RunSorter(self._kernels, threads, max(capacity.values()))
         elif self._kernels is not None:

@@ -11,7 +11,9 @@ time. The distinct n-grams come from :mod:`ngramtool.analysis.counting`, the exp
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from types import ModuleType
 from typing import Any
@@ -22,7 +24,7 @@ from ..hashing.backends import use_numba
 from ..hashing.backends.numpy_backend import column_mixes, ngram_mixes, speedrun_hashes
 from ..spec.hashspec import HashSpec
 from ..util.errors import UsageError
-from .counting import MIX_BLOCK, NgramTypes, _merge, _runs
+from .counting import MIX_BLOCK, NgramTypes, _merge, _runs, worker_threads
 from .expectations import (
     expected_all_heads_shared,
     expected_collision_ratio,
@@ -128,6 +130,7 @@ def sweep_collisions(
     *,
     compiled: bool | None = None,
     loads_budget: int | None = None,
+    threads: int | None = None,
 ) -> list[CollisionReport]:
     """Collision figures for several specs that differ only in table sizes (heads may differ too).
 
@@ -144,7 +147,9 @@ def sweep_collisions(
 
     ``compiled``: True, numba's passes (an error without numba); False, numpy's; None, numba's
     when it imports and there are :data:`SMALL_SWEEP_TYPES` distinct n-grams or more. The
-    figures are the same.
+    figures are the same. ``threads``: with numba's passes, the (spec, layer) pairs of a group
+    are counted on this many threads at once (default: ``worker_threads``); the figures are the
+    same whatever the threads.
     """
     if not specs:
         raise UsageError("give at least one spec (table size) to analyse")
@@ -154,7 +159,9 @@ def sweep_collisions(
         return [
             report
             for spec in specs
-            for report in sweep_collisions(types, [spec], compiled=compiled, loads_budget=loads_budget)
+            for report in sweep_collisions(
+                types, [spec], compiled=compiled, loads_budget=loads_budget, threads=threads
+            )
         ]
     for spec in specs[1:]:
         if spec.max_ngram != first.max_ngram or not np.array_equal(
@@ -170,18 +177,22 @@ def sweep_collisions(
     orders: list[list[OrderStats]] = [[] for _ in specs]
     kernels = _analysis_kernels(compiled, sum(types[order].types for order in range(2, first.max_ngram + 1)))
     budget = LOADS_BUDGET if loads_budget is None else loads_budget
-    for order in range(2, first.max_ngram + 1):
-        grams = types[order]
-        kept = ScratchFile()  # the mixes, for pass two and for the groups after the first
-        # Per layer with a tally by mix: the repeated mixes, counted by the first (None until then).
-        same_mix: dict[int, int | None] = {}
-        split: dict[tuple[int, int], _Tally] = {}  # the tally whose heads go on in the next group
-        for group, parts in enumerate(_budgeted_parts(specs, order, grams.types, budget)):
-            figures = _group_figures(specs, parts, grams, kernels, kept, group == 0, same_mix, split)
-            for si, head_stats, order_stats in figures:
-                heads[si].extend(head_stats)
-                orders[si].append(order_stats)
-        kept.close()
+    threads = worker_threads(threads)
+    with ThreadPoolExecutor(threads) if kernels is not None and threads > 1 else nullcontext() as pool:
+        for order in range(2, first.max_ngram + 1):
+            grams = types[order]
+            kept = ScratchFile()  # the mixes, for pass two and for the groups after the first
+            # Per layer with a tally by mix: the repeated mixes, counted by the first (None until then).
+            same_mix: dict[int, int | None] = {}
+            split: dict[tuple[int, int], _Tally] = {}  # the tally whose heads go on in the next group
+            for group, parts in enumerate(_budgeted_parts(specs, order, grams.types, budget)):
+                figures = _group_figures(
+                    specs, parts, grams, kernels, kept, group == 0, same_mix, split, pool
+                )
+                for si, head_stats, order_stats in figures:
+                    heads[si].extend(head_stats)
+                    orders[si].append(order_stats)
+            kept.close()
     return [
         CollisionReport(
             spec,
@@ -244,23 +255,25 @@ def _group_figures(
     fresh: bool,
     same_mix: dict[int, int | None],
     split: dict[tuple[int, int], _Tally],
+    pool: Executor | None = None,
 ) -> list[tuple[int, list[HeadStats], OrderStats]]:
     """(spec index, head figures, order figures) of the (spec, layer index) pairs whose last heads
     are in one group: the group's tallies' two passes over the mixes, computed and appended to
     ``kept`` when ``fresh`` (the first group), else read back from it. A tally whose heads go on
     in the next group waits in ``split``. ``same_mix`` holds each layer's count of repeated mixes
-    once its first tally by mix has it. The loads go when this returns."""
+    once its first tally by mix has it. The tallies of a block run on ``pool``'s threads at once
+    (each holds its own loads and findings). The loads go when this returns."""
     first = specs[0]
     tallies = [_part_tally(specs, part, grams, kernels, split, same_mix) for part in parts]
-    layers = [li for _, li, _ in parts]
+    pairs = [(li, tally) for (_, li, _), tally in zip(parts, tallies, strict=True)]
     for mixes in _mix_blocks(grams, first) if fresh else _kept_blocks(kept, grams, first):
         if fresh:
             kept.append(mixes)
-        for li, tally in zip(layers, tallies, strict=True):
-            tally.count_rows(mixes[li])
+        _each(pool, lambda pair, mixes=mixes: pair[1].count_rows(mixes[pair[0]]), pairs)
     for mixes, counts in zip(_kept_blocks(kept, grams, first), grams.count_blocks(MIX_BLOCK), strict=True):
-        for li, tally in zip(layers, tallies, strict=True):
-            tally.find_shared(mixes[li], counts)
+        _each(
+            pool, lambda pair, mixes=mixes, counts=counts: pair[1].find_shared(mixes[pair[0]], counts), pairs
+        )
     figures = []
     for (si, li, _), tally in zip(parts, tallies, strict=True):
         if not tally.done:
@@ -273,6 +286,16 @@ def _group_figures(
         repeated = same_mix[li] if tally.by_mix else tally.repeats.count()
         figures.append((si, tally.head_stats(), tally.order_stats(repeated)))
     return figures
+
+
+def _each(pool: Executor | None, work: Callable[[Any], None], items: list[Any]) -> None:
+    """``work`` on every item: on ``pool``'s threads at once (an error is raised here), or in turn."""
+    if pool is None:
+        for item in items:
+            work(item)
+    else:
+        for _ in pool.map(work, items):
+            pass
 
 
 def _part_tally(

@@ -518,6 +518,21 @@ def test_a_sweep_equals_separate_analyses():
         sweep_collisions(types, [SMALL, other_seed])
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_a_sweep_on_threads_equals_brute_force(tiny_blocks, threads, monkeypatch):
+    """Every (spec, layer) pair of a group counted on its own thread (the compiled passes, blocks
+    of seven n-grams, a group a pair): the brute-force figures, whatever the threads."""
+    pytest.importorskip("numba")
+    monkeypatch.setattr(reports, "SMALL_SWEEP_TYPES", 0)
+    ids = np.random.default_rng(3).integers(0, 9, 600)
+    specs = [HashSpec(**{**SMALL.to_dict(), "table_sizes": (t, t)}) for t in (5, 31, 8209)]
+    types = count_ngram_types(ids, SMALL)
+    for budget in (None, 1):
+        found = sweep_collisions(types, specs, threads=threads, loads_budget=budget)
+        for report, spec in zip(found, specs, strict=True):
+            assert_report_matches(report, brute_types(ids, spec), spec)
+
+
 # ---------------------------------------------------------------------------- expectations
 def test_published_uniform_random_figures():
     # ngramtool's reference README: 111,302 distinct 2-grams.
