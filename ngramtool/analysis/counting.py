@@ -44,7 +44,7 @@ FLUSH_BYTES = 1 << 25
 NUMPY_FLUSH_KEYS = 1 << 25
 _U32_SPAN = 1 << 32
 COUNT_THREADS = 2  # most threads that sort and merge runs (each sort in flight holds a buffer)
-MIX_BLOCK = 1 << 20  # distinct n-grams read (and, for the reports, decoded and mixed) at a time
+MIX_BLOCK = 1 << 19  # distinct n-grams read (and, for the reports, decoded and mixed) at a time
 _U64_SPAN = 1 << 64
 
 
