@@ -592,6 +592,42 @@ def test_sigterm_mid_stream_leaves_a_stream_that_readers_reject() -> None:
         list(read_stream(io.BytesIO(head + rest)))
 
 
+def test_sigterm_while_runs_are_sorted_on_threads_exits_at_once_leaving_nothing(tmp_path: Path) -> None:
+    """``collisions`` of a token file counts on two threads; a SIGTERM once the sorting threads
+    have started (buffers of 1,024 keys: thousands of runs, seconds of work) stops it with the
+    one-line message and exit 143, and its scratch files (unlinked from the start) leave nothing
+    in ``TMPDIR``."""
+    ids = tmp_path / "ids.npy"
+    np.save(ids, np.random.default_rng(0).integers(0, 256, 2_000_000, dtype=np.uint32))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    small_buffers = (
+        "import sys; from ngramtool.analysis import counting; counting.FLUSH_BYTES = 4096; "
+        "from ngramtool.cli.app import main; sys.argv[0] = 'ngramtool'; main()"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", small_buffers, "collisions", str(ids), "-t", "bytes", "--table", "1009", "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        preexec_fn=_signals_at_default,
+    )
+
+    def spilling() -> bool:  # a scratch file is open: runs are being sorted and spilled
+        try:
+            return any(str(scratch) in os.readlink(fd) for fd in Path(f"/proc/{process.pid}/fd").iterdir())
+        except OSError:  # a file closed meanwhile, or the process not started yet
+            return False
+
+    _wait_for(spilling)
+    assert len(list(Path(f"/proc/{process.pid}/task").iterdir())) >= 3  # the sorting threads
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 143, err.decode()
+    assert err.decode().startswith("error: interrupted by SIGTERM") and err.decode().count("\n") == 1
+    assert list(scratch.iterdir()) == []
+
+
 def test_a_signal_in_a_step_that_must_not_stop_halfway_waits_for_its_end(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
