@@ -230,8 +230,8 @@ class _DistinctCounter:
     With ``kernels`` (:mod:`ngramtool.analysis.counting_kernels`, for one-word keys) the buffer
     holds uint32 keys where they fit (:attr:`KeyCodec.narrow`); each sorted buffer is compacted
     to a run of distinct keys and counts (in ``scratch``: uint32, at least the buffer's size,
-    shared by the orders) and spilled to a scratch file as uint64 keys; the runs are merged k
-    ways at once at the end (:class:`ngramtool.analysis.type_store.SortedRuns`). Memory is the
+    shared by the orders) and spilled to a scratch file, the keys as buffered; the runs are
+    merged k ways at once at the end (:class:`ngramtool.analysis.type_store.SortedRuns`). Memory is the
     buffer, whatever the corpus. Given a ``sorter``, full buffers are sorted on its threads while
     this one fills another (one of ``spare``, or a new one). Without kernels, numpy merges each
     run into the sorted distinct keys so far, in memory (new arrays: twice the distinct keys for
