@@ -18,10 +18,9 @@ loads no tokenizer machinery. See docs/architecture.md for the layers beneath th
 
 from __future__ import annotations
 
-import importlib
 import logging
-from typing import Any
 
+from .util.lazy import lazy_names
 from .util.version import __version__
 
 # name -> the module that defines it
@@ -59,14 +58,4 @@ __all__ = ["__version__", *sorted(_API)]
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name from its module on first use."""
-    if name not in _API:
-        raise AttributeError(f"module 'ngramtool' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_API[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_API})
+__getattr__, __dir__ = lazy_names(__name__, _API)  # each public name imported on first use
