@@ -198,11 +198,9 @@ class _RunSorter:
         self._pending.append((future, counter, buffer))
 
     def _sort_run(self, counter: _DistinctCounter, keys: np.ndarray) -> None:
-        run = counter.codec.sort(keys)
         scratch = self._scratches.get()
         try:
-            distinct = self._kernels.run_lengths(run, scratch)
-            counter.runs.add(run[:distinct], scratch[:distinct])  # type: ignore[union-attr]
+            counter.spill(keys, scratch)
         finally:
             self._scratches.put(scratch)
 
@@ -290,13 +288,18 @@ class _DistinctCounter:
             self._buffer = self.spare.pop() if self.spare else np.empty_like(self._buffer)
             self._fill = 0
             return
-        run = self.codec.sort(self._buffer[: self._fill])
-        self._fill = 0
+        keys, self._fill = self._buffer[: self._fill], 0
         if self.runs is None:
-            self._keys, self._counts = _merge(self._keys, self._counts, *_runs(run))
+            self._keys, self._counts = _merge(self._keys, self._counts, *_runs(self.codec.sort(keys)))
             return
-        distinct = self._kernels.run_lengths(run, self._scratch)  # type: ignore[union-attr]
-        self.runs.add(run[:distinct], self._scratch[:distinct])  # type: ignore[index]
+        self.spill(keys, self._scratch)  # type: ignore[arg-type]
+
+    def spill(self, keys: np.ndarray, scratch: np.ndarray) -> None:
+        """Sort a full buffer's ``keys`` in place into a run of distinct keys and counts (the
+        counts in ``scratch``) and spill it."""
+        run = self.codec.sort(keys)
+        distinct = self._kernels.run_lengths(run, scratch)  # type: ignore[union-attr]
+        self.runs.add(run[:distinct], scratch[:distinct])  # type: ignore[union-attr]
 
 
 class NgramTypes:

@@ -112,29 +112,32 @@ class FileStore(TypeStore):
         """The dtype of the counts on disk."""
         return self._count_dtype
 
+    def _key_at(self, entry: int) -> int:
+        """The byte offset of entry ``entry``'s key in the keys file."""
+        return self._keys_at + entry * self._key_dtype.itemsize
+
+    def _count_at(self, entry: int) -> int:
+        """The byte offset of entry ``entry``'s count in the counts file."""
+        return self._counts_at + entry * self._count_dtype.itemsize
+
     def read_keys(self, lo: int, hi: int) -> np.ndarray:
-        at = self._keys_at + lo * self._key_dtype.itemsize
-        return self._keys_file.read(self._key_dtype, hi - lo, at).astype(np.uint64, copy=False)
+        keys = self._keys_file.read(self._key_dtype, hi - lo, self._key_at(lo))
+        return keys.astype(np.uint64, copy=False)
 
     def read_counts(self, lo: int, hi: int) -> np.ndarray:
-        at = self._counts_at + lo * self._count_dtype.itemsize
-        return self._counts_file.read(self._count_dtype, hi - lo, at).astype(COUNT, copy=False)
+        return self._counts_file.read(self._count_dtype, hi - lo, self._count_at(lo)).astype(
+            COUNT, copy=False
+        )
 
     def read_into(self, keys: np.ndarray, counts: np.ndarray, lo: int) -> None:
         """Fill ``keys`` and ``counts`` with the entries from ``lo`` on."""
-        _read_as(self._keys_file, keys, self._key_dtype, self._keys_at + lo * self._key_dtype.itemsize)
-        _read_as(
-            self._counts_file, counts, self._count_dtype, self._counts_at + lo * self._count_dtype.itemsize
-        )
+        _read_as(self._keys_file, keys, self._key_dtype, self._key_at(lo))
+        _read_as(self._counts_file, counts, self._count_dtype, self._count_at(lo))
 
     def discard(self, lo: int, hi: int) -> None:
         """Give back the disk pages of entries lo..hi, read for the last time."""
-        self._keys_file.discard(
-            self._keys_at + lo * self._key_dtype.itemsize, (hi - lo) * self._key_dtype.itemsize
-        )
-        self._counts_file.discard(
-            self._counts_at + lo * self._count_dtype.itemsize, (hi - lo) * self._count_dtype.itemsize
-        )
+        self._keys_file.discard(self._key_at(lo), self._key_at(hi) - self._key_at(lo))
+        self._counts_file.discard(self._count_at(lo), self._count_at(hi) - self._count_at(lo))
 
     @property
     def files(self) -> tuple[ScratchFile, ScratchFile]:
@@ -157,9 +160,9 @@ class FileStore(TypeStore):
         :meth:`counted`)."""
         return FileStore(
             self._keys_file,
-            self._keys_at + lo * self._key_dtype.itemsize,
+            self._key_at(lo),
             self._counts_file,
-            self._counts_at + lo * self._count_dtype.itemsize,
+            self._count_at(lo),
             size=hi - lo,
             occurrences=-1,
             count_dtype=self._count_dtype,
