@@ -62,7 +62,7 @@ from ngramtool.analysis.reports import sweep_collisions
 from ngramtool.util.profiling import peak_rss_bytes
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_overhead import timed
+from bench_overhead import compile_package, timed
 
 CHUNK = 1 << 20
 METHODS = ("plain numpy", "ngramtool", "ngramtool (1 thread)", "ngramtool (numpy only)")
@@ -316,6 +316,7 @@ def main() -> None:
     )
     same = compare(corpus, args)
     if args.text is not None:
+        compile_package(Path(counting.__file__).resolve().parents[2])  # as installed (bench_overhead)
         ids = text_ids(args.text, Path(args.corpus_dir))
         print(f"\n{args.text} under cl100k_base: {np.load(ids, mmap_mode='r').shape[0]:,} tokens, V'=62,330")
         same = compare(ids, args) and same

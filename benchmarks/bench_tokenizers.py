@@ -24,7 +24,8 @@ whether the index arrays (tokens, rows, document offsets, lookup table) are byte
 reference run's with the same ``--rows``, and the CPU nanoseconds per token of each stage of each
 hash run (tokenize, canonicalize, hash, checksum, write, other: the main thread's reading and
 cutting, and the engine's own threads). The indexes go to ``--out`` (default: a temporary
-directory; ``/dev/shm`` takes the disk out), each removed once measured.
+directory; ``/dev/shm`` takes the disk out), each removed once measured. The package's bytecode
+is compiled first, as an installed copy's is (``bench_overhead.compile_package``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_overhead import compile_package
 from bench_pipeline import STAGES, _cpu_seconds, make_text, newline_pieces, pipeline, stage_seconds
 
 REPO = Path(__file__).resolve().parent.parent
@@ -137,6 +139,7 @@ def main() -> None:
         "--out", type=Path, help="where the indexes are written (default: a temporary directory)"
     )
     args = parser.parse_args()
+    compile_package(REPO)
     with tempfile.TemporaryDirectory() as tmp:
         text = args.text or Path(tmp) / "text.txt"
         if args.text is None:
