@@ -38,6 +38,18 @@ def write(handle: tempfile._TemporaryFileWrapper, block: np.ndarray, count: int)
     return time.process_time() - start
 
 
+def just_freed_seconds(directory: Path, nbytes: int) -> float:
+    """CPU seconds to write ``nbytes`` (rounded up to whole 4 MiB calls) into a new file in
+    ``directory`` right after a file of the same size there was written and freed: the cheapest
+    pages a new file can get."""
+    block = np.arange(BLOCK // 8, dtype=np.uint64)
+    count = max(1, -(-nbytes // BLOCK))
+    with tempfile.TemporaryFile(dir=directory, buffering=0) as first:
+        write(first, block, count)
+    with tempfile.TemporaryFile(dir=directory, buffering=0) as second:
+        return write(second, block, count)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mib", type=int, default=800, help="MiB per write")

@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_fresh_pages import just_freed_seconds
 from bench_overhead import compile_package
 from bench_pipeline import STAGES, _cpu_seconds, make_text, newline_pieces, pipeline, stage_seconds
 
@@ -54,6 +55,13 @@ THREADS = 2
 ENGINES = ("fastokens", "splintr")
 LAZY = ["--rows", "lazy"]
 ARRAYS = ("tokens", "rows", "doc_offsets", "lut")
+TARGETS = {"cl100k_base": {"rows stored": 2.5, "--rows lazy": 4.0}, "DeepSeek-V3": {"rows stored": 20.0}}
+"""The whole-process targets: ``hash``'s Mtok/s as a multiple of the reference alone, by mode."""
+STREAMING_NS = 120
+"""The streaming target: CPU ns a token while streaming, rows stored."""
+STARTS = 3  # engine start-ups timed; the best counts
+FLOOR_WRITE_BYTES = 512 << 20  # written (twice) to price a byte of a new file
+LINE = "The quick brown fox jumps over the lazy dog.\n"
 
 
 def runs(engines: list[str]) -> list[tuple[str, list[str]]]:
@@ -105,6 +113,70 @@ def measure_alone(which: str, tokenizer: str, path: str) -> None:
     print(json.dumps({"tokens": tokens, "seconds": seconds, "cpu_seconds": cpu}))
 
 
+def engine_recipe(engine: str, tokenizer: str, folder: Path) -> Path:
+    """A JSON file in ``folder`` saying what ``hash`` builds ``engine`` from for ``tokenizer`` (a
+    tiktoken encoding's ranks file, pattern and matched special tokens; or the tokenizer.json)."""
+    from ngramtool.tokenizers import load_tokenizer
+    from ngramtool.tokenizers.engines import _matched_special
+    from ngramtool.tokenizers.hf import names_not_special
+    from ngramtool.tokenizers.protocol import _read_maybe_gz
+    from ngramtool.tokenizers.tiktoken_files import TiktokenTokenizer
+    from ngramtool.tokenizers.tiktoken_splintr import pinned_fastokens_pattern, pinned_splintr_pattern
+
+    reference = load_tokenizer(tokenizer, engine="reference")
+    recipe: dict = {"engine": engine}
+    if isinstance(reference, TiktokenTokenizer):
+        ranks = folder / "ranks.tiktoken"
+        ranks.write_bytes(reference.rank_lines)
+        pinned = pinned_splintr_pattern if engine == "splintr" else pinned_fastokens_pattern
+        pattern = pinned(reference._enc, reference.fingerprint)
+        recipe |= {"ranks": str(ranks), "pattern": pattern, "special": _matched_special(reference)}
+    else:
+        document = _read_maybe_gz(reference.path)
+        if isinstance(reference.special, tuple):
+            document = names_not_special(document, reference.special)
+        (folder / "tokenizer.json").write_bytes(document)
+        recipe["json"] = str(folder / "tokenizer.json")
+    path = folder / f"{engine}.json"
+    path.write_text(json.dumps(recipe), encoding="utf-8")
+    return path
+
+
+def engine_startup(recipe: Path) -> float:
+    """The best wall seconds over :data:`STARTS` child processes that each import numpy, build the
+    engine of ``recipe`` and encode a line: what any run with that engine takes before it streams."""
+    command = [sys.executable, __file__, "--startup", str(recipe)]
+    seconds = []
+    for _ in range(STARTS):
+        start = time.perf_counter()
+        subprocess.run(command, check=True)
+        seconds.append(time.perf_counter() - start)
+    return min(seconds)
+
+
+def build_engine(recipe_path: str) -> None:
+    """Build the engine of a recipe and encode a line (the child's job; nothing of ngramtool's)."""
+    import numpy  # noqa: F401  (every ngramtool run imports it)
+
+    recipe = json.loads(Path(recipe_path).read_text(encoding="utf-8"))
+    if recipe["engine"] == "splintr":
+        import splintr
+
+        ranks = Path(recipe["ranks"]).read_bytes()
+        tok = splintr.Tokenizer.from_bytes(ranks, recipe["pattern"], recipe["special"])
+        tok.pcre2(True).encode_ordinary(LINE)
+        return
+    import fastokens
+
+    if "json" in recipe:
+        tok = fastokens.Tokenizer.from_json_str(Path(recipe["json"]).read_text(encoding="utf-8"))
+    else:
+        tok = fastokens.Tokenizer.from_tiktoken(
+            recipe["ranks"], pattern=recipe["pattern"], special_tokens=recipe["special"]
+        )
+    tok.encode(LINE, add_special_tokens=False)
+
+
 def hash_run(
     tokenizer: str, path: Path, out_dir: Path, engine: str, extra: list[str]
 ) -> tuple[dict, float, dict[str, str], int]:
@@ -132,6 +204,9 @@ def main() -> None:
     if sys.argv[1:2] == ["--alone"]:
         measure_alone(*sys.argv[2:5])
         return
+    if sys.argv[1:2] == ["--startup"]:
+        build_engine(sys.argv[2])
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mb", type=float, default=60, help="MB of text to build (2: seconds)")
     parser.add_argument("--text", type=Path, help="measure this text file instead of building one")
@@ -155,15 +230,18 @@ def main() -> None:
 
 
 def compare(label: str, tokenizer: str, text: Path, out: Path) -> None:
-    """One tokenizer's table: the reference and the engines alone, then the hash runs."""
+    """One tokenizer's table: the reference and the engines alone, then the hash runs, then the
+    ceilings of each whole-process target."""
     print(f"\n{label}")
     engines = serving(tokenizer)
     reference = alone("reference", tokenizer, text)
     base = reference["tokens"] / reference["seconds"]
     columns = ("Mtok/s", "x ref", "stream", "x ref", "CPU s", "MB/s", "same")
     print(f"{'run':<44} " + " ".join(f"{c:>7}" for c in columns))
+    engine_cpu: dict[str, float] = {}
     for name in ["reference", *engines]:
         measured = reference if name == "reference" else alone(name, tokenizer, text)
+        engine_cpu[name] = measured["cpu_seconds"] / measured["tokens"]
         rate = measured["tokens"] / measured["seconds"]
         same = "yes" if measured["tokens"] == reference["tokens"] else "NO"
         blank = f"{'':>7} {'':>7}"
@@ -173,9 +251,11 @@ def compare(label: str, tokenizer: str, text: Path, out: Path) -> None:
         )
     firsts: dict[bool, dict[str, str]] = {}
     profiles = []
+    index_bytes: dict[str, int] = {}
     for engine, extra in runs(engines):
         summary, seconds, digests, size = hash_run(tokenizer, text, out, engine, extra)
         first = firsts.setdefault(extra == LAZY, digests)
+        index_bytes.setdefault("--rows lazy" if extra == LAZY else "rows stored", size)
         rate = summary["num_tokens"] / seconds
         streaming = summary["profile"]["wall_seconds"]
         stream = summary["num_tokens"] / streaming
@@ -197,6 +277,54 @@ def compare(label: str, tokenizer: str, text: Path, out: Path) -> None:
         seconds = stage_seconds(summary["profile"])
         cells = " ".join(f"{seconds[s] / summary['num_tokens'] * 1e9:>12.1f}" for s in STAGES)
         print(f"{name:<36} {cells}")
+    if engines:
+        ceilings(label, tokenizer, engines, engine_cpu, index_bytes, reference["tokens"], base, out)
+
+
+def ceilings(
+    label: str,
+    tokenizer: str,
+    engines: list[str],
+    engine_cpu: dict[str, float],
+    index_bytes: dict[str, int],
+    tokens: int,
+    base: float,
+    out: Path,
+) -> None:
+    """Print the fastest each whole-process target's run could be on this machine, from pieces
+    outside ngramtool measured alone in this run, beside the target; and the least CPU a token
+    could take while streaming with rows stored, beside :data:`STREAMING_NS`."""
+    byte_seconds = just_freed_seconds(out, FLOOR_WRITE_BYTES) / FLOOR_WRITE_BYTES
+    with tempfile.TemporaryDirectory() as folder:
+        recipes = {engine: engine_recipe(engine, tokenizer, Path(folder)) for engine in engines}
+        startup = {engine: engine_startup(recipe) for engine, recipe in recipes.items()}
+    print(
+        f"\nCeilings on this machine: a process that imports numpy, builds the engine and encodes a line "
+        f"(start-up, best of {STARTS});\nthe engine's CPU a token alone, above; writing the index's bytes "
+        f"into pages just freed in {out} ({byte_seconds * 1e9:.3f} CPU ns a byte, the cheapest new pages);\n"
+        f"ceiling = tokens / (start-up + tokens x (engine + write) / {THREADS} cores), "
+        "with nothing of ngramtool's own counted"
+    )
+    columns = ("start-up", "engine", "write", "ceiling", "target", "reachable")
+    print(f"{'target':<36} {'engine':<10} " + " ".join(f"{c:>9}" for c in columns))
+    for mode, multiple in TARGETS.get(label, {}).items():
+        write = index_bytes[mode] / tokens * byte_seconds
+        for engine in engines:
+            seconds = startup[engine] + tokens * (engine_cpu[engine] + write) / THREADS
+            ceiling, target = tokens / seconds, multiple * base
+            print(
+                f"{f'{mode}, {multiple:g}x the reference':<36} {engine:<10} {startup[engine]:>8.2f}s "
+                f"{engine_cpu[engine] * 1e9:>7.1f}ns {write * 1e9:>7.1f}ns {ceiling / 1e6:>7.2f}M/s "
+                f"{target / 1e6:>7.2f}M/s {'yes' if ceiling >= target else 'no':>9}"
+            )
+    write = index_bytes["rows stored"] / tokens * byte_seconds
+    for engine in engines:
+        least = engine_cpu[engine] + write
+        print(
+            f"{f'streaming, at most {STREAMING_NS} CPU ns a token':<36} {engine:<10} {'':>9} "
+            f"{engine_cpu[engine] * 1e9:>7.1f}ns {write * 1e9:>7.1f}ns {least * 1e9:>7.1f}ns "
+            f"{STREAMING_NS:>7d}ns {'yes' if least * 1e9 <= STREAMING_NS else 'no':>9}"
+        )
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ from ..util.errors import NgramToolError
 from .hf import HFTokenizer, names_not_special
 from .protocol import NO_IDS, Tokenizer, _read_maybe_gz
 from .tiktoken_files import TiktokenTokenizer
-from .tiktoken_splintr import pinned_fastokens_pattern, pinned_splintr_pattern, ranks_file
+from .tiktoken_splintr import pinned_fastokens_pattern, pinned_splintr_pattern
 
 ENGINE_VERSIONS = {"fastokens": "0.3.5", "splintr": "0.22.0"}
 """Each engine and the one version of it whose ids were verified (the ``fast`` extra pins it)."""
@@ -186,7 +186,7 @@ def _fastokens_for(reference: Tokenizer, version: str) -> FastokensEncoder:
         try:
             with tempfile.TemporaryDirectory(prefix="ngramtool-ranks-") as folder:
                 ranks = Path(folder) / "ranks.tiktoken"
-                ranks.write_bytes(ranks_file(reference._enc))
+                ranks.write_bytes(reference.rank_lines)
                 tokenizer = fastokens.Tokenizer.from_tiktoken(
                     str(ranks), pattern=pattern, special_tokens=_matched_special(reference)
                 )
@@ -207,7 +207,7 @@ def _splintr_for(reference: TiktokenTokenizer, version: str) -> SplintrEncoder:
             f"tokenizer engine splintr is not verified for tiktoken encoding {reference.name}: the engine "
             "is not offered for it"
         )
-    return SplintrEncoder(ranks_file(reference._enc), pattern, _matched_special(reference), version)
+    return SplintrEncoder(reference.rank_lines, pattern, _matched_special(reference), version)
 
 
 def _matched_special(reference: TiktokenTokenizer) -> dict[str, int]:

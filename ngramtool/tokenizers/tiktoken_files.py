@@ -48,7 +48,10 @@ class TiktokenTokenizer(_OneByOne):
         self.name = name
         self.n_vocab = encoding.n_vocab
         self.pad_token_id = encoding.eot_token if encoding.special_tokens_set else None
-        self.fingerprint = _tiktoken_fingerprint(encoding, rank_lines)
+        self.rank_lines = rank_lines if rank_lines is not None else canonical_lines(encoding._mergeable_ranks)
+        """The ranks in tiktoken's file format, ``base64(token) rank`` per line in rank order (what
+        the fast engines are built from), from the rank file's parse when it made them."""
+        self.fingerprint = _tiktoken_fingerprint(encoding, self.rank_lines)
         self.special_tokens = dict(encoding._special_tokens)
         self.special: SpecialRule = special or "none"  # tiktoken's encode refuses special text
         _check_special_names(self.special, self.special_tokens, name)

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import hashlib
 
-from .tiktoken_ranks import canonical_lines
-
 # sha256 of the pattern given to splintr, by the tiktoken tokenizer's fingerprint.
 PINNED_PATTERN_SHA256 = {
     # cl100k_base
@@ -122,9 +120,3 @@ def pinned_fastokens_pattern(encoding, fingerprint: str) -> str | None:
 
 def _pinned(pattern: str, sha256: str | None) -> str | None:
     return pattern if hashlib.sha256(pattern.encode()).hexdigest() == sha256 else None
-
-
-def ranks_file(encoding) -> bytes:
-    """The encoding's ranks in tiktoken's file format (one ``base64(token) rank`` line each, in
-    rank order: the lines its fingerprint hashes)."""
-    return canonical_lines(encoding._mergeable_ranks)
