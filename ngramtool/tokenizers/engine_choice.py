@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..util.errors import UsageError
+from . import guard, guard_memo
 from .engines import AUTO_ORDER, Encoder, EngineUnavailable, EngineUnverified, engine_for
 from .guard import CHECK_EVERY, PrefixCut, RunCheck, startup_problem
 from .protocol import Tokenizer, tokenizer_repr
@@ -201,7 +202,15 @@ def _prefix_cut(reference: Tokenizer) -> PrefixCut | None:
 
 
 def _startup_problem(encoder: Encoder, reference: Tokenizer) -> str | None:
-    return startup_problem(encoder.encode, encoder.encode_joined, reference.encode, reference.special_tokens)
+    """The start-up checks of ``encoder``, its long runs timed unless this build passed them before."""
+    key = guard_memo.memo_key(encoder, (guard.RUN_CHARS, guard.RUN_SECONDS))
+    remembered = key is not None and guard_memo.passed(key)
+    problem = startup_problem(
+        encoder.encode, encoder.encode_joined, reference.encode, reference.special_tokens, not remembered
+    )
+    if problem is None and key is not None and not remembered:
+        guard_memo.remember(key)
+    return problem
 
 
 def with_engine(reference: Tokenizer, choice: str, check_every: int) -> Tokenizer:

@@ -26,6 +26,7 @@ by :mod:`.guard`, not here.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import tempfile
 from pathlib import Path
@@ -67,6 +68,8 @@ class Encoder(Protocol):
 
     name: str
     version: str
+    build: str
+    """What it was built from, as a digest (:func:`_build_digest`): keys its time guard's pass."""
 
     def encode(self, text: str) -> np.ndarray:
         """uint32 ids of ``text``, without document marks."""
@@ -80,8 +83,8 @@ class FastokensEncoder:
 
     name = "fastokens"
 
-    def __init__(self, tokenizer: Any, split_special: bool, version: str) -> None:
-        self.version = version
+    def __init__(self, tokenizer: Any, split_special: bool, version: str, build: str) -> None:
+        self.version, self.build = version, build
         self._tok = tokenizer
         self._tok.no_padding()
         self._tok.no_truncation()
@@ -110,6 +113,7 @@ class SplintrEncoder:
         import splintr
 
         self.version = version
+        self.build = _build_digest(ranks, pattern, special)
         self._tok = splintr.Tokenizer.from_bytes(ranks, pattern, special).pcre2(True)
         self._special = bool(special)
 
@@ -175,7 +179,8 @@ def _fastokens_for(reference: Tokenizer, version: str) -> FastokensEncoder:
         if isinstance(rule, tuple):
             document = names_not_special(document, rule)
         tokenizer = fastokens.Tokenizer.from_json_str(document.decode("utf-8"))
-        return FastokensEncoder(tokenizer, split_special=rule != "all", version=version)
+        split = rule != "all"
+        return FastokensEncoder(tokenizer, split, version, _build_digest(document, str(split), {}))
     if isinstance(reference, TiktokenTokenizer):
         pattern = pinned_fastokens_pattern(reference._enc, reference.fingerprint)
         if pattern is None:
@@ -183,19 +188,22 @@ def _fastokens_for(reference: Tokenizer, version: str) -> FastokensEncoder:
                 f"tokenizer engine fastokens is not verified for tiktoken encoding {reference.name}: the "
                 "engine is not offered for it"
             )
+        special = _matched_special(reference)
         try:
             with tempfile.TemporaryDirectory(prefix="ngramtool-ranks-") as folder:
                 ranks = Path(folder) / "ranks.tiktoken"
                 ranks.write_bytes(reference.rank_lines)
                 tokenizer = fastokens.Tokenizer.from_tiktoken(
-                    str(ranks), pattern=pattern, special_tokens=_matched_special(reference)
+                    str(ranks), pattern=pattern, special_tokens=special
                 )
         except OSError as exc:
             raise EngineUnavailable(
                 f"tokenizer engine fastokens could not be given {reference.name}'s ranks: a temporary "
                 f"file could not be written ({exc}); set TMPDIR to a writable directory"
             ) from None
-        return FastokensEncoder(tokenizer, split_special=False, version=version)
+        return FastokensEncoder(
+            tokenizer, False, version, _build_digest(reference.rank_lines, pattern, special)
+        )
     raise EngineUnavailable(f"no tokenizer engine for {reference.name} (its own encoder is the fastest)")
 
 
@@ -208,6 +216,14 @@ def _splintr_for(reference: TiktokenTokenizer, version: str) -> SplintrEncoder:
             "is not offered for it"
         )
     return SplintrEncoder(reference.rank_lines, pattern, _matched_special(reference), version)
+
+
+def _build_digest(data: bytes, pattern: str, special: dict[str, int]) -> str:
+    """sha256 of what an engine is built from: its data (ranks or tokenizer.json), its pattern (or
+    other setting) and the special tokens it matches."""
+    digest = hashlib.sha256(data)
+    digest.update(b"\0" + pattern.encode() + b"\0" + repr(sorted(special.items())).encode())
+    return digest.hexdigest()
 
 
 def _matched_special(reference: TiktokenTokenizer) -> dict[str, int]:
