@@ -38,16 +38,17 @@ def write(handle: tempfile._TemporaryFileWrapper, block: np.ndarray, count: int)
     return time.process_time() - start
 
 
-def just_freed_seconds(directory: Path, nbytes: int) -> float:
-    """CPU seconds to write ``nbytes`` (rounded up to whole 4 MiB calls) into a new file in
-    ``directory`` right after a file of the same size there was written and freed: the cheapest
-    pages a new file can get."""
+def page_prices(directory: Path, nbytes: int) -> dict[str, float]:
+    """CPU seconds of the three writes of ``nbytes`` (rounded up to whole 4 MiB calls) into
+    unlinked files in ``directory``: ``fresh``, ``just freed`` and ``rewrite``."""
     block = np.arange(BLOCK // 8, dtype=np.uint64)
     count = max(1, -(-nbytes // BLOCK))
     with tempfile.TemporaryFile(dir=directory, buffering=0) as first:
-        write(first, block, count)
+        fresh = write(first, block, count)
     with tempfile.TemporaryFile(dir=directory, buffering=0) as second:
-        return write(second, block, count)
+        freed = write(second, block, count)
+        again = write(second, block, count)
+    return {"fresh": fresh, "just freed": freed, "rewrite": again}
 
 
 def main() -> None:
@@ -55,19 +56,12 @@ def main() -> None:
     parser.add_argument("--mib", type=int, default=800, help="MiB per write")
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()), help="where the files go")
     args = parser.parse_args()
-    block = np.arange(BLOCK // 8, dtype=np.uint64)
-    count = max(1, args.mib * (1 << 20) // BLOCK)
-    nbytes = count * BLOCK
-    first = tempfile.TemporaryFile(dir=args.dir, buffering=0)  # noqa: SIM115
-    fresh = write(first, block, count)
-    first.close()
-    with tempfile.TemporaryFile(dir=args.dir, buffering=0) as second:
-        freed = write(second, block, count)
-        again = write(second, block, count)
+    nbytes = max(1, args.mib * (1 << 20) // BLOCK) * BLOCK
+    prices = page_prices(args.dir, nbytes)
     print(f"{nbytes / 2**20:,.0f} MiB a write, {BLOCK >> 20} MiB a call, in {args.dir}")
     print(f"{'write':>12s} {'CPU s':>7s} {'ns/byte':>8s} {'x rewrite':>10s}")
-    for name, seconds in (("fresh", fresh), ("just freed", freed), ("rewrite", again)):
-        print(f"{name:>12s} {seconds:7.3f} {seconds / nbytes * 1e9:8.3f} {seconds / again:10.1f}")
+    for name, seconds in prices.items():
+        print(f"{name:>12s} {seconds:7.3f} {seconds / nbytes * 1e9:8.3f} {seconds / prices['rewrite']:10.1f}")
 
 
 if __name__ == "__main__":
