@@ -1,7 +1,8 @@
 """The fast tokenizer engines against their reference, alone and inside ``ngramtool hash``, side by side.
 
     python benchmarks/bench_tokenizers.py --mb 2                      # seconds: checks that it works
-    python benchmarks/bench_tokenizers.py --mb 60 --out /dev/shm      # the table in docs/performance.md
+    python benchmarks/bench_tokenizers.py --mb 60                     # the table in docs/performance.md
+    python benchmarks/bench_tokenizers.py --mb 60 --out /dev/shm      # the index in memory (tmpfs)
 
 For cl100k_base (reference: tiktoken) and the DeepSeek-V3 tokenizer.json (reference: HF
 ``tokenizers``), in one run, each in a child process on the same text (bench_pipeline.py's mix of
@@ -24,8 +25,19 @@ whether the index arrays (tokens, rows, document offsets, lookup table) are byte
 reference run's with the same ``--rows``, and the CPU nanoseconds per token of each stage of each
 hash run (tokenize, canonicalize, hash, checksum, write, other: the main thread's reading and
 cutting, and the engine's own threads). The indexes go to ``--out`` (default: a temporary
-directory; ``/dev/shm`` takes the disk out), each removed once measured. The package's bytecode
-is compiled first, as an installed copy's is (``bench_overhead.compile_package``).
+directory, on a disk, where the rows are written with ``O_DIRECT``; ``/dev/shm`` holds them in
+memory, whose new pages this machine's hypervisor hands over slowly), each removed once measured.
+The package's bytecode is compiled first, as an installed copy's is
+(``bench_overhead.compile_package``).
+
+Then the ceilings: for each whole-process target (:data:`TARGETS`, multiples of the reference
+alone), the fastest a run with each engine could be on this machine, from what is not ngramtool's
+measured alone in the same run: a process that only imports numpy, builds the engine and encodes a
+line (start-up); the engine's rate and CPU a token alone; writing the index's bytes as its rows
+are written, at the cheapest (:func:`write_seconds`); then the same with ngramtool's own compute
+(canonicalize, hash, checksum) as its hash run measured it. And the least CPU a token could take
+while streaming with rows stored, beside :data:`STREAMING_NS`. A target whose ceiling is below it
+is out of reach on the machine, whatever ngramtool does.
 """
 
 from __future__ import annotations
@@ -42,7 +54,6 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_fresh_pages import page_prices
 from bench_overhead import compile_package
 from bench_pipeline import STAGES, _cpu_seconds, make_text, newline_pieces, pipeline, stage_seconds
 
@@ -62,8 +73,7 @@ STREAMING_NS = 120
 OWN_STAGES = ("canonicalize", "hash", "checksum")
 """ngramtool's own compute while streaming with rows stored (not the tokenizer, not the write)."""
 STARTS = 3  # engine start-ups timed; the best counts
-PRICED_BYTES = 1 << 30  # written to price a byte of a new file, on new pages and on pages just freed
-SETTLE_SECONDS = 3  # before pricing: the kernel hands pages freed this long ago back to the host
+PRICED_BYTES = 1 << 30  # written (twice) to price a byte of the index
 LINE = "The quick brown fox jumps over the lazy dog.\n"
 
 
@@ -178,6 +188,27 @@ def build_engine(recipe_path: str) -> None:
             recipe["ranks"], pattern=recipe["pattern"], special_tokens=recipe["special"]
         )
     tok.encode(LINE, add_special_tokens=False)
+
+
+def write_seconds(directory: Path, nbytes: int) -> float:
+    """CPU seconds to write ``nbytes`` into a new file in ``directory`` as an index's rows are
+    written (16 MiB aligned slabs, ``O_DIRECT`` where the file system takes it), right after a
+    file as large there was written and removed: the cheapest pages a page cache has to give."""
+    from ngramtool.formats.directio import OutputFile, aligned_bytes
+    from ngramtool.formats.npy import SLAB_BYTES
+
+    slab = aligned_bytes(SLAB_BYTES)
+    slab[:] = 1
+    seconds = 0.0
+    for _ in range(2):
+        with tempfile.TemporaryDirectory(dir=directory) as folder:
+            start = time.process_time()
+            out = OutputFile(Path(folder) / "rows.npy")
+            for offset in range(0, nbytes, SLAB_BYTES):
+                out.write(slab, offset)
+            out.close()
+            seconds = time.process_time() - start
+    return seconds
 
 
 def hash_run(
@@ -300,21 +331,19 @@ def ceilings(
     """Print the fastest each whole-process target's run could be on this machine, beside the
     target, and the least CPU a token could take while streaming with rows stored, beside
     :data:`STREAMING_NS`: first from pieces outside ngramtool measured alone in this run (the
-    engine's start-up, its rate and CPU alone, the index's bytes written into pages just freed, the
-    cheapest there are), then adding ngramtool's own compute as its hash run measured it."""
+    engine's start-up, its rate and CPU alone, the index's bytes written as the rows are, at the
+    cheapest: :func:`write_seconds`), then adding ngramtool's own compute as its hash run measured
+    it."""
     with tempfile.TemporaryDirectory() as folder:
         startup = {
             engine: engine_startup(engine_recipe(engine, tokenizer, Path(folder))) for engine in engine_runs
         }
-    time.sleep(SETTLE_SECONDS)
-    prices = page_prices(out, PRICED_BYTES)
-    byte = prices["just freed"] / PRICED_BYTES
-    fresh = prices["fresh"] / PRICED_BYTES
+    byte = write_seconds(out, PRICED_BYTES) / PRICED_BYTES
     print(
         "\nCeilings on this machine. start-up: a process that imports numpy, builds the engine and "
         f"encodes a line (best of {STARTS});\nengine: its Mtok/s and CPU a token alone, above; write: the "
-        f"index's bytes into pages just freed in {out}, {byte * 1e9:.3f} CPU\nns a byte (new pages: "
-        f"{fresh * 1e9:.3f}); own: ngramtool's {', '.join(OWN_STAGES)} in the hash run above.\n"
+        f"index's bytes written as its rows are, into a file in\n{out} just after one as large was removed "
+        f"({byte * 1e9:.3f} CPU ns a byte); own: ngramtool's {', '.join(OWN_STAGES)} in the hash run above.\n"
         "ceiling = tokens / (start-up + streaming), streaming = the longer of tokens / the engine's rate "
         f"alone\nand tokens x CPU a token / {THREADS} cores, CPU a token = engine + write (+ own)"
     )
