@@ -10,8 +10,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import numpy as np
-
 
 def expected_rows_used(types: int, table: int) -> float:
     """E[distinct rows] when ``types`` n-grams land uniformly in ``table`` rows: M(1-(1-1/M)^T)."""
@@ -58,19 +56,25 @@ def expected_max_per_row(types: int, table: int) -> float:
     """E[max n-grams in one row], Poisson approximation: rows' loads i.i.d. Poisson(T/M).
 
     E[max] = sum_{k>=1} 1 - P(Poisson <= k-1)^M. Accurate for large T (within a few percent
-    from T ~ 1000); the exact multinomial maximum differs for tiny T.
+    from T ~ 1000); the exact multinomial maximum differs for tiny T. Computed with ``math``'s
+    scalar functions and an exactly rounded sum, so that the figure is the same on every CPU
+    (numpy's vectorized ``exp`` and ``log`` round differently with and without AVX-512).
     """
     if types == 0:
         return 0.0
     lam = types / table
-    top = int(lam + 12.0 * math.sqrt(lam) + 40.0)
-    k = np.arange(top + 1, dtype=np.float64)
-    log_fact = np.concatenate([[0.0], np.cumsum(np.log(k[1:]))])
-    pmf = np.exp(-lam + k * math.log(lam) - log_fact)
-    tail = np.cumsum(pmf[::-1])[::-1]  # tail[k] = P(X >= k)
-    with np.errstate(divide="ignore"):
-        p_max_at_least = -np.expm1(table * np.log1p(-np.minimum(tail[1:], 1.0)))
-    return float(p_max_at_least.sum())
+    spread = 12.0 * math.sqrt(lam) + 40.0
+    top, low = int(lam + spread), max(1, int(lam - spread))
+    # Below `low`, P(max >= k) is 1.0 to the last bit: P(Poisson < lam - 12 sd) is about 1e-32.
+    log_lam, log_fact, pmf = math.log(lam), math.lgamma(low), {}  # lgamma(low) = log((low - 1)!)
+    for k in range(low, top + 1):
+        log_fact += math.log(k)
+        pmf[k] = math.exp(-lam + k * log_lam - log_fact)
+    tail, at_least = 0.0, [float(low - 1)]  # tail = P(X >= k), from k = top down to low
+    for k in range(top, low - 1, -1):
+        tail += pmf[k]
+        at_least.append(-math.expm1(table * _log1p_neg(min(tail, 1.0))))
+    return math.fsum(at_least)
 
 
 def _log1p_neg(x: float) -> float:

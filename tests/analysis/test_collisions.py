@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 import itertools
 import math
 import tracemalloc
@@ -580,3 +581,27 @@ def test_expected_max_matches_simulation(types, table):
     rng = np.random.default_rng(11)
     simulated = np.mean([np.bincount(rng.integers(0, table, types)).max() for _ in range(400)])
     assert expectations.expected_max_per_row(types, table) == pytest.approx(simulated, rel=0.03)
+
+
+def _poisson_max_exactly(types: int, table: int, digits: int = 40) -> float:
+    """E[max] = sum_k 1 - P(Poisson <= k-1)^M in 40-digit decimals: the reference for the float code."""
+    with decimal.localcontext() as context:
+        context.prec = digits
+        lam = decimal.Decimal(types) / table
+        below, pmf, total, k = decimal.Decimal(0), (-lam).exp(), decimal.Decimal(0), 0
+        while True:
+            below += pmf  # P(X <= k)
+            term = 1 - below**table  # P(max >= k + 1)
+            total += term
+            k += 1
+            pmf = pmf * lam / k
+            if k > lam and term < decimal.Decimal(10) ** -30:
+                return float(total)
+
+
+@pytest.mark.parametrize(("types", "table"), [(697, 5003), (1, 10), (5, 5), (50_000, 101), (10**6, 262144)])
+def test_expected_max_is_the_exact_sum_to_the_last_digits(types, table):
+    """The float code agrees with the sum done in 40-digit decimals, to 1e-12 (it uses math's
+    scalar functions and an exact sum, so the figure is the same on every CPU)."""
+    exact = _poisson_max_exactly(types, table)
+    assert expectations.expected_max_per_row(types, table) == pytest.approx(exact, rel=1e-12)
