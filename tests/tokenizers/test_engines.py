@@ -368,3 +368,18 @@ def test_a_reference_librarys_version_is_its_distributions(library):
     except importlib.metadata.PackageNotFoundError:
         want = None
     assert engine_choice._version(library) == want
+
+
+@pytest.mark.parametrize("engine", sorted(engines.ENGINE_VERSIONS))
+def test_the_installed_version_is_the_distributions(engine):
+    """Read from the module's ``__version__`` where it states one (splintr), else from the
+    distribution (fastokens): either way the version pip installed."""
+    import importlib.metadata
+
+    pytest.importorskip(engine)
+    assert engines.installed_version(engine) == importlib.metadata.version(engines.ENGINE_PACKAGES[engine])
+
+
+def test_an_engine_that_is_not_installed_has_no_version(monkeypatch):
+    monkeypatch.setitem(engines.ENGINE_PACKAGES, "nosuchengine", "nosuchengine-dist")
+    assert engines.installed_version("nosuchengine") is None
