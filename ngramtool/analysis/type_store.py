@@ -25,7 +25,6 @@ MERGE_WAYS = 16  # runs merged at once (more: merged in groups first)
 MERGED_BLOCK = 1 << 20  # merged entries written at a time (16 MB)
 RUN_COUNT = np.uint32  # a run's counts: one buffer's occurrences, fewer than 2^32
 COUNT = np.int64  # the counts as read (on disk: uint32 while an order's occurrences fit it)
-_U32_SPAN = 1 << 32
 SPLIT_MIN = 1 << 20  # entries in an order's runs from which threads merge it a key range each
 SPLIT_SAMPLES = 64  # keys read from each run to choose where the key ranges meet
 
@@ -345,7 +344,7 @@ class SortedRuns:
         block = min(MERGED_BLOCK, sum(run.size for run in runs))
         block_keys = np.empty(block, dtype=np.uint64)
         block_counts = np.empty(block, dtype=COUNT)
-        count_dtype = RUN_COUNT if self.occurrences < _U32_SPAN else COUNT
+        count_dtype = RUN_COUNT if self.occurrences <= np.iinfo(RUN_COUNT).max else COUNT
         stored_keys = np.empty(block, dtype=self._key_dtype)  # what is written: as few bytes as fit
         stored_counts = np.empty(block, dtype=count_dtype)
         filled = 0
