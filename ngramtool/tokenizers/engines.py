@@ -69,7 +69,7 @@ class Encoder(Protocol):
     name: str
     version: str
     build: str
-    """What it was built from, as a digest (:func:`_build_digest`): keys its time guard's pass."""
+    """What it was built from, as a digest (:func:`build_digest`): keys its time guard's pass."""
 
     def encode(self, text: str) -> np.ndarray:
         """uint32 ids of ``text``, without document marks."""
@@ -109,11 +109,10 @@ class SplintrEncoder:
 
     name = "splintr"
 
-    def __init__(self, ranks: bytes, pattern: str, special: dict[str, int], version: str) -> None:
+    def __init__(self, ranks: bytes, pattern: str, special: dict[str, int], version: str, build: str) -> None:
         import splintr
 
-        self.version = version
-        self.build = _build_digest(ranks, pattern, special)
+        self.version, self.build = version, build
         self._tok = splintr.Tokenizer.from_bytes(ranks, pattern, special).pcre2(True)
         self._special = bool(special)
 
@@ -192,8 +191,7 @@ def _fastokens_for(reference: Tokenizer, version: str) -> FastokensEncoder:
         if isinstance(rule, tuple):
             document = names_not_special(document, rule)
         tokenizer = fastokens.Tokenizer.from_json_str(document.decode("utf-8"))
-        split = rule != "all"
-        return FastokensEncoder(tokenizer, split, version, _build_digest(document, str(split), {}))
+        return FastokensEncoder(tokenizer, rule != "all", version, build_digest(reference, repr(rule), {}))
     if isinstance(reference, TiktokenTokenizer):
         pattern = pinned_fastokens_pattern(reference._enc, reference.fingerprint)
         if pattern is None:
@@ -214,9 +212,7 @@ def _fastokens_for(reference: Tokenizer, version: str) -> FastokensEncoder:
                 f"tokenizer engine fastokens could not be given {reference.name}'s ranks: a temporary "
                 f"file could not be written ({exc}); set TMPDIR to a writable directory"
             ) from None
-        return FastokensEncoder(
-            tokenizer, False, version, _build_digest(reference.rank_lines, pattern, special)
-        )
+        return FastokensEncoder(tokenizer, False, version, build_digest(reference, pattern, special))
     raise EngineUnavailable(f"no tokenizer engine for {reference.name} (its own encoder is the fastest)")
 
 
@@ -228,15 +224,18 @@ def _splintr_for(reference: TiktokenTokenizer, version: str) -> SplintrEncoder:
             f"tokenizer engine splintr is not verified for tiktoken encoding {reference.name}: the engine "
             "is not offered for it"
         )
-    return SplintrEncoder(reference.rank_lines, pattern, _matched_special(reference), version)
+    special = _matched_special(reference)
+    return SplintrEncoder(
+        reference.rank_lines, pattern, special, version, build_digest(reference, pattern, special)
+    )
 
 
-def _build_digest(data: bytes, pattern: str, special: dict[str, int]) -> str:
-    """sha256 of what an engine is built from: its data (ranks or tokenizer.json), its pattern (or
-    other setting) and the special tokens it matches."""
-    digest = hashlib.sha256(data)
-    digest.update(b"\0" + pattern.encode() + b"\0" + repr(sorted(special.items())).encode())
-    return digest.hexdigest()
+def build_digest(reference: Tokenizer, setting: str, special: dict[str, int]) -> str:
+    """sha256 of what an engine is built from for ``reference``: the reference's fingerprint (which
+    hashes its ranks or tokenizer.json), the pattern or special-token rule it is given
+    (``setting``) and the special tokens it matches."""
+    parts = (reference.fingerprint, setting, repr(sorted(special.items())))
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
 def _matched_special(reference: TiktokenTokenizer) -> dict[str, int]:

@@ -6,8 +6,8 @@ characters (0.1 s of a start-up with splintr, 0.2 s with fastokens). How long th
 only on the engine's code and on what it was built from, so a pass is kept in
 ``$NGRAMTOOL_CACHE_DIR/engines``, keyed by the engine's name and version, its compiled library
 files (name, size, modification time), what it was built from (the encoder's ``build``: a
-digest of the ranks or tokenizer.json, the pattern and the special tokens given to it) and the
-guard's limits. An
+digest of the reference tokenizer's fingerprint, the pattern or special-token rule and the special
+tokens given to it) and the guard's limits. An
 entry holds its whole key, which must match; one that cannot be read or written is ignored, and
 the runs are timed. The canaries are encoded on every start-up, remembered or not.
 """

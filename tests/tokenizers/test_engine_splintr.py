@@ -114,7 +114,9 @@ def test_splintr_with_pcre2s_own_white_space_is_refused_at_start_up():
     splintr splits whitespace before U+180E otherwise: a canary refuses it."""
     reference = load_tokenizer("cl100k_base", engine="reference")
     pattern = without_possessives(reference._enc._pat_str)
-    loose = engines.SplintrEncoder(reference.rank_lines, pattern, {}, "0.22.0")
+    loose = engines.SplintrEncoder(
+        reference.rank_lines, pattern, {}, "0.22.0", engines.build_digest(reference, pattern, {})
+    )
     assert not np.array_equal(loose.encode("a  \u180e b"), reference.encode("a  \u180e b"))
     with pytest.raises(engines.EngineUnavailable, match="canary"):
         EngineTokenizer(reference, "auto").use(loose)

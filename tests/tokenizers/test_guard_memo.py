@@ -45,7 +45,10 @@ def _start(encoder: engines.Encoder) -> int:
 def _splintr(pattern_extra: str = "") -> engines.SplintrEncoder:
     reference = load_tokenizer("cl100k_base", engine="reference")
     pattern = engines.pinned_splintr_pattern(reference._enc, reference.fingerprint) + pattern_extra
-    return engines.SplintrEncoder(reference.rank_lines, pattern, {}, engines.ENGINE_VERSIONS["splintr"])
+    build = engines.build_digest(reference, pattern, {})
+    return engines.SplintrEncoder(
+        reference.rank_lines, pattern, {}, engines.ENGINE_VERSIONS["splintr"], build
+    )
 
 
 def test_a_pass_is_remembered_and_the_runs_are_not_timed_again(cache):
