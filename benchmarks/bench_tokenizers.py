@@ -34,10 +34,10 @@ Then the ceilings: for each whole-process target (:data:`TARGETS`, multiples of 
 alone), the fastest a run with each engine could be on this machine, from what is not ngramtool's
 measured alone in the same run: a process that only imports numpy, builds the engine and encodes a
 line (start-up); the engine's rate and CPU a token alone; writing the index's bytes as its rows
-are written, at the cheapest (:func:`write_seconds`); then the same with ngramtool's own compute
-(canonicalize, hash, checksum) as its hash run measured it. And the least CPU a token could take
-while streaming with rows stored, beside :data:`STREAMING_NS`. A target whose ceiling is below it
-is out of reach on the machine, whatever ngramtool does.
+are written, at the cheapest, and the rate the device takes them at (:func:`write_price`); then
+the same with ngramtool's own compute (canonicalize, hash, checksum) as its hash run measured it.
+And the least CPU a token could take while streaming with rows stored, beside :data:`STREAMING_NS`.
+A target whose ceiling is below it is out of reach on the machine, whatever ngramtool does.
 """
 
 from __future__ import annotations
@@ -190,25 +190,26 @@ def build_engine(recipe_path: str) -> None:
     tok.encode(LINE, add_special_tokens=False)
 
 
-def write_seconds(directory: Path, nbytes: int) -> float:
-    """CPU seconds to write ``nbytes`` into a new file in ``directory`` as an index's rows are
-    written (16 MiB aligned slabs, ``O_DIRECT`` where the file system takes it), right after a
-    file as large there was written and removed: the cheapest pages a page cache has to give."""
+def write_price(directory: Path, nbytes: int) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) to write ``nbytes`` into a new file in ``directory`` as an
+    index's rows are written (16 MiB aligned slabs, ``O_DIRECT`` where the file system takes it,
+    fsync at the end), right after a file as large there was written and removed: the cheapest
+    pages a page cache has to give, and the rate the device takes bytes at."""
     from ngramtool.formats.directio import OutputFile, aligned_bytes
     from ngramtool.formats.npy import SLAB_BYTES
 
     slab = aligned_bytes(SLAB_BYTES)
     slab[:] = 1
-    seconds = 0.0
+    price = (0.0, 0.0)
     for _ in range(2):
         with tempfile.TemporaryDirectory(dir=directory) as folder:
-            start = time.process_time()
+            start, wall = time.process_time(), time.perf_counter()
             out = OutputFile(Path(folder) / "rows.npy")
             for offset in range(0, nbytes, SLAB_BYTES):
                 out.write(slab, offset)
             out.close()
-            seconds = time.process_time() - start
-    return seconds
+            price = (time.process_time() - start, time.perf_counter() - wall)
+    return price
 
 
 def hash_run(
@@ -332,38 +333,42 @@ def ceilings(
     target, and the least CPU a token could take while streaming with rows stored, beside
     :data:`STREAMING_NS`: first from pieces outside ngramtool measured alone in this run (the
     engine's start-up, its rate and CPU alone, the index's bytes written as the rows are, at the
-    cheapest: :func:`write_seconds`), then adding ngramtool's own compute as its hash run measured
-    it."""
+    cheapest, and the device's rate for them: :func:`write_price`), then adding ngramtool's own
+    compute as its hash run measured it."""
     with tempfile.TemporaryDirectory() as folder:
         startup = {
             engine: engine_startup(engine_recipe(engine, tokenizer, Path(folder))) for engine in engine_runs
         }
-    byte = write_seconds(out, PRICED_BYTES) / PRICED_BYTES
+    byte, byte_wall = (seconds / PRICED_BYTES for seconds in write_price(out, PRICED_BYTES))
     print(
         "\nCeilings on this machine. start-up: a process that imports numpy, builds the engine and "
         f"encodes a line (best of {STARTS});\nengine: its Mtok/s and CPU a token alone, above; write: the "
         f"index's bytes written as its rows are, into a file in\n{out} just after one as large was removed "
-        f"({byte * 1e9:.3f} CPU ns a byte); own: ngramtool's {', '.join(OWN_STAGES)} in the hash run above.\n"
-        "ceiling = tokens / (start-up + streaming), streaming = the longer of tokens / the engine's rate "
-        f"alone\nand tokens x CPU a token / {THREADS} cores, CPU a token = engine + write (+ own)"
+        f"({byte * 1e9:.3f} CPU ns a byte); disk: the rate that write went at ({1 / byte_wall / 1e9:.2f} "
+        f"GB/s),\nin tokens of the index a second; own: ngramtool's {', '.join(OWN_STAGES)} in the hash run "
+        "above.\nceiling = tokens / (start-up + streaming), streaming = the longest of tokens / the engine's "
+        f"rate alone,\ntokens x CPU a token / {THREADS} cores (CPU a token = engine + write, + own) and "
+        "tokens / the disk's rate"
     )
-    columns = ("start-up", "engine", "write", "own", "ceiling", "+ own", "target")
+    columns = ("start-up", "engine", "write", "disk", "own", "ceiling", "+ own", "target")
     print(f"{'target':<37} {'engine':<10} " + " ".join(f"{c:>9}" for c in columns) + "  reachable")
     for mode, multiple in TARGETS.get(label, {}).items():
         write = bytes_per_token[mode] * byte
         for engine, measured in engine_runs.items():
             engine_ns, tokens = measured["cpu_seconds"] / measured["tokens"], measured["tokens"]
+            disk = tokens * bytes_per_token[mode] * byte_wall
             mine = own[engine] if mode == "rows stored" else 0.0
             seconds = [
-                max(measured["seconds"], tokens * (engine_ns + write + x) / THREADS) for x in (0, mine)
+                max(measured["seconds"], tokens * (engine_ns + write + x) / THREADS, disk) for x in (0, mine)
             ]
             bare, with_own = (tokens / (startup[engine] + streaming) for streaming in seconds)
             target = multiple * base
             verdict = _reachable(bare >= target, with_own >= target)
             print(
                 f"{f'{mode}, {multiple:g}x the reference':<37} {engine:<10} {startup[engine]:>8.2f}s "
-                f"{engine_ns * 1e9:>7.1f}ns {write * 1e9:>7.1f}ns {mine * 1e9:>7.1f}ns {bare / 1e6:>5.2f}M/s "
-                f"{with_own / 1e6:>5.2f}M/s {target / 1e6:>5.2f}M/s  {verdict}"
+                f"{engine_ns * 1e9:>7.1f}ns {write * 1e9:>7.1f}ns {tokens / disk / 1e6:>5.1f}M/s "
+                f"{mine * 1e9:>7.1f}ns {bare / 1e6:>5.2f}M/s {with_own / 1e6:>5.2f}M/s "
+                f"{target / 1e6:>5.2f}M/s  {verdict}"
             )
     write = bytes_per_token["rows stored"] * byte
     for engine, measured in engine_runs.items():
@@ -371,7 +376,8 @@ def ceilings(
         least = (engine_ns + write) * 1e9
         print(
             f"{f'streaming, at most {STREAMING_NS} CPU ns a token':<37} {engine:<10} {'':>9} "
-            f"{engine_ns * 1e9:>7.1f}ns {write * 1e9:>7.1f}ns {own[engine] * 1e9:>7.1f}ns {least:>7.1f}ns "
+            f"{engine_ns * 1e9:>7.1f}ns {write * 1e9:>7.1f}ns {'':>9} {own[engine] * 1e9:>7.1f}ns "
+            f"{least:>7.1f}ns "
             f"{least + own[engine] * 1e9:>7.1f}ns {STREAMING_NS:>7d}ns  "
             f"{_reachable(least <= STREAMING_NS, least + own[engine] * 1e9 <= STREAMING_NS)}"
         )

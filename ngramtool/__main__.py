@@ -1,5 +1,5 @@
 """``python -m ngramtool`` runs the command line."""
 
-from .cli.app import main
+from .cli.app import entry
 
-main()
+entry()

@@ -23,6 +23,7 @@ from ..util.errors import NgramToolError
 from ..util.version import __version__
 from . import coercion
 from .command import Command
+from .exiting import leave
 from .helptext import App
 from .terminal import (
     READER_GONE_EXIT,
@@ -141,6 +142,15 @@ def main() -> None:
         _error(f"{stop}: stopped, and removed the outputs it had begun")
         code = stop.exit_code
     sys.exit(code)
+
+
+def entry() -> None:
+    """The console script and ``python -m ngramtool``: :func:`main`, then the process ends at
+    once, without Python's teardown (:func:`.exiting.leave`)."""
+    try:
+        main()
+    except SystemExit as done:
+        leave(done.code)
 
 
 def _command_path(args: list[str]) -> str:
