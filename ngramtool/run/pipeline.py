@@ -58,10 +58,8 @@ def warm_kernel(hasher: NgramHasher, id_dtype: np.dtype) -> Iterator[None]:
 
     Importing numba and loading the kernels from their disk cache takes about a second, which
     this overlaps with what a run does before it hashes (a fast tokenizer engine builds its
-    tables without holding the GIL); where numba imported before with the same installed files,
-    the plan did not import it (:func:`ngramtool.hashing.backends.import_failure`) and this
-    thread does. A hasher of its own hashes a few pad ids: ``hasher``'s stream is not touched.
-    An error here is left to the run's own hashing, which raises it.
+    tables without holding the GIL). A hasher of its own hashes a few pad ids: ``hasher``'s
+    stream is not touched.
     """
     if hasher.backend != "numba":
         yield
@@ -69,12 +67,7 @@ def warm_kernel(hasher: NgramHasher, id_dtype: np.dtype) -> Iterator[None]:
     twin = NgramHasher(hasher.spec, offsets=hasher.offsets, negative_ids=hasher.negative_ids,
                        backend=hasher.backend, device=hasher.device)  # fmt: skip
     pads = np.full(WARM_TOKENS, hasher.spec.pad_id, dtype=id_dtype)
-
-    def warm() -> None:
-        with contextlib.suppress(Exception):  # the run's own hashing raises it, worded
-            twin(pads)
-
-    thread = threading.Thread(target=warm, name="ngramtool-warm", daemon=True)
+    thread = threading.Thread(target=twin, args=(pads,), name="ngramtool-warm", daemon=True)
     thread.start()
     try:
         yield

@@ -22,9 +22,7 @@ size, it takes numpy on the CPU for an input below :data:`SMALL_INPUT_BYTES`, wh
 numba and its compiled kernel (0.7 s) costs more than numpy's slower kernel saves. A backend whose
 package is installed but does not import (numba built for another NumPy) is passed over with one
 :class:`FallbackWarning` per process that names the cause; asked for by name, it is a usage error
-that names it. A package is imported once, when a backend that needs it is chosen; one that
-imported before with the same installed files is remembered (:func:`import_failure`) and imported
-when the backend first hashes.
+that names it. A package is imported once, when a backend that needs it is chosen.
 
 For a command line: :func:`choose_backend` turns ``--backend``/``--device`` into a
 :class:`BackendChoice` (a usage error names what is missing and how to fix it), whose
@@ -44,9 +42,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
-from ...util import passes
 from ...util.errors import UsageError
-from ...util.installed import import_key
 
 if TYPE_CHECKING:
     from ...spec.hashspec import HashSpec
@@ -89,27 +85,9 @@ class FallbackWarning(UserWarning):
 @functools.cache
 def import_failure(package: str) -> str | None:
     """Why the installed ``package`` does not import (the first line of the error its import
-    raised), or None: it imports, or it is not installed.
-
-    The import is tried once per process, and not at all where it passed before with the same
-    installed files (:func:`ngramtool.util.installed.import_key`, remembered by
-    :mod:`ngramtool.util.passes`): whatever uses the package imports it then, off the critical
-    path (a hash run's kernel loads on a thread while the tokenizer engine builds), and
-    :meth:`Backend.kernel` words a failure there as this function would have.
-    """
+    raised), or None: it imports, or it is not installed. The import is tried once per process."""
     if importlib.util.find_spec(package) is None:
         return None
-    key = import_key(package)
-    if key is not None and passes.passed("imports", package, key):
-        return None
-    why = _import_error(package)
-    if why is None and key is not None:
-        passes.remember("imports", package, key)
-    return why
-
-
-def _import_error(package: str) -> str | None:
-    """The first line of the error importing ``package`` raises, or None when it imports."""
     try:
         importlib.import_module(package)
     except Exception as error:  # a broken install raises anything: ImportError, AttributeError, OSError
@@ -263,12 +241,9 @@ class Backend:
             )
         broken = self.broken_packages()
         if broken:
-            return self._broken_reason(broken)
+            causes = "; ".join(broken_line(name, why) for name, why in broken.items())
+            return f"the {self.name} backend cannot run: {causes}: pip install -U {' '.join(broken)}"
         return self._impl().unavailable_reason(device_type(device))
-
-    def _broken_reason(self, broken: dict[str, str]) -> str:
-        causes = "; ".join(broken_line(name, why) for name, why in broken.items())
-        return f"the {self.name} backend cannot run: {causes}: pip install -U {' '.join(broken)}"
 
     def kernel(self, spec: HashSpec, *, offsets: bool, negative_ids: str, device: str) -> RowsKernel:
         """The evaluator of ``spec`` on ``device`` (constants moved there once); ``barrier`` is the
@@ -281,9 +256,6 @@ class Backend:
                 "mark ignored tokens with negative_ids='barrier' (LongCat's rule) or 'mask'"
             )
         inner_ids = "mask" if negative_ids == "barrier" else negative_ids
-        broken = {name: why for name in self.requires if (why := _import_error(name)) is not None}
-        if broken:  # a remembered import that no longer passes (import_failure)
-            raise UsageError(self._broken_reason(broken))
         kernel = self._impl().make_kernel(spec, offsets=offsets, negative_ids=inner_ids, device=device)
         if negative_ids != "barrier" and spec.segment_stop is None:
             return kernel
