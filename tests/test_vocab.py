@@ -133,6 +133,37 @@ def test_unsigned_ids_map_as_signed_ones_do(ids: list[int], dtype: type) -> None
     assert outcomes[0] == outcomes[1]
 
 
+@given(
+    st.lists(st.integers(-3, 100_290) | st.integers(100_250, 100_290), max_size=60),
+    st.sampled_from([np.uint32, np.uint16, np.int64]),
+    st.integers(0, 1 << 40),
+)
+@settings(max_examples=80, deadline=None)
+def test_checking_ids_raises_exactly_where_mapping_them_does(ids: list[int], dtype: type, first: int) -> None:
+    """``check`` (a tokens-only index, ``verify``) takes no map: it accepts what ``canonicalize``
+    maps and refuses what it refuses, with the same message and position."""
+    vocab = _cl100k_vocab()
+    info = np.iinfo(dtype)
+    raw = np.asarray([i for i in ids if info.min <= i <= info.max], dtype=dtype)
+    outcomes = []
+    for way in (vocab.canonicalize, vocab.check):
+        try:
+            way(raw, first_position=first)
+            outcomes.append(None)
+        except NgramToolError as exc:
+            outcomes.append(str(exc))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_a_table_without_holes_is_checked_by_the_maximum_alone():
+    vocab = identity_vocab(5)
+    assert vocab._holes is None
+    vocab.check(np.array([4, 0], dtype=np.uint32))
+    with pytest.raises(NgramToolError, match="id 5 at position 3 is outside"):
+        vocab.check(np.array([4, 0, 5], dtype=np.uint32), first_position=1)
+    assert int(_cl100k_vocab()._holes.sum()) == 16
+
+
 @functools.cache
 def _cl100k_vocab() -> CompressedVocab:
     """cl100k_base's compressed vocabulary: 100,277 raw ids, 16 of them without a token."""

@@ -40,7 +40,7 @@ from ..spec.hashspec import HashSpec
 from ..tokenizers import tokenizer_record
 from ..tokenizers.engine_choice import engine_record
 from ..tokenizers.vocab import vocab_record
-from ..util.chunks import canonical_chunks
+from ..util.chunks import checked_chunks
 from ..util.errors import UsageError
 from ..util.profiling import StageClock, timed
 from ..util.writeback import WriteBehind
@@ -299,7 +299,7 @@ def _run_hash_job(
         write = timed(clock, "write", writer.append)
         save = timed(clock, "write", token_sink.append) if token_sink is not None else None
         if saved.rows == "lazy":  # a tokens-only index: every id is checked, nothing is hashed
-            hashed = ((chunk, ids, None) for _, chunk, ids in canonical_chunks(chunks, mapping.vocab))
+            hashed = ((chunk, None, None) for chunk in checked_chunks(chunks, mapping.vocab))
         else:
             fast_engine = meta.tokenizer.get("engine", {}).get("name", "reference") != "reference"
             threads = hash_threads(job.workers, job.backend, fast_engine)

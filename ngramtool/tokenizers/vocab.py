@@ -11,6 +11,7 @@ the normalization version.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import zipfile
@@ -24,7 +25,7 @@ import numpy as np
 
 from ..util.atomic import cache_dir, staged_file
 from ..util.errors import NgramToolError, UsageError
-from ..util.lookup import DEAD, UNASSIGNED, canonical_ids
+from ..util.lookup import DEAD, UNASSIGNED, canonical_ids, check_ids
 from . import Tokenizer
 from .normalize import NORMALIZATION_VERSION, token_key
 
@@ -88,6 +89,17 @@ class CompressedVocab:
         id that is outside the tokenizer's id space or has no token.
         """
         return canonical_ids(self.lut, raw_ids, first_position=first_position)
+
+    def check(self, raw_ids: np.ndarray, *, first_position: int = 0) -> None:
+        """Raise as :meth:`canonicalize` does for the first id without a canonical id, without
+        mapping the ids (:func:`~ngramtool.util.lookup.check_ids`)."""
+        check_ids(self.lut, raw_ids, first_position=first_position, holes=self._holes)
+
+    @functools.cached_property
+    def _holes(self) -> np.ndarray | None:
+        """``lut == UNASSIGNED``, or None where every raw id has a token."""
+        holes = self.lut == UNASSIGNED
+        return holes if holes.any() else None
 
     def merge_groups(self, top: int) -> list[tuple[int, list[int]]]:
         """The ``top`` largest groups of raw ids sharing a canonical id: (canonical id, raw ids)."""

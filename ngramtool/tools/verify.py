@@ -25,7 +25,7 @@ from ..formats.stream import StreamReader, read_stream
 from ..hashing.hasher import NgramHasher
 from ..spec.hashspec import HashSpec
 from ..tokenizers.vocab import CompressedVocab, table_vocab
-from ..util.chunks import canonical_chunks
+from ..util.chunks import canonical_chunks, checked_chunks
 from ..util.errors import NgramToolError
 from ..util.lookup import DEAD
 from ..util.wording import all_of, plural
@@ -186,7 +186,7 @@ def verify_index(index: Index, seen: _Seen | None = None) -> VerifyReport:
     report.checks.append("counts, vocabulary, spec fingerprint and derived constants")
     if index.token_blocks is not None:
         index.token_blocks.check_all()
-        for _ in canonical_chunks(iter_index_chunks(index), table.vocab):
+        for _ in checked_chunks(iter_index_chunks(index), table.vocab):
             pass  # an id without a canonical id raises, naming its position
         report.checks.append(
             f"block checksums of {all_of(len(index), 'token')}; every token has a canonical id "

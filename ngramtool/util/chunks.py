@@ -3,7 +3,7 @@
 A stream of tokens (a corpus, an index, a token file, a pipe stream) travels in chunks of about
 ``CHUNK_TOKENS`` raw ids with the positions in the chunk where a document starts. Positions in
 errors count from the start of the stream, so :func:`canonical_chunks` carries the first position
-of each chunk along.
+of each chunk along (:func:`checked_chunks` checks the ids without mapping them).
 """
 
 from __future__ import annotations
@@ -78,6 +78,10 @@ class Canonicalizer(Protocol):
         """Canonical ids of ``raw_ids``; errors name positions counted from ``first_position``."""
         ...
 
+    def check(self, raw_ids: np.ndarray, *, first_position: int = 0) -> None:
+        """Raise as :meth:`canonicalize` would, without mapping the ids."""
+        ...
+
 
 class HasTokens(Protocol):
     """A chunk of a stream: :class:`TokenChunk`, or a pipe stream's chunk."""
@@ -103,4 +107,15 @@ def canonical_chunks(
     position = 0
     for chunk in chunks:
         yield position, chunk, canonicalize(chunk.tokens, first_position=position)
+        position += chunk.tokens.shape[0]
+
+
+def checked_chunks(chunks: Iterable[Chunk], vocab: Canonicalizer) -> Iterator[Chunk]:
+    """The chunks of one stream, in order, each once every id in it has a canonical id (the
+    error names the position of the first that has none): :func:`canonical_chunks` for a reader
+    that keeps the raw ids (a tokens-only index, a check)."""
+    position = 0
+    for chunk in chunks:
+        vocab.check(chunk.tokens, first_position=position)
+        yield chunk
         position += chunk.tokens.shape[0]
