@@ -86,14 +86,24 @@ def test_slab_views_do_not_cross_a_slab(tmp_path: Path, io_path: str) -> None:
     writer.abort()
 
 
-def test_slabs_are_reused_once_written(tmp_path: Path, io_path: str) -> None:
-    writer = SlabNpyWriter(tmp_path / "rows.npy", np.dtype(np.int32), INNER)
-    first = writer.out(0, 512)
-    first[:] = _rows(512, 0)
-    writer.append(first)  # written: its memory goes back to the pool
-    later = writer.out(512, 512)
-    assert later.__array_interface__["data"][0] == first.__array_interface__["data"][0]
-    writer.abort()
+@pytest.mark.parametrize("digest_behind", [False, True])
+def test_slabs_are_reused_once_written(
+    tmp_path: Path, io_path: str, digest_behind: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However many slabs are written, the memory allocated stays what is in flight at once: the
+    slab being filled, those waiting for the disk thread, the one it writes, the one digested."""
+    made, aligned = [], npy.aligned_bytes
+    monkeypatch.setattr(npy, "aligned_bytes", lambda nbytes: made.append(nbytes) or aligned(nbytes))
+    path = tmp_path / "rows.npy"
+    writer = SlabNpyWriter(path, np.dtype(np.int32), INNER, digest_behind=digest_behind)
+    rows = _rows(40 * 512, 0)
+    for lo in range(0, rows.shape[0], 512):
+        slab = writer.out(lo, 512)
+        slab[:] = rows[lo : lo + 512]
+        writer.append(slab)
+    writer.close()
+    assert made.count(3 * ALIGN) <= npy.DISK_QUEUE + 3 + digest_behind * 4
+    assert np.array_equal(np.load(path), rows)
 
 
 def test_map_npy_reads_every_header_size_written_here(tmp_path: Path) -> None:
