@@ -1,13 +1,12 @@
 """Ending the ``ngramtool`` process once a command has returned, without tearing Python down.
 
 At exit, Python frees every module and object it holds, one by one: 0.04-0.06 s after a tiny
-``hash`` and 0.1-0.15 s after 60 MB of text (numba, the tokenizer engine and the vocabulary are
-torn down object by object; docs/performance.md). Nothing ngramtool writes depends on it: every
-output is committed, or removed, before a command returns. So :func:`leave` does only what an
-exit must, in Python's order: it waits for threads (where a non-daemon thread still runs, it
-leaves by ``sys.exit`` instead, which waits as Python does), runs the ``atexit`` handlers
-(logging, temporary directories, multiprocessing, Ray), flushes standard output and error, and
-ends the process with ``os._exit``.
+``hash`` and 0.1-0.3 s after 60 MB of text (docs/performance.md). Nothing ngramtool writes
+depends on it: every output is committed, or removed, before a command returns. So
+:func:`leave` does only what an exit must, in Python's order: it waits for threads (where a
+non-daemon thread still runs, it leaves by ``sys.exit`` instead, which waits as Python does),
+runs the ``atexit`` handlers (logging, temporary directories, multiprocessing, Ray), flushes
+standard output and error, and ends the process with ``os._exit``.
 """
 
 from __future__ import annotations

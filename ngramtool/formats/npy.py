@@ -210,11 +210,11 @@ class SlabNpyWriter(NpyStreamWriter):
     that are elsewhere. A full slab is checksummed (on the digest thread) and written whole on a
     thread of its own, at once, then reused once both are done (its pages stay faulted in). The
     writes then follow one another on that thread, at most :data:`DISK_QUEUE` waiting, instead of
-    each waiting for the appending thread to be scheduled again: 60 MB of text hashed 5% faster on
-    2 busy cores (docs/performance.md); ``clock`` counts the disk thread's CPU time as
-    ``write``. The data starts at ``ALIGN`` bytes (the header is padded
-    to it), so every slab lands at an aligned offset. Appends come from one thread; :meth:`out`
-    may be called from another.
+    each waiting for the appending thread to be scheduled again: 60 MB of text hashed 5% faster
+    on 2 busy cores (docs/performance.md). ``clock`` counts the disk thread's CPU time as
+    ``write``. The data starts at ``ALIGN`` bytes (the header is padded to it), so every slab
+    lands at an aligned offset. Appends come from one thread; :meth:`out` may be called from
+    another.
     """
 
     header_bytes = ALIGN
