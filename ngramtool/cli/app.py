@@ -146,7 +146,8 @@ def main() -> None:
 
 def entry() -> None:
     """The console script and ``python -m ngramtool``: :func:`main`, then the process ends at
-    once, without Python's teardown (:func:`.exiting.leave`)."""
+    once, without Python's teardown (:func:`.exiting.leave`, which keeps Python's whole exit
+    for a profiler or tracer, or a thread still running)."""
     try:
         main()
     except SystemExit as done:

@@ -285,9 +285,9 @@ class IndexWriter:
     def _abort(self, exc: BaseException | None) -> None:
         """Close every file and remove the temporary directory; a file system error about the
         output is raised as one line with the sizes."""
-        written = self.bytes_written
         for writer in self.writers:
             writer.abort()
+        written = self.bytes_written  # once every thread that writes has stopped
         if isinstance(exc, OSError) and is_output_failure(exc, self.dest):
             raise self.staged.failure(exc, written) from None
         self.staged.discard()

@@ -5,10 +5,12 @@ standard output whole, ``atexit`` handlers run, threads waited for."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import run
 
 SCRIPT = """
@@ -28,6 +30,17 @@ if mode == "lines":
     for i in range(200_000):
         print(i)
     leave(0)
+if mode == "late signal":
+    import os, signal
+    from ngramtool.util import signals
+    signals.install()
+    atexit.register(time.sleep, 0.6)  # runs first (last registered): the signal lands meanwhile
+    stop = lambda: (time.sleep(0.2), os.kill(os.getpid(), signal.SIGTERM))
+    threading.Thread(target=stop, daemon=True).start()
+    leave(0)
+if mode == "full stdout":
+    print("more than the device takes")
+    leave(3)  # the failed flush overrides it, as in Python's exit
 if mode == "thread":
     def late():
         time.sleep(0.3)
@@ -38,9 +51,14 @@ leave({"none": None, "three": 3, "text": "went wrong"}[mode])
 """
 
 
-def _leave(mode: str, marks: Path) -> subprocess.CompletedProcess:
+def _leave(mode: str, marks: Path, **streams: object) -> subprocess.CompletedProcess:
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
     return subprocess.run(
-        [sys.executable, "-c", SCRIPT, mode, str(marks)], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", SCRIPT, mode, str(marks)],
+        **(streams or {"capture_output": True}),  # type: ignore[arg-type]
+        text=True,
+        timeout=60,
+        env=env,
     )
 
 
@@ -70,3 +88,24 @@ def test_the_command_line_keeps_its_statuses_and_output(tmp_path):
     shown = run("spec", "show", "--json")
     assert shown.returncode == 0 and json.loads(shown.stdout)["max_ngram"] == 3
     assert run("hash", tmp_path / "missing.txt", "-o", tmp_path / "x.ngidx").returncode == 2
+
+
+def test_a_signal_after_the_command_ended_changes_nothing(tmp_path):
+    done = _leave("late signal", tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert (tmp_path / "atexit").exists()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_output_that_cannot_be_flushed_is_status_120_as_in_python(tmp_path):
+    with open("/dev/full", "w") as full:
+        done = _leave("full stdout", tmp_path, stdout=full, stderr=subprocess.PIPE)
+    assert done.returncode == 120
+
+
+def test_a_profiler_gets_python_s_whole_exit_and_writes_its_results(tmp_path):
+    profile = tmp_path / "version.prof"
+    command = [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "ngramtool", "--version"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("ngramtool ")
+    assert profile.stat().st_size > 0
