@@ -35,7 +35,7 @@ def canonical_ids(lut: np.ndarray, raw_ids: Any, *, first_position: int = 0) -> 
     if raw.size == 0:
         return np.zeros(0, dtype=np.int64)
     raw_size = lut.shape[0]
-    if raw.dtype.kind == "u" and int(raw.max()) < raw_size:  # ids of a tokenizer: 3 passes
+    if _tokenizer_ids_inside(lut, raw):  # 3 passes
         out = lut.take(raw)
         if int(out.min()) >= 0:  # every id has a token
             return out
@@ -81,10 +81,15 @@ def check_ids(lut: np.ndarray, raw_ids: Any, *, holes: np.ndarray | None, first_
     raw = np.asarray(raw_ids)
     if raw.size == 0:
         return
-    unsigned = raw.dtype.kind == "u"
-    if unsigned and int(raw.max()) < lut.shape[0] and (holes is None or not holes.take(raw).any()):
+    if _tokenizer_ids_inside(lut, raw) and (holes is None or not holes.take(raw).any()):
         return
     canonical_ids(lut, raw, first_position=first_position)
+
+
+def _tokenizer_ids_inside(lut: np.ndarray, raw: np.ndarray) -> bool:
+    """Whether the non-empty ``raw`` are a tokenizer's ids (unsigned: none masked) all inside the
+    table: what the fast paths of :func:`canonical_ids` and :func:`check_ids` take."""
+    return raw.dtype.kind == "u" and int(raw.max()) < lut.shape[0]
 
 
 def check_table(lut: Any, vocab_size: int) -> np.ndarray:
