@@ -33,7 +33,7 @@ The package's bytecode is compiled first, as an installed copy's is
 Then the ceilings: for each whole-process target (:data:`TARGETS`, multiples of the reference
 alone), the fastest a run with each engine could be on this machine, from what is not ngramtool's
 measured alone in the same run: a process that only imports numpy, builds the engine and encodes a
-line (start-up; with rows stored, then also numba's import and its first call, from its cache);
+line (start-up; with rows stored, then also readying llvmlite to link the kernel's kept code);
 the engine's rate and CPU a token alone; writing the index's bytes as its rows
 are written, at the cheapest, and the rate the device takes them at (:func:`write_price`); then
 the same with ngramtool's own compute (canonicalize, hash, checksum) as its hash run measured it.
@@ -156,14 +156,14 @@ def engine_recipe(engine: str, tokenizer: str, folder: Path) -> Path:
     return path
 
 
-def engine_startup(recipe: Path, numba: bool = False) -> float:
+def engine_startup(recipe: Path, hashing: bool = False) -> float:
     """The best wall seconds over :data:`STARTS` child processes that each import numpy, build the
     engine of ``recipe`` and encode a line: what any run with that engine takes before it streams.
-    With ``numba``, each also imports numba and calls a function from numba's disk cache (numba's
-    import, and its typing and lowering registries, filled at the first call): what a run that
-    hashes with it takes before the first rows, beside its own kernel. All of it holds the GIL, so
-    none of it overlaps."""
-    command = [sys.executable, __file__, "--startup", str(recipe), *(["--numba"] if numba else [])]
+    With ``hashing``, each also readies llvmlite to link machine code (:func:`ready_linker`), the
+    least a run that hashes with the kernel's kept code does before its first rows (numba itself
+    is not imported: ``ngramtool.hashing.backends.stored_rows``). All of it holds the GIL, so none
+    of it overlaps."""
+    command = [sys.executable, __file__, "--startup", str(recipe), *(["--hashing"] if hashing else [])]
     seconds = []
     for _ in range(STARTS):
         start = time.perf_counter()
@@ -172,23 +172,24 @@ def engine_startup(recipe: Path, numba: bool = False) -> float:
     return min(seconds)
 
 
-NUMBA_PROBE = "import numba\n\n\n@numba.njit(cache=True)\ndef probe(x):\n    return x + 1\n"
-"""A module with one cached numba function: calling it costs what numba costs before any kernel."""
+def ready_linker() -> None:
+    """Import llvmlite and make the JIT linker that kept machine code is loaded into."""
+    import llvmlite.binding as llvm
+
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    machine = llvm.Target.from_default_triple().create_target_machine()
+    llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
 
 
-def build_engine(recipe_path: str, numba: bool = False) -> None:
+def build_engine(recipe_path: str, hashing: bool = False) -> None:
     """Build the engine of a recipe and encode a line (the child's job; nothing of ngramtool's);
-    with ``numba``, then call a function from numba's disk cache (:data:`NUMBA_PROBE`)."""
+    with ``hashing``, then ready llvmlite's linker (:func:`ready_linker`)."""
     import numpy  # noqa: F401  (every ngramtool run imports it)
 
     _build_engine(json.loads(Path(recipe_path).read_text(encoding="utf-8")))
-    if numba:
-        folder = Path(recipe_path).parent
-        (folder / "numba_probe.py").write_text(NUMBA_PROBE, encoding="utf-8")
-        sys.path.insert(0, str(folder))
-        import numba_probe  # the first child compiles it into numba's cache; the others load it
-
-        numba_probe.probe(1)
+    if hashing:
+        ready_linker()
 
 
 def _build_engine(recipe: dict) -> None:
@@ -261,7 +262,7 @@ def main() -> None:
         measure_alone(*sys.argv[2:5])
         return
     if sys.argv[1:2] == ["--startup"]:
-        build_engine(sys.argv[2], numba=sys.argv[3:4] == ["--numba"])
+        build_engine(sys.argv[2], hashing=sys.argv[3:4] == ["--hashing"])
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mb", type=float, default=60, help="MB of text to build (2: seconds)")
@@ -359,12 +360,12 @@ def ceilings(
     with tempfile.TemporaryDirectory() as folder:
         recipes = {engine: engine_recipe(engine, tokenizer, Path(folder)) for engine in engine_runs}
         startup = {engine: engine_startup(recipe) for engine, recipe in recipes.items()}
-        hashing_startup = {engine: engine_startup(recipe, numba=True) for engine, recipe in recipes.items()}
+        hashing_startup = {engine: engine_startup(recipe, hashing=True) for engine, recipe in recipes.items()}
     byte, byte_wall = (seconds / PRICED_BYTES for seconds in write_price(out, PRICED_BYTES))
     print(
         "\nCeilings on this machine. start-up: a process that imports numpy, builds the engine and "
-        f"encodes a line (best of {STARTS}; rows stored:\nthen also imports numba and calls a function "
-        "from its cache, as hashing must before its first rows);\nengine: its Mtok/s and CPU a token alone, "
+        f"encodes a line (best of {STARTS}; rows stored:\nthen also readies llvmlite to link the kernel's "
+        "kept code, as hashing must before its first rows);\nengine: its Mtok/s and CPU a token alone, "
         "above; write: the "
         f"index's bytes written as its rows are, into a file in\n{out} just after one as large was removed "
         f"({byte * 1e9:.3f} CPU ns a byte); disk: the rate that write went at ({1 / byte_wall / 1e9:.2f} "

@@ -58,8 +58,13 @@ def warm_kernel(hasher: NgramHasher, id_dtype: np.dtype) -> Iterator[None]:
 
     Importing numba and loading the kernels from their disk cache takes about a second, which
     this overlaps with what a run does before it hashes (a fast tokenizer engine builds its
-    tables without holding the GIL). A hasher of its own hashes a few pad ids: ``hasher``'s
-    stream is not touched.
+    tables without holding the GIL); where numba imported before with the same installed files,
+    the plan did not import it (:func:`ngramtool.hashing.backends.import_failure`) and this
+    thread does. A hasher of its own hashes a few pad ids: ``hasher``'s stream is not touched.
+    Where the kernel's machine code is kept from an earlier run, no numba is imported at all;
+    where it is not, this thread keeps it for the next run
+    (:mod:`ngramtool.hashing.backends.stored_rows`, once per spec and machine: 0.6 s). An error
+    here is left to the run's own hashing, which raises it.
     """
     if hasher.backend != "numba":
         yield
@@ -67,7 +72,15 @@ def warm_kernel(hasher: NgramHasher, id_dtype: np.dtype) -> Iterator[None]:
     twin = NgramHasher(hasher.spec, offsets=hasher.offsets, negative_ids=hasher.negative_ids,
                        backend=hasher.backend, device=hasher.device)  # fmt: skip
     pads = np.full(WARM_TOKENS, hasher.spec.pad_id, dtype=id_dtype)
-    thread = threading.Thread(target=twin, args=(pads,), name="ngramtool-warm", daemon=True)
+
+    def warm() -> None:
+        with contextlib.suppress(Exception):  # the run's own hashing raises it, worded
+            twin(pads)
+            BACKENDS[hasher.backend].keep_code(
+                hasher.spec, offsets=hasher.offsets, negative_ids=hasher.negative_ids, id_dtype=pads.dtype
+            )
+
+    thread = threading.Thread(target=warm, name="ngramtool-warm", daemon=True)
     thread.start()
     try:
         yield

@@ -7,21 +7,19 @@ only on the engine's code and on what it was built from, so a pass is kept in
 ``$NGRAMTOOL_CACHE_DIR/engines``, keyed by the engine's name and version, its compiled library
 files (name, size, modification time), what it was built from (the encoder's ``build``: a
 digest of the reference tokenizer's fingerprint, the pattern or special-token rule and the special
-tokens given to it) and the guard's limits. An
-entry holds its whole key, which must match; one that cannot be read or written is ignored, and
-the runs are timed. The canaries are encoded on every start-up, remembered or not.
+tokens given to it) and the guard's limits (:mod:`ngramtool.util.passes`: an entry holds its
+whole key, which must match; one that cannot be read or written is ignored, and the runs are
+timed). The canaries are encoded on every start-up, remembered or not.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from ..util.atomic import cache_dir, staged_file
-from ..util.errors import NgramToolError
+from ..util import passes
 
 _FORMAT = "ngramtool-time-guard-v1"
 _LIBRARY_SUFFIXES = (".so", ".pyd", ".dylib")
@@ -50,22 +48,9 @@ def memo_key(encoder: Any, limits: tuple[int, float]) -> str | None:
 
 def passed(key: str) -> bool:
     """Whether a pass under ``key`` was remembered."""
-    try:
-        return _entry(key).read_text(encoding="utf-8") == key
-    except (OSError, UnicodeDecodeError):
-        return False
+    return passes.passed("engines", "time-guard", key)
 
 
 def remember(key: str) -> None:
     """Remember a pass under ``key``; a cache that cannot be written is skipped, not an error."""
-    entry = _entry(key)
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        with staged_file(entry) as tmp:
-            tmp.write_text(key, encoding="utf-8")
-    except (OSError, NgramToolError):
-        return
-
-
-def _entry(key: str) -> Path:
-    return cache_dir() / "engines" / f"time-guard-{hashlib.sha256(key.encode()).hexdigest()[:32]}"
+    passes.remember("engines", "time-guard", key)

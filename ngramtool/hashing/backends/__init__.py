@@ -22,7 +22,9 @@ size, it takes numpy on the CPU for an input below :data:`SMALL_INPUT_BYTES`, wh
 numba and its compiled kernel (0.7 s) costs more than numpy's slower kernel saves. A backend whose
 package is installed but does not import (numba built for another NumPy) is passed over with one
 :class:`FallbackWarning` per process that names the cause; asked for by name, it is a usage error
-that names it. A package is imported once, when a backend that needs it is chosen.
+that names it. A package is imported once, when a backend that needs it is chosen; one that
+imported before with the same installed files is remembered (:func:`import_failure`) and imported
+when the backend first hashes.
 
 For a command line: :func:`choose_backend` turns ``--backend``/``--device`` into a
 :class:`BackendChoice` (a usage error names what is missing and how to fix it), whose
@@ -42,7 +44,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
+from ...util import passes
 from ...util.errors import UsageError
+from ...util.installed import import_key
 
 if TYPE_CHECKING:
     from ...spec.hashspec import HashSpec
@@ -85,9 +89,27 @@ class FallbackWarning(UserWarning):
 @functools.cache
 def import_failure(package: str) -> str | None:
     """Why the installed ``package`` does not import (the first line of the error its import
-    raised), or None: it imports, or it is not installed. The import is tried once per process."""
+    raised), or None: it imports, or it is not installed.
+
+    The import is tried once per process, and not at all where it passed before with the same
+    installed files (:func:`ngramtool.util.installed.import_key`, remembered by
+    :mod:`ngramtool.util.passes`): whatever uses the package imports it then, off the critical
+    path (a hash run's kernel loads on a thread while the tokenizer engine builds), and
+    :meth:`Backend.kernel` words a failure there as this function would have.
+    """
     if importlib.util.find_spec(package) is None:
         return None
+    key = import_key(package)
+    if key is not None and passes.passed("imports", package, key):
+        return None
+    why = _import_error(package)
+    if why is None and key is not None:
+        passes.remember("imports", package, key)
+    return why
+
+
+def _import_error(package: str) -> str | None:
+    """The first line of the error importing ``package`` raises, or None when it imports."""
     try:
         importlib.import_module(package)
     except Exception as error:  # a broken install raises anything: ImportError, AttributeError, OSError
@@ -207,6 +229,9 @@ class Backend:
     cpu_only: bool = False
     """It runs on the CPU whenever its packages import: choosing it imports them (numba: 0.4-0.9 s,
     once per process), not its implementation module, whose kernels load when it first hashes."""
+    kept: bool = False
+    """Its compiled kernels' machine code is kept in the cache directory and run from there
+    without importing its packages (:mod:`ngramtool.hashing.backends.stored_rows`)."""
 
     def _impl(self) -> ModuleType:
         return importlib.import_module(f"{__name__}.{self.module}")
@@ -241,9 +266,12 @@ class Backend:
             )
         broken = self.broken_packages()
         if broken:
-            causes = "; ".join(broken_line(name, why) for name, why in broken.items())
-            return f"the {self.name} backend cannot run: {causes}: pip install -U {' '.join(broken)}"
+            return self._broken_reason(broken)
         return self._impl().unavailable_reason(device_type(device))
+
+    def _broken_reason(self, broken: dict[str, str]) -> str:
+        causes = "; ".join(broken_line(name, why) for name, why in broken.items())
+        return f"the {self.name} backend cannot run: {causes}: pip install -U {' '.join(broken)}"
 
     def kernel(self, spec: HashSpec, *, offsets: bool, negative_ids: str, device: str) -> RowsKernel:
         """The evaluator of ``spec`` on ``device`` (constants moved there once); ``barrier`` is the
@@ -255,8 +283,8 @@ class Backend:
                 f"negative ids hashed as they are is the Engram demo's rule, not family {spec.family!r}'s: "
                 "mark ignored tokens with negative_ids='barrier' (LongCat's rule) or 'mask'"
             )
-        inner_ids = "mask" if negative_ids == "barrier" else negative_ids
-        kernel = self._impl().make_kernel(spec, offsets=offsets, negative_ids=inner_ids, device=device)
+        inner_ids = _inner_negative_ids(negative_ids)
+        kernel = self._kernel(spec, offsets=offsets, negative_ids=inner_ids, device=device)
         if negative_ids != "barrier" and spec.segment_stop is None:
             return kernel
         barrier = importlib.import_module(f"{__name__}.barrier")
@@ -266,10 +294,65 @@ class Backend:
             kernel = barrier.BarrierRows(kernel, spec, offsets=offsets, eos=True)
         return kernel
 
+    def _kernel(self, spec: HashSpec, *, offsets: bool, negative_ids: str, device: str) -> RowsKernel:
+        """The implementation's evaluator, or, for a backend whose code is kept, the evaluator
+        that runs the kept code (:mod:`ngramtool.hashing.backends.stored_rows`) and makes the
+        implementation's when it needs it."""
+
+        def compiled() -> RowsKernel:
+            broken = {name: why for name in self.requires if (why := _import_error(name)) is not None}
+            if broken:  # a remembered import that no longer passes (import_failure)
+                raise UsageError(self._broken_reason(broken))
+            return self._impl().make_kernel(spec, offsets=offsets, negative_ids=negative_ids, device=device)
+
+        if not self.kept:
+            return compiled()
+        from . import stored_rows
+
+        return stored_rows.make_kernel(_kept_options(spec, offsets, negative_ids), compiled)
+
+    def keep_code(self, spec: HashSpec, *, offsets: bool, negative_ids: str, id_dtype: np.dtype) -> bool:
+        """Keep the machine code of this backend's kernel for ``spec``, the options and ids of
+        ``id_dtype``, so that later processes run it without importing the backend's packages
+        (numba: :func:`ngramtool.hashing.backends.stored_rows.keep`); True when kept now."""
+        if not self.kept or not spec.layer_mix:
+            return False
+        from . import stored_rows
+
+        inner_ids = _inner_negative_ids(negative_ids)
+        options = _kept_options(spec, offsets, inner_ids)
+        implementation = self._impl
+
+        def compile_code() -> stored_rows.MachineCode | None:
+            kernel = implementation().make_kernel(spec, offsets=offsets, negative_ids=inner_ids, device="cpu")
+            return implementation().machine_code(kernel, np.dtype(id_dtype))
+
+        return stored_rows.keep(options, id_dtype, compile_code)
+
+
+def _kept_options(spec: HashSpec, offsets: bool, negative_ids: str) -> Any:
+    """What kept code is compiled for (:class:`ngramtool.hashing.backends.stored_rows.Options`),
+    checked against the numpy backend's rows."""
+    from . import stored_rows
+
+    def reference() -> RowsKernel:
+        numpy_backend = BACKENDS["numpy"]._impl()
+        return numpy_backend.make_kernel(spec, offsets=offsets, negative_ids=negative_ids, device="cpu")
+
+    return stored_rows.Options(spec, offsets, negative_ids, reference)
+
+
+def _inner_negative_ids(negative_ids: str) -> str:
+    """What a backend's own kernel does with negative ids: ``barrier`` masks them in the kernel,
+    and the wrapper (:class:`ngramtool.hashing.backends.barrier.BarrierRows`) restarts windows there."""
+    return "mask" if negative_ids == "barrier" else negative_ids
+
 
 BACKENDS: dict[str, Backend] = {
     "numpy": Backend("numpy", "numpy_backend", (), "", threadsafe=True, cpu_only=True),
-    "numba": Backend("numba", "numba_backend", ("numba",), "numba", threadsafe=True, cpu_only=True),
+    "numba": Backend(
+        "numba", "numba_backend", ("numba",), "numba", threadsafe=True, cpu_only=True, kept=True
+    ),
     "torch": Backend("torch", "torch_backend", ("torch",), "torch"),
     "triton": Backend("triton", "triton_backend", ("torch", "triton"), "gpu"),
 }

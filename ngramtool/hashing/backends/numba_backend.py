@@ -46,15 +46,19 @@ keeps no state between calls, so threads may hash chunks at the same time.
 
 from __future__ import annotations
 
+import re
+
 import numba
 import numpy as np
 
 from ...spec.hashspec import HashSpec
 from ...util.jit import compiled, static
 from . import MASKED_ROW
+from .filling import FillingRows
+from .stored_rows import MachineCode
 from .vector_modulo import reduce_heads, vector_columns, vector_exact
 
-KERNEL_REVISION = 2  # raised with every change of vector_modulo.py: numba's cache is keyed on this file
+KERNEL_REVISION = 3  # raised with every change of vector_modulo.py: numba's cache is keyed on this file
 SPECIALIZE_TOKENS = 4096
 FAST_MIN_PRIME = 1 << 14  # 16,384 > 12,288, the smallest prime the reciprocal path is exact for
 INVERSE_BIAS = 1.0 - 2.0**-50
@@ -137,6 +141,8 @@ def _engram_rows(
     modulo,
     mask,
     out,
+    products,
+    remainders,
 ):
     """Rows ``out`` [T, L*C] of the chunk ``ids`` after ``context`` (see the module docstring).
 
@@ -146,15 +152,15 @@ def _engram_rows(
     doubles: for MODULO_SPLIT 2^42 mod p, 2^21 mod p and p, for MODULO_VECTOR what
     :func:`~ngramtool.hashing.backends.vector_modulo.vector_columns` gives. ``layers``, ``lags``,
     ``heads``, ``modulo`` and ``mask`` (negative ids are masked) are ints or tuples of that length
-    (see :func:`ngramtool.util.jit.static`).
+    (see :func:`ngramtool.util.jit.static`). ``products`` [L, N] (uint64) and ``remainders`` [L*C]
+    (float64) are scratch space, given so that the kernel allocates nothing (its machine code then
+    runs without numba's runtime: :mod:`ngramtool.hashing.backends.stored_rows`).
     """
     n_layers, n, k_heads = static(layers), static(lags), static(heads)
     how, is_masking = static(modulo), static(mask)
     n1 = n - 1
     cols = n1 * k_heads
     width = n_layers * cols
-    products = np.empty((n_layers, n), np.uint64)
-    remainders = np.empty(width, np.float64)  # MODULO_SPLIT: x mod p, or that +-p
     doc = -n1  # where the current document starts; the context already holds pads before it
     next_reset = 0
     for t in range(ids.shape[0]):
@@ -293,12 +299,8 @@ def modulo_path(primes: np.ndarray, offsets: np.ndarray, mask: bool) -> int:
     return MODULO_RECIPROCAL if int(primes.min()) >= FAST_MIN_PRIME else MODULO_EXACT
 
 
-class NumbaRows:
+class NumbaRows(FillingRows):
     """Rows of one chunk with the compiled kernel (see :class:`ngramtool.hashing.backends.RowsKernel`)."""
-
-    tensors = False
-    device = "cpu"
-    fills = True  # rows() computes into a given ``out``
 
     def __init__(self, spec: HashSpec, *, offsets: bool, negative_ids: str) -> None:
         self.spec = spec
@@ -321,22 +323,6 @@ class NumbaRows:
         self.generic = (layers, n, k, modulo, int(self.mask))
         self.specialized = tuple((0,) * size for size in self.generic)
         self.hashed = 0  # tokens hashed so far (approximate under threads: it only picks a kernel)
-
-    def rows(
-        self, ids: np.ndarray, context: np.ndarray, resets: np.ndarray, out: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Rows [T, L, C] of the chunk ``ids`` after ``context`` (into ``out`` when given); documents
-        start at ``resets``. The kernels write C-ordered rows: an ``out`` of another layout gets
-        them copied in."""
-        spec = self.spec
-        target = out
-        if out is None or not out.flags.c_contiguous:
-            target = np.empty((ids.shape[0], spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
-        self._fill(ids, context, resets, target.reshape(ids.shape[0], spec.num_layers * spec.num_columns))
-        if out is not None and out is not target:
-            out[...] = target
-            return out
-        return target
 
     def _fill(self, ids: np.ndarray, context: np.ndarray, resets: np.ndarray, flat_out: np.ndarray) -> None:
         """Hash the chunk into ``flat_out`` [T, L*C], C-contiguous."""
@@ -366,4 +352,53 @@ class NumbaRows:
             self.offsets,
             *shape,
             flat_out,
+            *self.scratch(),
         )
+
+    def scratch(self) -> tuple[np.ndarray, np.ndarray]:
+        """The Engram kernel's scratch space for one call: ``products`` and ``remainders``."""
+        spec = self.spec
+        return np.empty((spec.num_layers, spec.max_ngram), np.uint64), np.empty(
+            self.primes.shape[0], np.float64
+        )
+
+
+def machine_code(kernel: NumbaRows, id_dtype: np.dtype) -> MachineCode | None:
+    """The Engram kernel for ``kernel``'s spec and options as machine code with every constant in
+    it, for canonical ids of ``id_dtype``: a C function (:data:`ngramtool.hashing.backends.stored_rows.ENTRY`)
+    that runs without numba. None for specs of other kernels, or where numba does not give its
+    code (what it keeps private changed)."""
+    if kernel.multipliers is None:
+        return None
+    spec, pad = kernel.spec, kernel.spec.pad_id
+    layers, lags = spec.num_layers, spec.max_ngram
+    width = kernel.primes.shape[0]
+    multipliers, columns, primes, inverses, offsets = (
+        kernel.multipliers, kernel.columns, kernel.primes, kernel.inverses, kernel.offsets,
+    )  # fmt: skip
+    layers_shape, lags_shape, heads_shape, modulo, mask = kernel.specialized
+
+    def rows(ids, count, context, resets, resets_count, out, products, remainders):
+        engram_rows(numba.carray(ids, (count,)), numba.carray(context, (lags - 1,)),
+                    numba.carray(resets, (resets_count,)), pad, multipliers, columns, primes, inverses,
+                    offsets, layers_shape, lags_shape, heads_shape, modulo, mask,
+                    numba.carray(out, (count, width)), numba.carray(products, (layers, lags)),
+                    numba.carray(remainders, (width,)))  # fmt: skip
+
+    pointer = numba.types.CPointer
+    int64 = numba.types.int64
+    signature = numba.types.void(
+        pointer(numba.from_dtype(id_dtype)), int64, pointer(int64), pointer(int64), int64,
+        pointer(numba.from_dtype(spec.row_dtype)), pointer(numba.types.uint64), pointer(numba.types.float64),
+    )  # fmt: skip
+    try:
+        entry = numba.cfunc(signature, error_model="numpy")(rows)
+        library = entry._library  # numba keeps these private: a change there gives no stored code
+        declared = re.findall(r"^declare [^@]*@\"?([\w.$]+)", library.get_llvm_str(), flags=re.MULTILINE)
+        return MachineCode(
+            library._get_compiled_object(),
+            entry.native_name,
+            tuple(sorted(name for name in set(declared) if not name.startswith("llvm."))),
+        )
+    except (AttributeError, TypeError):
+        return None

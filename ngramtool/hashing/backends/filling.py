@@ -1,0 +1,37 @@
+"""What the CPU kernels that compute into a given array share: rows into C-ordered memory."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...spec.hashspec import HashSpec
+
+
+class FillingRows:
+    """An evaluator that hashes a chunk into a C-contiguous [T, L*C] array (:meth:`_fill`);
+    :meth:`rows` gives it one (see :class:`ngramtool.hashing.backends.RowsKernel`)."""
+
+    tensors = False
+    device = "cpu"
+    fills = True  # rows() computes into a given ``out``
+    spec: HashSpec
+
+    def rows(
+        self, ids: np.ndarray, context: np.ndarray, resets: np.ndarray, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Rows [T, L, C] of the chunk ``ids`` after ``context`` (into ``out`` when given); documents
+        start at ``resets``. The kernels write C-ordered rows: an ``out`` of another layout gets
+        them copied in."""
+        spec = self.spec
+        target = out
+        if out is None or not out.flags.c_contiguous:
+            target = np.empty((ids.shape[0], spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
+        self._fill(ids, context, resets, target.reshape(ids.shape[0], spec.num_layers * spec.num_columns))
+        if out is not None and out is not target:
+            out[...] = target
+            return out
+        return target
+
+    def _fill(self, ids: np.ndarray, context: np.ndarray, resets: np.ndarray, flat_out: np.ndarray) -> None:
+        """Hash the chunk into ``flat_out`` [T, L*C], C-contiguous."""
+        raise NotImplementedError
