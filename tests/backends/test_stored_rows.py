@@ -69,26 +69,39 @@ def _keep(spec: HashSpec, negative_ids: str, dtype: type) -> bool:
 
 
 @pytest.mark.parametrize("path", SPECS)
-def test_kept_code_gives_numbas_rows_and_other_paths_are_declined_once(cache, path):
-    """The vector path is kept and hashes; the others refer to numba's exceptions and are
-    declined, which is remembered (no second compilation), and numba hashes them."""
+def test_kept_code_gives_numbas_rows_on_every_modulo_path(cache, path):
     spec, negative_ids, modulo = SPECS[path]
     numba_rows = _compiled(spec, negative_ids)()
     assert numba_rows.generic[3] == modulo
     dtype = np.int64 if path == "exact" else np.int32
-    kept = _keep(spec, negative_ids, dtype)
-    assert kept == (path == "vector")
-    (entry,) = cache.iterdir()
-    assert ("declined" in json.loads(entry.read_bytes().partition(b"\n")[0])) == (not kept)
-    compile_again = pytest.fail  # an entry, kept or declined, is not compiled again
+    assert _keep(spec, negative_ids, dtype)
+    compile_again = pytest.fail  # a kept entry is not compiled again
     assert not stored_rows.keep(_options(spec, negative_ids), np.dtype(dtype), compile_again)
 
     kernel = stored_rows.make_kernel(_options(spec, negative_ids), _compiled(spec, negative_ids))
     ids, context, resets = _stream(spec, dtype)
     rows = kernel.rows(ids, context, resets)
-    assert (kernel._numba is None) == kept  # the kept code hashed, not numba
+    assert kernel._numba is None  # the kept code hashed, not numba
     numba_rows.hashed = numba_backend.SPECIALIZE_TOKENS
     assert np.array_equal(rows, numba_rows.rows(ids, context, resets))
+    reference = numpy_kernel(spec, offsets=True, negative_ids=negative_ids, device="cpu")
+    assert np.array_equal(rows, reference.rows(ids, context, resets))
+
+
+def test_code_that_refers_to_more_of_numba_is_declined_once(cache):
+    """Code that would call numba's exception machinery is not kept; its entry says why, so the
+    next run does not compile it again, and numba hashes."""
+    spec, negative_ids, _ = SPECS["vector"]
+    code = stored_rows.MachineCode(b"\x7fELF", "rows", ("PyErr_Clear", "numba_do_raise"))
+    assert not stored_rows.keep(_options(spec, negative_ids), np.dtype(np.int32), lambda: code)
+    (entry,) = cache.iterdir()
+    header = json.loads(entry.read_bytes().partition(b"\n")[0])
+    assert header["declined"] == "the code refers to numba's runtime: numba_do_raise"
+    assert not stored_rows.keep(_options(spec, negative_ids), np.dtype(np.int32), pytest.fail)
+    kernel = stored_rows.make_kernel(_options(spec, negative_ids), _compiled(spec, negative_ids))
+    ids, context, resets = _stream(spec, np.int32)
+    rows = kernel.rows(ids, context, resets)
+    assert kernel._numba is not None and entry.exists()
     reference = numpy_kernel(spec, offsets=True, negative_ids=negative_ids, device="cpu")
     assert np.array_equal(rows, reference.rows(ids, context, resets))
 

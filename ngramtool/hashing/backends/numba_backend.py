@@ -212,6 +212,9 @@ def _engram_rows(
 
 
 engram_rows = compiled(_engram_rows)
+engram_rows_inline = numba.njit(inline="always", nogil=True, error_model="numpy")(_engram_rows)
+"""The same kernel inlined where it is called (:func:`machine_code`): LLVM then sees that it
+returns no error, and the entry point refers to nothing of numba's exception machinery."""
 
 
 COLUMN_XOR, COLUMN_SUM, SPEEDRUN_RESERVED, SPEEDRUN_KEPT = 0, 1, 2, 3
@@ -379,7 +382,7 @@ def machine_code(kernel: NumbaRows, id_dtype: np.dtype) -> MachineCode | None:
     layers_shape, lags_shape, heads_shape, modulo, mask = kernel.specialized
 
     def rows(ids, count, context, resets, resets_count, out, products, remainders):
-        engram_rows(numba.carray(ids, (count,)), numba.carray(context, (lags - 1,)),
+        engram_rows_inline(numba.carray(ids, (count,)), numba.carray(context, (lags - 1,)),
                     numba.carray(resets, (resets_count,)), pad, multipliers, columns, primes, inverses,
                     offsets, layers_shape, lags_shape, heads_shape, modulo, mask,
                     numba.carray(out, (count, width)), numba.carray(products, (layers, lags)),

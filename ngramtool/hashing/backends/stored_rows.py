@@ -17,10 +17,10 @@ Before its first use in a process it is checked: its header must hold the whole 
 digest of its code, every symbol the code calls must resolve, and canary rows (masked ids, a
 document start, a context) must equal the numpy backend's. One that fails any check is removed
 and numba runs instead, with the same results. The code refers to numba's runtime only where a
-kernel raises, which the Engram kernel never does on the vector path that most specs take: those
-symbols (:data:`RUNTIME_STUBS`) resolve, where numba is not loaded, to a function that says so and
-ends the process. Code that refers to more of it (numba's exceptions: the kernel's other modulo
-paths) is not kept; its entry records why, so that later runs do not compile it again.
+kernel raises, which the Engram kernel never does (inlined into the entry point, so that LLVM
+sees it): those symbols (:data:`RUNTIME_STUBS`) resolve, where numba is not loaded, to a function
+that says so and ends the process. Code that refers to more of numba (a numba that compiles it
+otherwise) is not kept; its entry records why, so that later runs do not compile it again.
 """
 
 from __future__ import annotations
@@ -225,7 +225,10 @@ def _link(code: bytes, symbol: str, externals: list[str]) -> Any:
 
 def _resolvable(externals: tuple[str, ...] | list[str]) -> set[str]:
     """Those of ``externals`` this process resolves (Python's C API), and numba's runtime stubs."""
-    process = ctypes.CDLL(None)
+    try:
+        process = ctypes.CDLL(None)
+    except (OSError, TypeError):  # no handle on the process's own symbols (Windows): keep nothing
+        return set()
     return {name for name in externals if name in RUNTIME_STUBS or hasattr(process, name)}
 
 
