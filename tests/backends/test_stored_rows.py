@@ -20,6 +20,7 @@ pytest.importorskip("llvmlite", reason="llvmlite comes with numba")
 from ngramtool import HashSpec
 from ngramtool.hashing.backends import BACKENDS, numba_backend, stored_rows
 from ngramtool.hashing.backends.numpy_backend import make_kernel as numpy_kernel
+from ngramtool.model.presets import preset
 from ngramtool.util.errors import UsageError
 
 SPECS = {
@@ -29,7 +30,13 @@ SPECS = {
     "reciprocal": (HashSpec(heads=2, table_sizes=(2**53, 2**53 + 2**20), vocab_size=70_000), "mask",
                    numba_backend.MODULO_RECIPROCAL),
     "exact": (HashSpec(vocab_size=98_627), "hash", numba_backend.MODULO_EXACT),
+    "longcat": (HashSpec(family="longcat", heads=2, layer_ids=(0,), table_sizes=(5003, 5003),
+                         vocab_size=50257, pad_id=0), "mask", None),
+    "tutorial": (preset("tutorial").spec, "mask", None),
+    "speedrun": (HashSpec(family="speedrun", max_ngram=3, heads=1, layer_ids=(0,), table_sizes=(200, 1000),
+                          vocab_size=40, first_token="kept"), "mask", None),
 }  # fmt: skip
+"""Every modulo path of the Engram kernel, and each family of the per-column kernel (None)."""
 
 
 @pytest.fixture
@@ -69,10 +76,10 @@ def _keep(spec: HashSpec, negative_ids: str, dtype: type) -> bool:
 
 
 @pytest.mark.parametrize("path", SPECS)
-def test_kept_code_gives_numbas_rows_on_every_modulo_path(cache, path):
+def test_kept_code_gives_numbas_rows_on_every_path_and_family(cache, path):
     spec, negative_ids, modulo = SPECS[path]
     numba_rows = _compiled(spec, negative_ids)()
-    assert numba_rows.generic[3] == modulo
+    assert modulo is None or numba_rows.generic[3] == modulo
     dtype = np.int64 if path == "exact" else np.int32
     assert _keep(spec, negative_ids, dtype)
     compile_again = pytest.fail  # a kept entry is not compiled again

@@ -315,7 +315,7 @@ class Backend:
         """Keep the machine code of this backend's kernel for ``spec``, the options and ids of
         ``id_dtype``, so that later processes run it without importing the backend's packages
         (numba: :func:`ngramtool.hashing.backends.stored_rows.keep`); True when kept now."""
-        if not self.kept or not spec.layer_mix:
+        if not self.kept:
             return False
         from . import stored_rows
 

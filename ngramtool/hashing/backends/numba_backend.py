@@ -243,14 +243,14 @@ def _speedrun_row(window, mult, table, pad, kept):
 speedrun_row = numba.njit(inline="always", error_model="numpy")(_speedrun_row)
 
 
-def _column_rows(ids, context, resets, pad, mult, moduli, offsets, how, mask, out):
+def _column_rows(ids, context, resets, pad, mult, moduli, offsets, how, mask, out, window):
     """Rows ``out`` [T, L*C] for families whose columns have their own multipliers
     (``mult`` [L*C, N], 0 past a column's order): each column's mix is the XOR (``how`` 1: the
     sum) of ``id * mult[j, lag]``, in [0, 2^63) by the spec's validation, then an exact ``%``; or
-    the speedrun family's row (``how`` 2 or 3, ``moduli`` its tables; :func:`_speedrun_row`)."""
+    the speedrun family's row (``how`` 2 or 3, ``moduli`` its tables; :func:`_speedrun_row`).
+    ``window`` [N] (int64) is scratch space, as in :func:`_engram_rows`."""
     n1 = mult.shape[1] - 1
     width = mult.shape[0]
-    window = np.empty(n1 + 1, np.int64)
     doc = -n1
     next_reset = 0
     for t in range(ids.shape[0]):
@@ -286,6 +286,7 @@ def _column_rows(ids, context, resets, pad, mult, moduli, offsets, how, mask, ou
 
 
 column_rows = compiled(_column_rows)
+column_rows_inline = numba.njit(inline="always", nogil=True, error_model="numpy")(_column_rows)
 
 
 def modulo_path(primes: np.ndarray, offsets: np.ndarray, mask: bool) -> int:
@@ -323,6 +324,9 @@ class NumbaRows(FillingRows):
                 float
             )
         self.column_multipliers = spec.column_multipliers.reshape(layers * spec.num_columns, n)
+        self.how = COLUMN_SUM if spec.mix == "sum" else COLUMN_XOR
+        if spec.family == "speedrun":
+            self.how = SPEEDRUN_KEPT if spec.first_token == "kept" else SPEEDRUN_RESERVED
         self.generic = (layers, n, k, modulo, int(self.mask))
         self.specialized = tuple((0,) * size for size in self.generic)
         self.hashed = 0  # tokens hashed so far (approximate under threads: it only picks a kernel)
@@ -340,10 +344,8 @@ class NumbaRows(FillingRows):
             spec.pad_id,
         )
         if not spec.layer_mix:
-            how = COLUMN_SUM if spec.mix == "sum" else COLUMN_XOR
-            if spec.family == "speedrun":
-                how = SPEEDRUN_KEPT if spec.first_token == "kept" else SPEEDRUN_RESERVED
-            column_rows(*chunk, self.column_multipliers, self.primes, self.offsets, how, self.mask, flat_out)
+            constants = (self.column_multipliers, self.primes, self.offsets, self.how, self.mask)
+            column_rows(*chunk, *constants, flat_out, np.empty(spec.max_ngram, np.int64))
             return
         shape = self.specialized if self.hashed >= SPECIALIZE_TOKENS else self.generic
         engram_rows(
@@ -367,32 +369,39 @@ class NumbaRows(FillingRows):
 
 
 def machine_code(kernel: NumbaRows, id_dtype: np.dtype) -> MachineCode | None:
-    """The Engram kernel for ``kernel``'s spec and options as machine code with every constant in
-    it, for canonical ids of ``id_dtype``: a C function (:data:`ngramtool.hashing.backends.stored_rows.ENTRY`)
-    that runs without numba. None for specs of other kernels, or where numba does not give its
-    code (what it keeps private changed)."""
-    if kernel.multipliers is None:
-        return None
+    """``kernel``'s rows for its spec and options as machine code with every constant in it, for
+    canonical ids of ``id_dtype``: a C function (:data:`ngramtool.hashing.backends.stored_rows.ENTRY`)
+    that runs without numba, the kernel inlined into it. None where numba does not give its code
+    (what it keeps private changed)."""
     spec, pad = kernel.spec, kernel.spec.pad_id
     layers, lags = spec.num_layers, spec.max_ngram
     width = kernel.primes.shape[0]
-    multipliers, columns, primes, inverses, offsets = (
-        kernel.multipliers, kernel.columns, kernel.primes, kernel.inverses, kernel.offsets,
-    )  # fmt: skip
-    layers_shape, lags_shape, heads_shape, modulo, mask = kernel.specialized
+    primes, offsets, mask = kernel.primes, kernel.offsets, kernel.mask
+    if spec.layer_mix:
+        multipliers, columns, inverses = kernel.multipliers, kernel.columns, kernel.inverses
+        layers_shape, lags_shape, heads_shape, modulo, masking = kernel.specialized
 
-    def rows(ids, count, context, resets, resets_count, out, products, remainders):
-        engram_rows_inline(numba.carray(ids, (count,)), numba.carray(context, (lags - 1,)),
-                    numba.carray(resets, (resets_count,)), pad, multipliers, columns, primes, inverses,
-                    offsets, layers_shape, lags_shape, heads_shape, modulo, mask,
-                    numba.carray(out, (count, width)), numba.carray(products, (layers, lags)),
-                    numba.carray(remainders, (width,)))  # fmt: skip
+        def rows(ids, count, context, resets, resets_count, out, scratch, more_scratch):
+            engram_rows_inline(numba.carray(ids, (count,)), numba.carray(context, (lags - 1,)),
+                               numba.carray(resets, (resets_count,)), pad, multipliers, columns, primes,
+                               inverses, offsets, layers_shape, lags_shape, heads_shape, modulo, masking,
+                               numba.carray(out, (count, width)),
+                               numba.carray(scratch, (layers, lags), np.uint64),
+                               numba.carray(more_scratch, (width,), np.float64))  # fmt: skip
+    else:
+        multipliers, how = kernel.column_multipliers, kernel.how
 
-    pointer = numba.types.CPointer
-    int64 = numba.types.int64
-    signature = numba.types.void(
-        pointer(numba.from_dtype(id_dtype)), int64, pointer(int64), pointer(int64), int64,
-        pointer(numba.from_dtype(spec.row_dtype)), pointer(numba.types.uint64), pointer(numba.types.float64),
+        def rows(ids, count, context, resets, resets_count, out, scratch, more_scratch):
+            column_rows_inline(numba.carray(ids, (count,)), numba.carray(context, (lags - 1,)),
+                               numba.carray(resets, (resets_count,)), pad, multipliers, primes, offsets,
+                               how, mask, numba.carray(out, (count, width)),
+                               numba.carray(scratch, (lags,), np.int64))  # fmt: skip
+
+    types = numba.types
+    signature = types.void(
+        types.CPointer(numba.from_dtype(id_dtype)), types.int64, types.CPointer(types.int64),
+        types.CPointer(types.int64), types.int64, types.CPointer(numba.from_dtype(spec.row_dtype)),
+        types.voidptr, types.voidptr,
     )  # fmt: skip
     try:
         entry = numba.cfunc(signature, error_model="numpy")(rows)

@@ -1,4 +1,4 @@
-"""The numba backend's Engram kernel run from machine code kept on disk, without importing numba.
+"""The numba backend's kernels run from machine code kept on disk, without importing numba.
 
 A process that hashes with numba spends about 0.34 s of the GIL on numba itself before its first
 rows: 0.21 s to import it, 0.13 s for its first call to fill its typing and lowering registries,
@@ -17,8 +17,8 @@ Before its first use in a process it is checked: its header must hold the whole 
 digest of its code, every symbol the code calls must resolve, and canary rows (masked ids, a
 document start, a context) must equal the numpy backend's. One that fails any check is removed
 and numba runs instead, with the same results. The code refers to numba's runtime only where a
-kernel raises, which the Engram kernel never does (inlined into the entry point, so that LLVM
-sees it): those symbols (:data:`RUNTIME_STUBS`) resolve, where numba is not loaded, to a function
+kernel raises, which the row kernels never do (inlined into the entry point, so that LLVM sees
+it): those symbols (:data:`RUNTIME_STUBS`) resolve, where numba is not loaded, to a function
 that says so and ends the process. Code that refers to more of numba (a numba that compiles it
 otherwise) is not kept; its entry records why, so that later runs do not compile it again.
 """
@@ -47,11 +47,12 @@ from .filling import FillingRows
 FORMAT = "ngramtool-kernel-v1"
 ENTRY = (
     "void rows(const ID *ids, int64 count, const int64 *context, const int64 *resets, int64 resets_count, "
-    "ROW *out, uint64 *products, double *remainders)"
+    "ROW *out, void *scratch, void *more_scratch)"
 )
 """The kept entry point: the rows of ``count`` ids (ID: the canonical ids' type) after
 ``context`` [N-1], documents starting at ``resets``, into ``out`` [count, L*C] (ROW: the spec's
-row type); ``products`` [L, N] and ``remainders`` [L*C] are scratch space."""
+row type); ``scratch`` (8 L N bytes) and ``more_scratch`` (8 L C bytes) are the kernel's scratch
+space."""
 RUNTIME_STUBS = ("numba_gil_ensure", "numba_gil_release", "NRT_MemInfo_call_dtor")
 """numba's runtime functions an entry point refers to on paths that only an exception takes."""
 SOURCES = ("numba_backend.py", "vector_modulo.py", "stored_rows.py", "../../util/jit.py")
@@ -99,9 +100,9 @@ class Options:
 
 
 def make_kernel(options: Options, compiled: Callable[[], Any]) -> Any:
-    """The numba backend's evaluator: :class:`StoredRows` for a spec of the Engram kernel where
-    llvmlite is installed, else ``compiled()`` (numba's kernel)."""
-    if not options.spec.layer_mix or importlib.util.find_spec("llvmlite") is None:
+    """The numba backend's evaluator: :class:`StoredRows` where llvmlite is installed, else
+    ``compiled()`` (numba's kernel)."""
+    if importlib.util.find_spec("llvmlite") is None:
         return compiled()
     return StoredRows(options, compiled)
 
@@ -137,10 +138,10 @@ def _call(
     """Rows of ``ids`` into ``out`` [T, L*C] with a loaded entry point."""
     context = np.ascontiguousarray(context, dtype=np.int64)
     resets = np.ascontiguousarray(resets, dtype=np.int64)
-    products = np.empty((spec.num_layers, spec.max_ngram), np.uint64)
-    remainders = np.empty(spec.num_layers * spec.num_columns, np.float64)
+    scratch = np.empty(spec.num_layers * spec.max_ngram, np.uint64)
+    more_scratch = np.empty(spec.num_layers * spec.num_columns, np.float64)
     entry(ids.ctypes.data, ids.shape[0], context.ctypes.data, resets.ctypes.data, resets.shape[0],
-          out.ctypes.data, products.ctypes.data, remainders.ctypes.data)  # fmt: skip
+          out.ctypes.data, scratch.ctypes.data, more_scratch.ctypes.data)  # fmt: skip
 
 
 def keep(options: Options, id_dtype: np.dtype, compile_code: Callable[[], MachineCode | None]) -> bool:
@@ -252,7 +253,7 @@ def _canary_holds(entry: Any, options: Options, id_dtype: np.dtype) -> bool:
 @functools.cache
 def _stub() -> Any:
     """The C function :data:`RUNTIME_STUBS` resolve to where numba is not loaded: reached only if
-    the kept code reported an error, which the Engram kernel cannot, it says so and ends the
+    the kept code reported an error, which the row kernels cannot, it says so and ends the
     process (kept alive by the cache)."""
 
     def unreachable(_state: int | None) -> None:
@@ -312,4 +313,4 @@ def _sources() -> str:
 
 
 def _entry_path(key: str) -> Path:
-    return cache_dir() / "kernels" / f"engram-{hashlib.sha256(key.encode()).hexdigest()[:32]}"
+    return cache_dir() / "kernels" / f"rows-{hashlib.sha256(key.encode()).hexdigest()[:32]}"
