@@ -227,8 +227,9 @@ class Backend:
     """Its kernels release the GIL and keep no state between chunks: chunks may hash on several
     threads at once (``ngramtool.run.pipeline.hash_chunks``). Others parallelize inside a chunk."""
     cpu_only: bool = False
-    """It runs on the CPU whenever its packages import: choosing it imports them (numba: 0.4-0.9 s,
-    once per process), not its implementation module, whose kernels load when it first hashes."""
+    """It runs on the CPU whenever its packages import: choosing it checks that they do (numba:
+    0.2 s to import, once per machine and installation, then remembered), not its implementation
+    module, whose kernels load when it first hashes."""
     kept: bool = False
     """Its compiled kernels' machine code is kept in the cache directory and run from there
     without importing its packages (:mod:`ngramtool.hashing.backends.stored_rows`)."""
