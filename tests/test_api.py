@@ -5,6 +5,7 @@ from __future__ import annotations
 import filecmp
 import json
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -138,6 +139,31 @@ def test_outputs_follow_the_umask_not_private_temp_modes(sample, tmp_path):
     os.umask(mask)
     assert out.stat().st_mode & 0o777 == 0o777 & ~mask
     assert lut.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_the_umask_survives_outputs_made_on_many_threads_at_once(tmp_path):
+    """Reading the umask to give outputs their modes never sets it, even for a moment: a hash run
+    keeps a kernel's code on its warm-up thread while it creates its outputs. (Setting it to read
+    it, from two threads at once, could leave it 0: world-writable outputs.)"""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ngramtool.util import atomic
+
+    def read(_: int) -> set[int]:
+        return {atomic._umask() for _ in range(20_000)}
+
+    old_mask, old_interval = os.umask(0o027), sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch as often as they can
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            seen = set().union(*pool.map(read, range(4)))
+        with atomic.staged_file(tmp_path / "out") as staged:
+            staged.write_bytes(b"x")
+        assert seen == {0o027} and os.umask(0o027) == 0o027
+    finally:
+        sys.setswitchinterval(old_interval)
+        os.umask(old_mask)
+    assert (tmp_path / "out").stat().st_mode & 0o777 == 0o640
 
 
 def test_hash_texts_equals_hashing_the_same_documents_from_jsonl(tmp_path):

@@ -92,6 +92,23 @@ def test_a_truncated_cache_entry_is_rebuilt(deepseek_tokenizer_path):
     assert np.array_equal(again.lut, built.lut) and path.stat().st_size > 1000
 
 
+def test_without_a_cache_directory_the_vocabulary_is_built_and_nothing_cached(
+    deepseek_tokenizer_path, monkeypatch
+):
+    """No NGRAMTOOL_CACHE_DIR and no home directory (a container run as an arbitrary user id)."""
+    from pathlib import Path
+
+    from ngramtool.util.atomic import cache_dir
+
+    tokenizer = load_tokenizer(str(deepseek_tokenizer_path))
+    expected = build_vocab(tokenizer, cache=False)
+    monkeypatch.delenv("NGRAMTOOL_CACHE_DIR")
+    monkeypatch.setattr(Path, "home", lambda: (_ for _ in ()).throw(RuntimeError("no home directory")))
+    with pytest.raises(OSError, match="no cache directory: set NGRAMTOOL_CACHE_DIR or HOME"):
+        cache_dir()
+    assert np.array_equal(build_vocab(tokenizer).lut, expected.lut)
+
+
 def test_no_compress_is_the_identity():
     tokenizer = load_tokenizer("cl100k_base")
     vocab = build_vocab(tokenizer, compress=False)

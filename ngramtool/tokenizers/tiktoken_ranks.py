@@ -41,7 +41,10 @@ def load_ranks(contents: bytes, source: str = "the rank file") -> Ranks:
     ({b'b': 1, b'a': 0}, b'YQ== 0\\nYg== 1\\n')
     """
     key = hashlib.sha256(contents).hexdigest()
-    path = cache_dir() / "tiktoken" / f"{key[:32]}.ranks"
+    try:
+        path = cache_dir() / "tiktoken" / f"{key[:32]}.ranks"
+    except OSError:  # no cache directory: nothing is cached
+        return parse_ranks(contents, source)
     cached = _read_entry(path, key)
     if cached is not None:
         return cached

@@ -138,7 +138,7 @@ def build_vocab(tokenizer: Tokenizer, *, compress: bool = True, cache: bool = Tr
     """
     if not compress:
         return identity_vocab(tokenizer.n_vocab, tokenizer.fingerprint)
-    path = _cache_path(tokenizer) if cache else None
+    path = _cache_path(tokenizer) if cache else None  # None also where there is no cache directory
     if path is not None and path.is_file():
         loaded = _load_cached(path, tokenizer)
         if loaded is not None:
@@ -154,9 +154,12 @@ def build_vocab(tokenizer: Tokenizer, *, compress: bool = True, cache: bool = Tr
     return vocab
 
 
-def _cache_path(tokenizer: Tokenizer) -> Path:
+def _cache_path(tokenizer: Tokenizer) -> Path | None:
     key = hashlib.sha256(f"{tokenizer.fingerprint}:norm-v{NORMALIZATION_VERSION}".encode()).hexdigest()
-    return cache_dir() / "vocab" / f"{key[:32]}.npz"
+    try:
+        return cache_dir() / "vocab" / f"{key[:32]}.npz"
+    except OSError:  # no cache directory: nothing is cached
+        return None
 
 
 def _load_cached(path: Path, tokenizer: Tokenizer) -> CompressedVocab | None:

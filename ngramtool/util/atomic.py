@@ -35,6 +35,7 @@ import shutil
 import socket
 import stat
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -69,15 +70,38 @@ _BUSY_TRIES = 3  # attempts at a lock that is held
 
 
 def cache_dir() -> Path:
-    """Where ngramtool caches what it builds (vocabularies, engines' tokenizer files):
-    ``NGRAMTOOL_CACHE_DIR``, else ``~/.cache/ngramtool``."""
+    """Where ngramtool caches what it builds (vocabularies, engines' tokenizer files, kernels'
+    machine code): ``NGRAMTOOL_CACHE_DIR``, else ``~/.cache/ngramtool``.
+
+    Raises:
+        OSError: neither is set and the user has no home directory (a container run as an
+            arbitrary user id): callers then cache nothing, as with a cache they cannot write.
+    """
     root = os.environ.get("NGRAMTOOL_CACHE_DIR")
-    return Path(root) if root else Path.home() / ".cache" / "ngramtool"
+    if root:
+        return Path(root)
+    try:
+        return Path.home() / ".cache" / "ngramtool"
+    except RuntimeError:
+        raise OSError(errno.ENOENT, "no cache directory: set NGRAMTOOL_CACHE_DIR or HOME") from None
+
+
+_UMASK_LOCK = threading.Lock()
 
 
 def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
+    """The process's umask: from ``/proc/self/status`` where Linux gives it, else set and restored
+    under a lock (setting it is process-wide: two threads doing that at once could leave it 0)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _UMASK_LOCK:
+        mask = os.umask(0)
+        os.umask(mask)
     return mask
 
 

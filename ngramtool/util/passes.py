@@ -27,8 +27,8 @@ def passed(folder: str, name: str, key: str) -> bool:
 def remember(folder: str, name: str, key: str) -> None:
     """Remember a pass of check ``name`` under ``key``; a cache that cannot be written is skipped,
     not an error."""
-    entry = _entry(folder, name, key)
     try:
+        entry = _entry(folder, name, key)
         entry.parent.mkdir(parents=True, exist_ok=True)
         with staged_file(entry) as tmp:
             tmp.write_text(key, encoding="utf-8")

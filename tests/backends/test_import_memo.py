@@ -81,6 +81,7 @@ def test_a_failure_is_never_remembered(place):
 
 def test_a_remembered_pass_that_no_longer_holds_is_worded_when_the_backend_hashes(monkeypatch, tmp_path):
     monkeypatch.setenv("NGRAMTOOL_CACHE_DIR", str(tmp_path))  # no kernel code kept: numba must run
+    monkeypatch.setattr("ngramtool.hashing.backends.stored_rows._LOADED", {})
     monkeypatch.setattr(
         backends, "_import_error", lambda package: "Numba needs NumPy 2.2" if package == "numba" else None
     )

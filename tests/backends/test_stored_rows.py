@@ -154,35 +154,85 @@ def _entry(cache: Path) -> Path:
     return entry
 
 
-def test_damaged_code_is_removed_and_numba_hashes(cache):
-    spec, negative_ids, _ = SPECS["vector"]
-    _keep(spec, negative_ids, np.int32)
-    entry = _entry(cache)
+def _hashes_with_numba(spec: HashSpec, negative_ids: str) -> None:
+    """A fresh evaluator of ``spec`` hashes with numba, and its rows are numpy's."""
+    stored_rows._LOADED.clear()
+    kernel = stored_rows.make_kernel(_options(spec, negative_ids), _compiled(spec, negative_ids))
+    ids, context, resets = _stream(spec, np.int32)
+    rows = kernel.rows(ids, context, resets)
+    assert kernel._numba is not None
+    reference = numpy_kernel(spec, offsets=True, negative_ids=negative_ids, device="cpu")
+    assert np.array_equal(rows, reference.rows(ids, context, resets))
+
+
+def _damage_code(entry: Path) -> None:
     data = bytearray(entry.read_bytes())
     data[-100] ^= 0xFF
     entry.write_bytes(bytes(data))
+
+
+def _edit_header(change):
+    def damage(entry: Path) -> None:
+        header_line, _, code = entry.read_bytes().partition(b"\n")
+        entry.write_bytes(json.dumps(change(json.loads(header_line))).encode() + b"\n" + code)
+
+    return damage
+
+
+DAMAGES = {
+    "a code byte": _damage_code,
+    "a header that is not an object": _edit_header(lambda header: [1, 2]),
+    "a symbol that is not text": _edit_header(lambda header: {**header, "symbol": 5}),
+    "externals left out": _edit_header(lambda header: {**header, "externals": []}),
+    "a truncated file": lambda entry: entry.write_bytes(entry.read_bytes()[:500]),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_entry_is_removed_and_numba_hashes(cache, damage):
+    """The digest covers the key, symbol, externals and code: no damaged entry is linked."""
+    spec, negative_ids, _ = SPECS["vector"]
+    _keep(spec, negative_ids, np.int32)
+    entry = _entry(cache)
+    DAMAGES[damage](entry)
     assert stored_rows.load(_options(spec, negative_ids), np.dtype(np.int32)) is None
     assert not entry.exists()
+    _hashes_with_numba(spec, negative_ids)
 
 
-def test_code_that_gives_other_rows_fails_its_canary_and_is_removed(cache):
-    """Code for another spec, filed under this spec's key with a whole header, is caught by the
-    canary rows, and the hasher's rows are still right."""
+def test_code_that_gives_other_rows_fails_its_canary_and_is_declined(cache):
+    """Code for another spec, filed under this spec's key with a whole header and digest, is
+    caught by the canary rows and recorded as declined (not compiled again); numba hashes."""
     spec, negative_ids, _ = SPECS["vector"]
     other = HashSpec(vocab_size=98_627, seed=1)
     _keep(other, negative_ids, np.int32)
     header_line, _, code = _entry(cache).read_bytes().partition(b"\n")
     header = json.loads(header_line)
     key = _options(spec, negative_ids).key(np.dtype(np.int32))
+    digest = stored_rows._digest(key, header["symbol"], header["externals"], code)
     forged = stored_rows._entry_path(key)
-    forged.write_bytes(json.dumps({**header, "key": key}).encode() + b"\n" + code)
+    forged.write_bytes(json.dumps({**header, "key": key, "sha256": digest}).encode() + b"\n" + code)
 
     kernel = BACKENDS["numba"].kernel(spec, offsets=True, negative_ids=negative_ids, device="cpu")
     ids, context, resets = _stream(spec, np.int32)
     rows = kernel.rows(ids, context, resets)
-    assert not forged.exists()
+    declined = json.loads(forged.read_bytes().partition(b"\n")[0])
+    assert declined["declined"] == "its canary rows differed from the numpy backend's"
+    assert not stored_rows.keep(_options(spec, negative_ids), np.dtype(np.int32), pytest.fail)
     reference = numpy_kernel(spec, offsets=True, negative_ids=negative_ids, device="cpu")
     assert np.array_equal(rows, reference.rows(ids, context, resets))
+
+
+def test_a_bad_entry_in_a_read_only_cache_is_left_and_numba_hashes(cache, monkeypatch):
+    spec, negative_ids, _ = SPECS["vector"]
+    _keep(spec, negative_ids, np.int32)
+    _damage_code(_entry(cache))
+
+    def refuse(self, missing_ok=False):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    _hashes_with_numba(spec, negative_ids)
 
 
 def test_a_cache_that_cannot_be_written_keeps_nothing(tmp_path, monkeypatch):
@@ -190,7 +240,42 @@ def test_a_cache_that_cannot_be_written_keeps_nothing(tmp_path, monkeypatch):
     blocker.write_text("not a directory")
     monkeypatch.setenv("NGRAMTOOL_CACHE_DIR", str(blocker))
     spec, negative_ids, _ = SPECS["vector"]
-    assert not _keep(spec, negative_ids, np.int32)
+    compiled = []
+
+    def compile_code():
+        compiled.append(True)
+        return numba_backend.machine_code(_compiled(spec, negative_ids)(), np.dtype(np.int32))
+
+    assert not stored_rows.keep(_options(spec, negative_ids), np.dtype(np.int32), compile_code)
+    assert compiled and blocker.read_text() == "not a directory"
+
+
+def test_without_a_cache_directory_nothing_is_kept_and_numba_hashes(monkeypatch):
+    """No NGRAMTOOL_CACHE_DIR and no home directory (a container run as an arbitrary user id)."""
+    monkeypatch.delenv("NGRAMTOOL_CACHE_DIR")
+    monkeypatch.setattr(Path, "home", lambda: (_ for _ in ()).throw(RuntimeError("no home directory")))
+    spec, negative_ids, _ = SPECS["vector"]
+    assert not stored_rows.keep(_options(spec, negative_ids), np.dtype(np.int32), pytest.fail)
+    _hashes_with_numba(spec, negative_ids)
+
+
+def test_rows_into_an_out_of_another_type_or_read_only(cache):
+    """The kept code writes the spec's row type: another type gets the rows cast, as numba's
+    kernel gives them, and read-only memory is refused, not written."""
+    spec, negative_ids, _ = SPECS["vector"]
+    _keep(spec, negative_ids, np.int32)
+    kernel = stored_rows.make_kernel(_options(spec, negative_ids), _compiled(spec, negative_ids))
+    ids, context, resets = _stream(spec, np.int32)
+    numpy_rows = numpy_kernel(spec, offsets=True, negative_ids=negative_ids, device="cpu")
+    expected = numpy_rows.rows(ids, context, resets)
+    wide = np.zeros(expected.shape, np.int64)
+    assert kernel.rows(ids, context, resets, out=wide) is wide
+    assert np.array_equal(wide, expected) and kernel._numba is None
+    read_only = np.zeros(expected.shape, spec.row_dtype)
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        kernel.rows(ids, context, resets, out=read_only)
+    assert not read_only.any()
 
 
 def test_a_broken_numba_is_worded_only_where_no_code_is_kept(cache, monkeypatch):

@@ -20,11 +20,12 @@ class FillingRows:
         self, ids: np.ndarray, context: np.ndarray, resets: np.ndarray, out: np.ndarray | None = None
     ) -> np.ndarray:
         """Rows [T, L, C] of the chunk ``ids`` after ``context`` (into ``out`` when given); documents
-        start at ``resets``. The kernels write C-ordered rows: an ``out`` of another layout gets
-        them copied in."""
+        start at ``resets``. The kernels write C-ordered rows of the spec's row type into writable
+        memory: an ``out`` of another layout or type gets them copied in (cast), and a read-only
+        one is refused by numpy."""
         spec = self.spec
         target = out
-        if out is None or not out.flags.c_contiguous:
+        if out is None or not (out.flags.c_contiguous and out.flags.writeable) or out.dtype != spec.row_dtype:
             target = np.empty((ids.shape[0], spec.num_layers, spec.num_columns), dtype=spec.row_dtype)
         self._fill(ids, context, resets, target.reshape(ids.shape[0], spec.num_layers * spec.num_columns))
         if out is not None and out is not target:

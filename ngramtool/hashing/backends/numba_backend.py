@@ -406,11 +406,13 @@ def machine_code(kernel: NumbaRows, id_dtype: np.dtype) -> MachineCode | None:
     try:
         entry = numba.cfunc(signature, error_model="numpy")(rows)
         library = entry._library  # numba keeps these private: a change there gives no stored code
-        declared = re.findall(r"^declare [^@]*@\"?([\w.$]+)", library.get_llvm_str(), flags=re.MULTILINE)
+        external = r'^(?:declare [^@]*@"?([\w.$]+)|@"?([\w.$]+)"? = external )'
+        found = re.findall(external, library.get_llvm_str(), flags=re.MULTILINE)
+        declared = {name for pair in found for name in pair}
         return MachineCode(
             library._get_compiled_object(),
             entry.native_name,
-            tuple(sorted(name for name in set(declared) if not name.startswith("llvm."))),
+            tuple(sorted(name for name in declared if name and not name.startswith("llvm."))),
         )
     except (AttributeError, TypeError):
         return None

@@ -12,19 +12,24 @@ the compiled kernel's, at its speed, and numba is imported only for what has no 
 
 An entry is keyed by everything its code depends on: the spec (all of it), the options, the id and
 row types, the kernel's source files, numba's and llvmlite's installed files (path, size,
-modification time) and the CPU (LLVM's name and features of the host).
-Before its first use in a process it is checked: its header must hold the whole key and the
-digest of its code, every symbol the code calls must resolve, and canary rows (masked ids, a
-document start, a context) must equal the numpy backend's. One that fails any check is removed
-and numba runs instead, with the same results. The code refers to numba's runtime only where a
-kernel raises, which the row kernels never do (inlined into the entry point, so that LLVM sees
-it): those symbols (:data:`RUNTIME_STUBS`) resolve, where numba is not loaded, to a function
-that says so and ends the process. Code that refers to more of numba (a numba that compiles it
-otherwise) is not kept; its entry records why, so that later runs do not compile it again.
+modification time) and the CPU (LLVM's name and features of the host). Before its first use in a
+process it is checked: its header must hold the whole key, fields of the right types and the
+digest of its key, symbol, externals and code; every symbol the code calls must resolve; and
+canary rows (masked ids, document starts, a context) must equal the numpy backend's. One that
+fails is removed (where its canary rows differed, recorded as declined instead), and numba runs,
+with the same results. A cache that cannot be written or has no directory keeps nothing.
+
+The code refers to numba's runtime only where a kernel raises, which the row kernels never do
+(inlined into the entry point, so that LLVM sees it): those symbols (:data:`RUNTIME_STUBS`)
+resolve, where numba is not loaded, to a function that says so and ends the process. Code that
+refers to more of numba (a numba that compiles it otherwise) is not kept; its entry records why,
+so that later runs do not compile it again. The digest guards against damage, not against
+someone who can write the cache directory, who can run code as its owner anyway.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import hashlib
@@ -150,32 +155,45 @@ def keep(options: Options, id_dtype: np.dtype, compile_code: Callable[[], Machin
     already; True when code is kept now. A cache that cannot be written, or a numba that does not
     give the code, keeps nothing and is not an error."""
     key = options.key(id_dtype)
-    if key is None or _entry_path(key).exists():
+    path = _entry_path(key)
+    if key is None or path is None or path.exists():
         return False
     code = compile_code()
     if code is None:
         return False
-    header: dict[str, object] = {"format": FORMAT, "key": key}
     unresolved = sorted(set(code.externals) - _resolvable(code.externals))
-    if unresolved:  # kept as declined, so that later runs do not compile it again
-        header["declined"] = f"the code refers to numba's runtime: {', '.join(unresolved)}"
-        body = b""
-    else:
-        header |= {"symbol": code.symbol, "externals": list(code.externals)}
-        header["sha256"], body = hashlib.sha256(code.code).hexdigest(), code.code
-    path = _entry_path(key)
+    if unresolved:  # recorded as declined, so that later runs do not compile it again
+        _decline(path, key, f"the code refers to numba's runtime: {', '.join(unresolved)}")
+        return False
+    header = {"format": FORMAT, "key": key, "symbol": code.symbol, "externals": list(code.externals),
+              "sha256": _digest(key, code.symbol, list(code.externals), code.code)}  # fmt: skip
+    return _write_entry(path, header, code.code)
+
+
+def _decline(path: Path, key: str, why: str) -> bool:
+    """Record at ``path`` that no code is kept for ``key``, and why; False where it cannot."""
+    return _write_entry(path, {"format": FORMAT, "key": key, "declined": why}, b"")
+
+
+def _write_entry(path: Path, header: dict[str, Any], body: bytes) -> bool:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with staged_file(path) as tmp:
             tmp.write_bytes(json.dumps(header).encode() + b"\n" + body)
     except (OSError, NgramToolError):
         return False
-    return not unresolved
+    return True
+
+
+def _digest(key: str, symbol: str, externals: list[str], code: bytes) -> str:
+    """What an entry's ``sha256`` holds: a digest of its key, symbol, externals and code."""
+    return hashlib.sha256(json.dumps([FORMAT, key, symbol, externals]).encode() + b"\0" + code).hexdigest()
 
 
 def load(options: Options, id_dtype: np.dtype) -> Any:
     """The kept entry point for ``options`` and ids of ``id_dtype``, checked (module docstring),
-    or None: none is kept, or it failed a check (then it is removed)."""
+    or None: none is kept, or it failed a check (then it is removed, or, where its canary rows
+    differed, recorded as declined)."""
     key = options.key(id_dtype)
     if key is None:
         return None
@@ -188,21 +206,43 @@ def load(options: Options, id_dtype: np.dtype) -> Any:
 def _load_checked(options: Options, id_dtype: np.dtype, key: str) -> Any:
     path = _entry_path(key)
     try:
-        header_line, _, code = path.read_bytes().partition(b"\n")
+        header_line, _, code = path.read_bytes().partition(b"\n") if path is not None else (b"", b"", b"")
     except OSError:
         return None
-    try:
-        header = json.loads(header_line)
-        if header.get("declined") and header["key"] == key:
-            return None
-        whole = header["key"] == key and header["sha256"] == hashlib.sha256(code).hexdigest()
-        entry = _link(code, header["symbol"], header["externals"]) if whole else None
-    except (ValueError, KeyError, TypeError, RuntimeError):
-        entry = None
-    if entry is None or not _canary_holds(entry, options, id_dtype):
-        path.unlink(missing_ok=True)
+    if path is None or not header_line:
+        return None
+    header = _header(header_line, key)
+    if header is not None and "declined" in header:
+        return None
+    entry = None
+    if header is not None and header["sha256"] == _digest(key, header["symbol"], header["externals"], code):
+        try:
+            entry = _link(code, header["symbol"], header["externals"])
+        except Exception:  # llvmlite refused the object: treated as damaged
+            entry = None
+    if entry is None:
+        with contextlib.suppress(OSError):  # a read-only cache: numba runs, as for no entry
+            path.unlink(missing_ok=True)
+        return None
+    if not _canary_holds(entry, options, id_dtype):
+        _decline(path, key, "its canary rows differed from the numpy backend's")
         return None
     return entry
+
+
+def _header(line: bytes, key: str) -> dict[str, Any] | None:
+    """An entry's header for ``key``, with fields of the right types, or None."""
+    try:
+        header = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("key") != key:
+        return None
+    if isinstance(header.get("declined"), str):
+        return header
+    symbol, externals, digest = header.get("symbol"), header.get("externals"), header.get("sha256")
+    fields = isinstance(symbol, str) and isinstance(digest, str) and isinstance(externals, list)
+    return header if fields and all(isinstance(name, str) for name in externals) else None
 
 
 def _link(code: bytes, symbol: str, externals: list[str]) -> Any:
@@ -283,7 +323,7 @@ def _host() -> list[str] | None:
 
         _target_machine()
         return [llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()]
-    except (ImportError, RuntimeError):
+    except Exception:  # a broken llvmlite raises anything (ImportError, OSError, RuntimeError)
         return None
 
 
@@ -312,5 +352,11 @@ def _sources() -> str:
     return digest.hexdigest()
 
 
-def _entry_path(key: str) -> Path:
-    return cache_dir() / "kernels" / f"rows-{hashlib.sha256(key.encode()).hexdigest()[:32]}"
+def _entry_path(key: str | None) -> Path | None:
+    """Where the entry of ``key`` is kept; None without a key or a cache directory."""
+    if key is None:
+        return None
+    try:
+        return cache_dir() / "kernels" / f"rows-{hashlib.sha256(key.encode()).hexdigest()[:32]}"
+    except OSError:  # no cache directory: nothing is kept
+        return None
