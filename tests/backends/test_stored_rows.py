@@ -75,6 +75,17 @@ def _keep(spec: HashSpec, negative_ids: str, dtype: type) -> bool:
     return stored_rows.keep(_options(spec, negative_ids), np.dtype(dtype), code)
 
 
+def _hashes_with_numba(spec: HashSpec, negative_ids: str, dtype: type = np.int32) -> None:
+    """A fresh evaluator of ``spec`` hashes ids of ``dtype`` with numba, and its rows are numpy's."""
+    stored_rows._LOADED.clear()
+    kernel = stored_rows.make_kernel(_options(spec, negative_ids), _compiled(spec, negative_ids))
+    ids, context, resets = _stream(spec, dtype)
+    rows = kernel.rows(ids, context, resets)
+    assert kernel._numba is not None
+    reference = numpy_kernel(spec, offsets=True, negative_ids=negative_ids, device="cpu")
+    assert np.array_equal(rows, reference.rows(ids, context, resets))
+
+
 @pytest.mark.parametrize("path", SPECS)
 def test_kept_code_gives_numbas_rows_on_every_path_and_family(cache, path):
     spec, negative_ids, modulo = SPECS[path]
@@ -105,23 +116,14 @@ def test_code_that_refers_to_more_of_numba_is_declined_once(cache):
     header = json.loads(entry.read_bytes().partition(b"\n")[0])
     assert header["declined"] == "the code refers to numba's runtime: numba_do_raise"
     assert not stored_rows.keep(_options(spec, negative_ids), np.dtype(np.int32), pytest.fail)
-    kernel = stored_rows.make_kernel(_options(spec, negative_ids), _compiled(spec, negative_ids))
-    ids, context, resets = _stream(spec, np.int32)
-    rows = kernel.rows(ids, context, resets)
-    assert kernel._numba is not None and entry.exists()
-    reference = numpy_kernel(spec, offsets=True, negative_ids=negative_ids, device="cpu")
-    assert np.array_equal(rows, reference.rows(ids, context, resets))
+    _hashes_with_numba(spec, negative_ids)
+    assert entry.exists()
 
 
 def test_ids_of_a_type_without_kept_code_hash_with_numba(cache):
     spec, negative_ids, _ = SPECS["vector"]
     _keep(spec, negative_ids, np.int32)
-    kernel = stored_rows.make_kernel(_options(spec, negative_ids), _compiled(spec, negative_ids))
-    ids, context, resets = _stream(spec, np.uint16)
-    rows = kernel.rows(ids, context, resets)
-    assert kernel._numba is not None
-    reference = numpy_kernel(spec, offsets=True, negative_ids=negative_ids, device="cpu")
-    assert np.array_equal(rows, reference.rows(ids, context, resets))
+    _hashes_with_numba(spec, negative_ids, np.uint16)
 
 
 def test_a_process_with_kept_code_does_not_import_numba(cache):
@@ -152,17 +154,6 @@ print("numba" in sys.modules)
 def _entry(cache: Path) -> Path:
     (entry,) = cache.iterdir()
     return entry
-
-
-def _hashes_with_numba(spec: HashSpec, negative_ids: str) -> None:
-    """A fresh evaluator of ``spec`` hashes with numba, and its rows are numpy's."""
-    stored_rows._LOADED.clear()
-    kernel = stored_rows.make_kernel(_options(spec, negative_ids), _compiled(spec, negative_ids))
-    ids, context, resets = _stream(spec, np.int32)
-    rows = kernel.rows(ids, context, resets)
-    assert kernel._numba is not None
-    reference = numpy_kernel(spec, offsets=True, negative_ids=negative_ids, device="cpu")
-    assert np.array_equal(rows, reference.rows(ids, context, resets))
 
 
 def _damage_code(entry: Path) -> None:
