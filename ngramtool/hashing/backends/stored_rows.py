@@ -70,7 +70,7 @@ _C_ENTRY = ctypes.CFUNCTYPE(
 )  # fmt: skip
 _LOCK = threading.Lock()
 _LOADED: dict[str, Any] = {}  # key -> the entry point (None: none kept, or it failed a check)
-_KEEP_ALIVE: list[Any] = []  # the llvmlite engines and stub functions the loaded code lives in
+_KEEP_ALIVE: list[Any] = []  # the llvmlite engines the loaded code lives in
 
 
 @dataclass(frozen=True)
