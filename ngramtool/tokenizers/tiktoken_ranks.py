@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 
-from ..util.atomic import cache_dir, staged_file
-from ..util.errors import NgramToolError
+from ..util.atomic import cache_path, store_cached
 
 _FORMAT = b"ngramtool-tiktoken-ranks-v1"
 
@@ -41,9 +40,8 @@ def load_ranks(contents: bytes, source: str = "the rank file") -> Ranks:
     ({b'b': 1, b'a': 0}, b'YQ== 0\\nYg== 1\\n')
     """
     key = hashlib.sha256(contents).hexdigest()
-    try:
-        path = cache_dir() / "tiktoken" / f"{key[:32]}.ranks"
-    except OSError:  # no cache directory: nothing is cached
+    path = cache_path("tiktoken", f"{key[:32]}.ranks")
+    if path is None:  # no cache directory: nothing is cached
         return parse_ranks(contents, source)
     cached = _read_entry(path, key)
     if cached is not None:
@@ -90,9 +88,4 @@ def _read_entry(path: Path, key: str) -> Ranks | None:
 def _write_entry(path: Path, key: str, made: Ranks) -> None:
     """Write the entry atomically; a cache that cannot be written is skipped, not an error."""
     payload = marshal.dumps((_FORMAT, key, made.ranks, made.lines))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with staged_file(path) as tmp:
-            tmp.write_bytes(hashlib.sha256(payload).digest() + payload)
-    except (OSError, NgramToolError):
-        return
+    store_cached(path, lambda tmp: tmp.write_bytes(hashlib.sha256(payload).digest() + payload))

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..util.atomic import cache_dir, staged_file
+from ..util.atomic import cache_path, store_cached
 from ..util.errors import NgramToolError, UsageError
 from ..util.lookup import DEAD, UNASSIGNED, canonical_ids, check_ids
 from . import Tokenizer
@@ -156,10 +156,7 @@ def build_vocab(tokenizer: Tokenizer, *, compress: bool = True, cache: bool = Tr
 
 def _cache_path(tokenizer: Tokenizer) -> Path | None:
     key = hashlib.sha256(f"{tokenizer.fingerprint}:norm-v{NORMALIZATION_VERSION}".encode()).hexdigest()
-    try:
-        return cache_dir() / "vocab" / f"{key[:32]}.npz"
-    except OSError:  # no cache directory: nothing is cached
-        return None
+    return cache_path("vocab", f"{key[:32]}.npz")
 
 
 def _load_cached(path: Path, tokenizer: Tokenizer) -> CompressedVocab | None:
@@ -178,12 +175,12 @@ def _store_cached(path: Path, vocab: CompressedVocab) -> None:
     """Write atomically; a cache that cannot be written (a full disk, a read-only home, another
     process writing the same entry) is skipped, not an error, and leaves nothing behind."""
     keys = np.frombuffer(json.dumps(list(vocab.keys), ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with staged_file(path) as tmp, tmp.open("wb") as handle:
+
+    def write(tmp: Path) -> None:
+        with tmp.open("wb") as handle:
             np.savez(handle, lut=vocab.lut, keys=keys)
-    except (OSError, NgramToolError):
-        return
+
+    store_cached(path, write)
 
 
 def identity_vocab(size: int, tokenizer_fingerprint: str = "") -> CompressedVocab:

@@ -37,7 +37,7 @@ import stat
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,6 +84,28 @@ def cache_dir() -> Path:
         return Path.home() / ".cache" / "ngramtool"
     except RuntimeError:
         raise OSError(errno.ENOENT, "no cache directory: set NGRAMTOOL_CACHE_DIR or HOME") from None
+
+
+def cache_path(folder: str, name: str) -> Path | None:
+    """``cache_dir() / folder / name``, or None where there is no cache directory (then nothing
+    is cached)."""
+    try:
+        return cache_dir() / folder / name
+    except OSError:
+        return None
+
+
+def store_cached(path: Path, write: Callable[[Path], object]) -> bool:
+    """Write the cache entry ``path`` atomically (``write`` fills its temporary file); False where
+    the cache cannot be written (a full disk, a read-only home, another process writing the same
+    entry), which is skipped, not an error, and leaves nothing behind."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with staged_file(path) as tmp:
+            write(tmp)
+    except (OSError, NgramToolError):
+        return False
+    return True
 
 
 _UMASK_LOCK = threading.Lock()

@@ -12,14 +12,14 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from .atomic import cache_dir, staged_file
-from .errors import NgramToolError
+from .atomic import cache_path, store_cached
 
 
 def passed(folder: str, name: str, key: str) -> bool:
     """Whether a pass of check ``name`` under ``key`` was remembered in ``folder``."""
+    entry = _entry(folder, name, key)
     try:
-        return _entry(folder, name, key).read_text(encoding="utf-8") == key
+        return entry is not None and entry.read_text(encoding="utf-8") == key
     except (OSError, UnicodeDecodeError):
         return False
 
@@ -27,14 +27,10 @@ def passed(folder: str, name: str, key: str) -> bool:
 def remember(folder: str, name: str, key: str) -> None:
     """Remember a pass of check ``name`` under ``key``; a cache that cannot be written is skipped,
     not an error."""
-    try:
-        entry = _entry(folder, name, key)
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        with staged_file(entry) as tmp:
-            tmp.write_text(key, encoding="utf-8")
-    except (OSError, NgramToolError):
-        return
+    entry = _entry(folder, name, key)
+    if entry is not None:
+        store_cached(entry, lambda tmp: tmp.write_text(key, encoding="utf-8"))
 
 
-def _entry(folder: str, name: str, key: str) -> Path:
-    return cache_dir() / folder / f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:32]}"
+def _entry(folder: str, name: str, key: str) -> Path | None:
+    return cache_path(folder, f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:32]}")

@@ -45,8 +45,7 @@ from typing import Any
 import numpy as np
 
 from ...spec.hashspec import HashSpec
-from ...util.atomic import cache_dir, staged_file
-from ...util.errors import NgramToolError
+from ...util.atomic import cache_path, store_cached
 from .filling import FillingRows
 
 FORMAT = "ngramtool-kernel-v1"
@@ -176,13 +175,7 @@ def _decline(path: Path, key: str, why: str) -> bool:
 
 
 def _write_entry(path: Path, header: dict[str, Any], body: bytes) -> bool:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with staged_file(path) as tmp:
-            tmp.write_bytes(json.dumps(header).encode() + b"\n" + body)
-    except (OSError, NgramToolError):
-        return False
-    return True
+    return store_cached(path, lambda tmp: tmp.write_bytes(json.dumps(header).encode() + b"\n" + body))
 
 
 def _digest(key: str, symbol: str, externals: list[str], code: bytes) -> str:
@@ -205,11 +198,11 @@ def load(options: Options, id_dtype: np.dtype) -> Any:
 
 def _load_checked(options: Options, id_dtype: np.dtype, key: str) -> Any:
     path = _entry_path(key)
-    try:
-        header_line, _, code = path.read_bytes().partition(b"\n") if path is not None else (b"", b"", b"")
-    except OSError:
+    if path is None:
         return None
-    if path is None or not header_line:
+    try:
+        header_line, _, code = path.read_bytes().partition(b"\n")
+    except OSError:
         return None
     header = _header(header_line, key)
     if header is not None and "declined" in header:
@@ -298,7 +291,7 @@ def _stub() -> Any:
 
     def unreachable(_state: int | None) -> None:
         message = (
-            f"ngramtool: kept kernel code reported an error; remove {cache_dir() / 'kernels'} and run again\n"
+            "ngramtool: kept kernel code reported an error; remove the cache directory's kernels folder\n"
         )
         os.write(2, message.encode())
         os._exit(1)
@@ -356,7 +349,4 @@ def _entry_path(key: str | None) -> Path | None:
     """Where the entry of ``key`` is kept; None without a key or a cache directory."""
     if key is None:
         return None
-    try:
-        return cache_dir() / "kernels" / f"rows-{hashlib.sha256(key.encode()).hexdigest()[:32]}"
-    except OSError:  # no cache directory: nothing is kept
-        return None
+    return cache_path("kernels", f"rows-{hashlib.sha256(key.encode()).hexdigest()[:32]}")
