@@ -7,6 +7,15 @@ import numpy as np
 from ...spec.hashspec import HashSpec
 
 
+def scratch(spec: HashSpec) -> tuple[np.ndarray, np.ndarray]:
+    """The row kernels' scratch space for one call: 8 L N bytes (the Engram kernel's products
+    [L, N], uint64; the per-column kernel's window [N], int64) and 8 L C bytes (the Engram
+    kernel's remainders, float64)."""
+    return np.empty(spec.num_layers * spec.max_ngram, np.uint64), np.empty(
+        spec.num_layers * spec.num_columns, np.float64
+    )
+
+
 class FillingRows:
     """An evaluator that hashes a chunk into a C-contiguous [T, L*C] array (:meth:`_fill`);
     :meth:`rows` gives it one (see :class:`ngramtool.hashing.backends.RowsKernel`)."""

@@ -54,7 +54,7 @@ import numpy as np
 from ...spec.hashspec import HashSpec
 from ...util.jit import compiled, static
 from . import MASKED_ROW
-from .filling import FillingRows
+from .filling import FillingRows, scratch
 from .stored_rows import MachineCode
 from .vector_modulo import reduce_heads, vector_columns, vector_exact
 
@@ -345,9 +345,11 @@ class NumbaRows(FillingRows):
         )
         if not spec.layer_mix:
             constants = (self.column_multipliers, self.primes, self.offsets, self.how, self.mask)
-            column_rows(*chunk, *constants, flat_out, np.empty(spec.max_ngram, np.int64))
+            window = scratch(spec)[0].view(np.int64)[: spec.max_ngram]
+            column_rows(*chunk, *constants, flat_out, window)
             return
         shape = self.specialized if self.hashed >= SPECIALIZE_TOKENS else self.generic
+        products, remainders = scratch(spec)
         engram_rows(
             *chunk,
             self.multipliers,
@@ -357,14 +359,8 @@ class NumbaRows(FillingRows):
             self.offsets,
             *shape,
             flat_out,
-            *self.scratch(),
-        )
-
-    def scratch(self) -> tuple[np.ndarray, np.ndarray]:
-        """The Engram kernel's scratch space for one call: ``products`` and ``remainders``."""
-        spec = self.spec
-        return np.empty((spec.num_layers, spec.max_ngram), np.uint64), np.empty(
-            self.primes.shape[0], np.float64
+            products.reshape(spec.num_layers, spec.max_ngram),
+            remainders,
         )
 
 

@@ -47,6 +47,7 @@ import numpy as np
 from ...spec.hashspec import HashSpec
 from ...util.atomic import cache_path, store_cached
 from .filling import FillingRows
+from .filling import scratch as kernel_scratch
 
 FORMAT = "ngramtool-kernel-v1"
 ENTRY = (
@@ -142,8 +143,7 @@ def _call(
     """Rows of ``ids`` into ``out`` [T, L*C] with a loaded entry point."""
     context = np.ascontiguousarray(context, dtype=np.int64)
     resets = np.ascontiguousarray(resets, dtype=np.int64)
-    scratch = np.empty(spec.num_layers * spec.max_ngram, np.uint64)
-    more_scratch = np.empty(spec.num_layers * spec.num_columns, np.float64)
+    scratch, more_scratch = kernel_scratch(spec)
     entry(ids.ctypes.data, ids.shape[0], context.ctypes.data, resets.ctypes.data, resets.shape[0],
           out.ctypes.data, scratch.ctypes.data, more_scratch.ctypes.data)  # fmt: skip
 
