@@ -23,7 +23,7 @@ import numpy as np
 
 from ..tokenizers import Tokenizer, encode_each, joined_ids, resolve_eot, special_record
 from ..tokenizers.guard import EngineMismatch
-from ..util.chunks import CHUNK_TOKENS, TokenChunk
+from ..util.chunks import CHUNK_TOKENS, TokenChunk, ramp
 from ..util.profiling import StageClock, timed
 from . import ChatTemplate, Documents, Errors, TextPiece, iter_string_pieces, iter_text_items
 
@@ -36,12 +36,20 @@ NO_IDS = np.zeros(0, dtype=np.uint32)
 
 @dataclass
 class _ChunkBuilder:
+    """The ids of the chunk being built; :attr:`limit` is the size it is taken at, each of the
+    ``limits`` in turn."""
+
+    limits: Iterator[int]
+    limit: int = 0
     parts: list[np.ndarray] = field(default_factory=list)
     starts: list[np.ndarray] = field(default_factory=list)
     size: int = 0
     nbytes: int = 0
     hard_cuts: int = 0
     skipped: int = 0
+
+    def __post_init__(self) -> None:
+        self.limit = next(self.limits)
 
     def add(
         self, ids: np.ndarray, starts: np.ndarray, nbytes: int = 0, hard_cuts: int = 0, skipped: int = 0
@@ -65,6 +73,7 @@ class _ChunkBuilder:
             self.skipped,
         )
         self.parts, self.starts, self.size, self.nbytes, self.hard_cuts, self.skipped = [], [], 0, 0, 0, 0
+        self.limit = next(self.limits)
         return chunk
 
 
@@ -73,15 +82,18 @@ Piece = TextPiece | Documents
 
 
 def _batches(pieces: Iterable[Piece], chars: int) -> Iterator[list[Piece]]:
-    """Group pieces into lists of about ``chars`` characters (many small documents, few tasks)."""
+    """Group pieces into lists of about ``chars`` characters (many small documents, few tasks),
+    the first lists of fewer (:func:`~ngramtool.util.chunks.ramp`)."""
+    limits = ramp(chars)
+    limit = next(limits)
     batch: list[Piece] = []
     size = 0
     for piece in pieces:
         batch.append(piece)
         size += sum(map(len, piece.texts)) if isinstance(piece, Documents) else len(piece.text)
-        if size >= chars:
+        if size >= limit:
             yield batch
-            batch, size = [], 0
+            batch, size, limit = [], 0, next(limits)
     if batch:
         yield batch
 
@@ -271,14 +283,14 @@ def _lay_out(
     return _LaidOut(tokens, ends, starts, np.flatnonzero(starting), totals)
 
 
-def _fill(builder: _ChunkBuilder, laid: _LaidOut, chunk_tokens: int) -> Iterator[TokenChunk]:
+def _fill(builder: _ChunkBuilder, laid: _LaidOut) -> Iterator[TokenChunk]:
     """Add a laid-out batch to ``builder``, taking a chunk after each piece that brings it to
-    ``chunk_tokens`` tokens (chunks end after a piece's ids, as one piece at a time would)."""
+    its limit of tokens (chunks end after a piece's ids, as one piece at a time would)."""
     count = laid.ends.shape[0]
     first = 0  # the first piece not added yet
     while first < count:
         position = int(laid.ends[first - 1]) if first else 0
-        reach = int(np.searchsorted(laid.ends, position + max(chunk_tokens - builder.size, 1)))
+        reach = int(np.searchsorted(laid.ends, position + max(builder.limit - builder.size, 1)))
         last = min(reach, count - 1)
         end = int(laid.ends[last])
         lo, hi = np.searchsorted(laid.start_pieces, (first, last + 1))
@@ -342,7 +354,8 @@ def encode_documents(
     where: Callable[[int], str] = _unplaced,
     chat_template: bool = False,
 ) -> Iterator[TokenChunk]:
-    """Encode text pieces into chunks of about ``chunk_tokens`` raw ids.
+    """Encode text pieces into chunks of about ``chunk_tokens`` raw ids (the first chunks of fewer:
+    :func:`~ngramtool.util.chunks.ramp`).
 
     Every document is ``tokenizer.document_prefix`` + its text's ids + ``document_suffix`` (an HF
     post-processor's tokens; none for tiktoken and bytes), so a document's ids equal the tokenizer
@@ -353,12 +366,12 @@ def encode_documents(
     it); ``clock`` times them; ``where`` names the place of a piece (:func:`encode_batches`).
     """
     marks = document_marks(tokenizer, add_eot, eot_token, chat_template)
-    builder = _ChunkBuilder()
+    builder = _ChunkBuilder(ramp(chunk_tokens))
     in_document = False
     for batch, ids, counts in encode_batches(pieces, tokenizer, workers, clock, where):
         laid = _lay_out(batch, ids, counts, marks, in_document)
         in_document = in_document or laid.starts.shape[0] > 0
-        yield from _fill(builder, laid, chunk_tokens)
+        yield from _fill(builder, laid)
     if in_document:
         builder.add(marks[1], NO_STARTS)
     if builder.size or builder.starts or builder.nbytes or builder.skipped:

@@ -1,7 +1,8 @@
 """Plain text, read in blocks and cut into pieces that encode to the ids of the whole text.
 
 Each input starts a document; ``doc_sep`` separators start further ones. Pieces aim at
-``TARGET_PIECE_CHARS`` characters and are cut where :mod:`ngramtool.tokenizers.textcuts` allows. Text given as
+``TARGET_PIECE_CHARS`` characters (an input's first blocks at fewer: :func:`~ngramtool.util.chunks.ramp`)
+and are cut where :mod:`ngramtool.tokenizers.textcuts` allows. Text given as
 Python strings (:func:`string_pieces`) is cut the same way, each string one document.
 """
 
@@ -12,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
 from ..tokenizers.textcuts import WholeStrings, cut_pieces
+from ..util.chunks import ramp
 from ..util.errors import NgramToolError
 from .pieces import Errors, TextPiece, invalid_utf8, refuse_other_encodings
 
@@ -56,12 +58,13 @@ def plain_pieces(
     consumed: Callable[[], int],
 ) -> Iterator[TextPiece]:
     """The pieces of one binary stream of UTF-8 text, in order; the first starts a document.
-    ``consumed()`` counts the source bytes read so far (compressed ones for a compressed input)."""
+    ``consumed()`` counts the source bytes read so far (compressed ones for a compressed input).
+    Pieces aim at ``target`` characters, those of the first blocks read at fewer (:func:`ramp`)."""
     decoder = _Utf8Stream(name, errors)
     buffer = ""
     nbytes = seen = 0
     doc_start = True
-    while True:
+    for size in ramp(target):
         block = stream.read(READ_BLOCK_BYTES)
         final = not block
         buffer += decoder.decode(block, final)
@@ -69,7 +72,7 @@ def plain_pieces(
         segments = buffer.split(doc_sep) if doc_sep else [buffer]
         buffer = segments.pop()
         for doc in segments:  # complete documents
-            pieces = list(cut_pieces(doc, True, target, safe, whole)) or [("", False)]
+            pieces = list(cut_pieces(doc, True, size, safe, whole)) or [("", False)]
             for text, hard in pieces:
                 yield TextPiece(text, doc_start, nbytes, hard)
                 nbytes, doc_start = 0, False
@@ -77,7 +80,7 @@ def plain_pieces(
         emitted = 0
         # The last len(doc_sep)-1 characters may begin a separator that the next block completes.
         held = 0 if final or not doc_sep else len(doc_sep) - 1
-        for text, hard in cut_pieces(buffer[: len(buffer) - held], final, target, safe, whole):
+        for text, hard in cut_pieces(buffer[: max(len(buffer) - held, 0)], final, size, safe, whole):
             yield TextPiece(text, doc_start, nbytes, hard)
             nbytes, doc_start = 0, False
             emitted += len(text)

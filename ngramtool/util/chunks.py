@@ -18,6 +18,23 @@ import numpy as np
 from .profiling import StageClock, timed
 
 CHUNK_TOKENS = 1 << 20
+RAMP_STEPS = 4  # a stream's first pieces of text, batches and chunks are up to 2**4 times smaller
+
+
+def ramp(full: int, steps: int = RAMP_STEPS) -> Iterator[int]:
+    """Sizes for the parts of a stream: ``full >> steps`` first, each next twice the last, then
+    ``full`` on.
+
+    A stream's first rows reach the disk once the first text has been read, tokenized, cut into
+    a chunk and hashed; at full size that took 0.13-0.18 s of a 60 MB run, during which the disk
+    waited (docs/performance.md). Starting small, it waits 0.06-0.09 s, and the stream runs at
+    full size after ``steps`` parts. The sizes never change the ids or the rows.
+    """
+    size = max(1, full >> steps)
+    while size < full:
+        yield size
+        size *= 2
+    yield from itertools.repeat(full)
 
 
 @dataclass

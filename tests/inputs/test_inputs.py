@@ -18,6 +18,7 @@ from ngramtool.inputs import encoding as encode
 from ngramtool.inputs.encoding import iter_token_chunks
 from ngramtool.inputs.pieces import record_runs
 from ngramtool.tokenizers import ByteTokenizer, HFTokenizer, load_tokenizer
+from ngramtool.util.chunks import ramp
 from ngramtool.util.errors import NgramToolError, UsageError
 
 WORDS = ["ab", "The", "x", "é", "ß", "文字", "Ω", "42", "7", "'s", "’", "--", "/", "!?"]
@@ -315,9 +316,11 @@ def test_jsonl_blocks_read_every_line_as_the_line_by_line_parser_does(
 def _one_piece_at_a_time(pieces, tok, eot: int | None, chunk_tokens: int) -> list[tuple]:
     """The chunks of encode_documents as a piece-by-piece model makes them: a document's opening
     where it starts (after the previous one's closing), a chunk taken once a piece's ids bring it
-    to ``chunk_tokens``."""
+    to its limit: ``chunk_tokens``, the first ones' ramping up to it."""
     closing = [*tok.document_suffix.tolist(), *([] if eot is None else [eot])]
     chunks, tokens, starts, counts, open_ = [], [], [], [0, 0, 0], False
+    limits = ramp(chunk_tokens)
+    limit = next(limits)
     pieces = [
         one for piece in pieces for one in (piece.pieces() if isinstance(piece, Documents) else [piece])
     ]
@@ -329,9 +332,9 @@ def _one_piece_at_a_time(pieces, tok, eot: int | None, chunk_tokens: int) -> lis
             open_ = True
         tokens += tok.encode(piece.text).tolist()
         counts = [counts[0] + piece.nbytes, counts[1] + piece.hard_cut, counts[2] + piece.skipped]
-        if len(tokens) >= chunk_tokens:
+        if len(tokens) >= limit:
             chunks.append((tokens, starts, *counts))
-            tokens, starts, counts = [], [], [0, 0, 0]
+            tokens, starts, counts, limit = [], [], [0, 0, 0], next(limits)
     tokens += closing if open_ else []
     if tokens or starts or counts[0] or counts[2]:
         chunks.append((tokens, starts, *counts))
@@ -350,7 +353,7 @@ TEXTS = st.sampled_from(["", "a", "bc d", "ef\n", "<|x|>"])
     ),
     marks=st.sampled_from([((), ()), ((1,), ()), ((1, 2), (3,))]),
     eot=st.sampled_from([None, 4]),
-    chunk_tokens=st.integers(1, 30),
+    chunk_tokens=st.integers(1, 200),
     batch_chars=st.integers(1, 40),
 )
 def test_batches_become_the_chunks_that_one_piece_at_a_time_would(

@@ -4,6 +4,7 @@ hashing; write-behind keeps order and errors."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +23,7 @@ from ngramtool.hashing.hasher import NgramHasher
 from ngramtool.run.jobs import HashJob, run_hash_job
 from ngramtool.run.pipeline import hash_chunks
 from ngramtool.tokenizers.vocab import identity_vocab
-from ngramtool.util.chunks import TokenChunk, split_chunk
+from ngramtool.util.chunks import TokenChunk, ramp, split_chunk
 from ngramtool.util.profiling import StageClock, timed
 from ngramtool.util.writeback import WriteBehind
 
@@ -38,6 +39,13 @@ def test_split_chunk_keeps_every_start_in_place(size, raw_starts, piece):
     assert rebuilt.tolist() == starts.tolist()
     assert sum(p.nbytes for p in pieces) == 123 and sum(p.hard_cuts for p in pieces) == 2
     assert all(p.tokens.shape[0] <= piece for p in pieces)
+
+
+def test_a_ramp_starts_small_doubles_and_stays_full():
+    assert list(itertools.islice(ramp(1 << 20), 7)) == [1 << 16, 1 << 17, 1 << 18, 1 << 19, *[1 << 20] * 3]
+    assert list(itertools.islice(ramp(100, steps=2), 4)) == [25, 50, 100, 100]
+    assert list(itertools.islice(ramp(3), 4)) == [1, 2, 3, 3]  # never below 1, never above full
+    assert list(itertools.islice(ramp(1), 2)) == [1, 1]
 
 
 def test_write_behind_runs_in_order_and_raises_errors():
