@@ -54,6 +54,7 @@ class StageClock:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._seconds: dict[str, float] = {}
+        self._busy: dict[str, float] = {}  # wall seconds a resource was in use, by name
         self._wall_start = time.perf_counter()
         self._cpu_start = process_cpu_seconds()
 
@@ -79,15 +80,32 @@ class StageClock:
 
         return run
 
+    def busy(self, name: str, fn: Callable[..., R]) -> Callable[..., R]:
+        """``fn`` wrapped so that the wall time of each call counts as resource ``name`` in use
+        (the disk: a run whose disk was busy most of its wall time was bound by it)."""
+
+        def run(*args: Any, **kwargs: Any) -> R:
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                elapsed = time.perf_counter() - start
+                with self._lock:
+                    self._busy[name] = self._busy.get(name, 0.0) + elapsed
+
+        return run
+
     def report(self) -> dict[str, Any]:
         """Wall and process CPU seconds since the clock started, each stage's CPU seconds (in
-        ``STAGE_ORDER``), and the CPU seconds no stage accounts for (``other_cpu_seconds``: the
+        ``STAGE_ORDER``), the CPU seconds no stage accounts for (``other_cpu_seconds``: the
         main thread's reading, cutting and chunking, and threads that no stage wraps, such as a
-        tokenizer library's own pool)."""
+        tokenizer library's own pool), and the wall seconds each resource timed by :meth:`busy`
+        was in use (``disk_busy_seconds``)."""
         wall = time.perf_counter() - self._wall_start
         cpu = process_cpu_seconds() - self._cpu_start
         with self._lock:
             seconds = dict(self._seconds)
+            busy = dict(self._busy)
         rank = {name: i for i, name in enumerate(STAGE_ORDER)}
         names = sorted(seconds, key=lambda name: (rank.get(name, len(rank)), name))
         return {
@@ -96,9 +114,15 @@ class StageClock:
             "cores_busy": round(cpu / wall, 2) if wall > 0 else None,
             "stage_cpu_seconds": {name: round(seconds[name], 3) for name in names},
             "other_cpu_seconds": round(max(cpu - sum(seconds.values()), 0.0), 3),
+            **{f"{name}_busy_seconds": round(busy[name], 3) for name in sorted(busy)},
         }
 
 
 def timed(clock: StageClock | None, stage: str, fn: Callable[..., R]) -> Callable[..., R]:
     """``clock.timed(stage, fn)``, or ``fn`` itself without a clock."""
     return fn if clock is None else clock.timed(stage, fn)
+
+
+def busy(clock: StageClock | None, name: str, fn: Callable[..., R]) -> Callable[..., R]:
+    """``clock.busy(name, fn)``, or ``fn`` itself without a clock."""
+    return fn if clock is None else clock.busy(name, fn)

@@ -19,7 +19,7 @@ def test_hash_verbose_says_backend_and_where_the_cpu_time_went(sample, tmp_path)
     assert lines[0].startswith("backend: numpy on cpu (auto)")  # a small input: numba is not loaded
     assert re.fullmatch(
         r"cpu [\d.]+ s, [\d.]+ cores busy: tokenize [\d.]+ s, canonicalize [\d.]+ s, hash [\d.]+ s, "
-        r"write [\d.]+ s, xxh3-128 [\d.]+ s, other [\d.]+ s",
+        r"write [\d.]+ s, xxh3-128 [\d.]+ s, other [\d.]+ s; disk busy [\d.]+ s of [\d.]+ s",
         lines[-1],
     )
 

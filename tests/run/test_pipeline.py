@@ -24,7 +24,7 @@ from ngramtool.run.jobs import HashJob, run_hash_job
 from ngramtool.run.pipeline import hash_chunks
 from ngramtool.tokenizers.vocab import identity_vocab
 from ngramtool.util.chunks import TokenChunk, ramp, split_chunk
-from ngramtool.util.profiling import StageClock, timed
+from ngramtool.util.profiling import StageClock, busy, timed
 from ngramtool.util.writeback import WriteBehind
 
 
@@ -158,6 +158,18 @@ def test_stage_clock_sums_thread_cpu_time_per_stage():
     report = clock.report()
     assert 0.15 <= report["stage_cpu_seconds"]["busy"] < 1.0
     assert report["cpu_seconds"] >= 0.15 and report["wall_seconds"] > 0
+    assert not [key for key in report if key.endswith("_busy_seconds")]  # no resource timed
+
+
+def test_stage_clock_counts_the_wall_time_a_resource_was_busy():
+    """busy() sums each call's wall time, sleeping included (a disk's write waits, using no CPU)."""
+    clock = StageClock()
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(busy(clock, "disk", time.sleep), [0.05, 0.05]))
+    report = clock.report()
+    assert 0.1 <= report["disk_busy_seconds"] < 0.5
+    assert report["stage_cpu_seconds"] == {}
+    assert busy(None, "disk", time.sleep) is time.sleep
 
 
 def test_a_hash_run_reports_where_its_cpu_time_went(tmp_path):
@@ -171,6 +183,7 @@ def test_a_hash_run_reports_where_its_cpu_time_went(tmp_path):
     assert all(seconds > 0 for seconds in profile["stage_cpu_seconds"].values())
     accounted = sum(profile["stage_cpu_seconds"].values()) + profile["other_cpu_seconds"]
     assert profile["cpu_seconds"] == pytest.approx(accounted, abs=0.01) or profile["other_cpu_seconds"] == 0
+    assert 0 < profile["disk_busy_seconds"] <= profile["wall_seconds"]  # the rows' writes, timed
 
 
 def test_a_job_that_fails_while_setting_up_leaves_no_threads_or_files(tmp_path):
