@@ -206,20 +206,29 @@ def test_sequence_errors_name_the_batch_row_and_position(small_spec):
         hasher(np.zeros((2, 3, 1), dtype=np.int64))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(stream_with_docs(), st.sampled_from(["none", "reset"]))
-def test_any_chunking_gives_identical_rows(small_spec, case, boundary):
+SPEEDRUN = HashSpec(
+    family="speedrun", max_ngram=3, heads=1, layer_ids=(0,), table_sizes=(1009, 1013), vocab_size=500
+)
+"""A family whose first token of each sequence reads as its start marker (``reserved_first``)."""
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(stream_with_docs(), st.sampled_from(["none", "reset"]), st.booleans(), st.data())
+def test_any_chunking_gives_identical_rows(small_spec, case, boundary, speedrun, data):
+    """Whatever the cuts, and whichever chunk a start at a cut comes with (the end of the chunk
+    before it, an empty chunk there, or the start of the chunk after), the rows are the stream's."""
+    spec = SPEEDRUN if speedrun else small_spec
     ids, starts, cuts = case
     ids_arr = np.asarray(ids, dtype=np.int64)
-    whole = NgramHasher(small_spec, boundary=boundary)(ids_arr, starts)
-    hasher = NgramHasher(small_spec, boundary=boundary)
-    parts = []
-    bounds = [0, *cuts, len(ids)]
-    for lo, hi in pairwise(bounds):
-        local = [s - lo for s in starts if lo <= s < hi]
-        if lo == hi and any(s == lo for s in starts):
-            local = [0]  # an empty chunk may carry a start that the next chunk's tokens continue
-        parts.append(hasher(ids_arr[lo:hi], local))
+    whole = NgramHasher(spec, boundary=boundary)(ids_arr, starts)
+    hasher = NgramHasher(spec, boundary=boundary)
+    chunks = list(pairwise([0, *cuts, len(ids)]))
+    local: list[list[int]] = [[] for _ in chunks]
+    for start in starts:
+        owners = [i for i, (lo, hi) in enumerate(chunks) if lo <= start <= hi]
+        owner = data.draw(st.sampled_from(owners))
+        local[owner].append(start - chunks[owner][0])
+    parts = [hasher(ids_arr[lo:hi], there) for (lo, hi), there in zip(chunks, local, strict=True)]
     assert np.array_equal(np.concatenate(parts) if parts else whole, whole)
 
 

@@ -123,16 +123,19 @@ def test_the_family_in_a_spec_file_and_its_constraints(tmp_path):
 
 @pytest.mark.parametrize("first_token", ["reserved", "kept"])
 @pytest.mark.parametrize("compiled", [False, True])
-def test_collision_figures_count_the_rows_the_formula_gives(first_token, compiled):
-    """Every table size of a sweep: the rows used are the distinct rows of the hashed sequence."""
+@pytest.mark.parametrize("cut_start", ["ends the first chunk", "opens the second"])
+def test_collision_figures_count_the_rows_the_formula_gives(first_token, compiled, cut_start):
+    """Every table size of a sweep: the rows used are the distinct rows of the hashed sequence,
+    whichever chunk carries a document start at the cut between two chunks."""
     rng = np.random.default_rng(4)
     tokens = rng.integers(0, 300, 4000)
     specs = [speedrun((table, table), first_token, vocab=300) for table in (401, 9001)]
     counter = NgramTypeCounter(specs[0], boundary="reset", compiled=compiled)
-    counter.update(tokens[:1500], np.array([0, 700]))
-    counter.update(tokens[1500:], np.array([100]))
+    at_end = cut_start == "ends the first chunk"
+    counter.update(tokens[:1500], np.array([0, 700, 1500] if at_end else [0, 700]))
+    counter.update(tokens[1500:], np.array([100] if at_end else [0, 100]))
     for spec, report in zip(specs, sweep_collisions(counter.result(), specs, compiled=compiled), strict=True):
-        rows = hash_ngrams(tokens, spec, offsets=False, doc_starts=[0, 700, 1600])[:, 0]
+        rows = hash_ngrams(tokens, spec, offsets=False, doc_starts=[0, 700, 1500, 1600])[:, 0]
         assert [head.rows for head in report.heads] == [len(set(rows[:, c].tolist())) for c in (0, 1)]
         assert [head.table for head in report.heads] == list(spec.table_sizes)
 

@@ -424,6 +424,7 @@ class NgramTypeCounter:
         }
         self._context = np.full(n - 1, spec.pad_id, dtype=np.int64)
         self._last_start = 0  # global position of the current document's start
+        self._start_next = False  # a document starts at the next chunk's first token (reset)
         self.tokens = 0  # positions seen (masked ones included)
 
     def _capacity(self, codec: KeyCodec) -> int:
@@ -449,7 +450,11 @@ class NgramTypeCounter:
         clean = self._validated(ids, copy=self._kernels is None)
         if self.spec.reserved_first:  # the speedrun family: each sequence's first token reads as the pad
             firsts = reset_starts[reset_starts < ids.shape[0]]
-            clean = as_hashed(self.spec, clean, firsts if self.tokens else np.union1d(0, firsts))
+            first_here = not self.tokens or (self._start_next and ids.shape[0] > 0)
+            clean = as_hashed(self.spec, clean, np.union1d(0, firsts) if first_here else firsts)
+        if self.boundary == "reset":  # a start at the chunk's end: the next chunk's first token
+            at_end = bool(reset_starts.size and reset_starts[-1] == ids.shape[0])
+            self._start_next = at_end or (self._start_next and not ids.shape[0])
         stop = self.spec.segment_stop
         if stop is not None:  # segments: one starts after each stop id (Qwen3.8's EOS, LongCat's stop)
             after_eos = np.flatnonzero(clean == stop) + 1

@@ -137,6 +137,7 @@ class NgramHasher:
         self.device = device
         self._context = np.full(spec.max_ngram - 1, spec.pad_id, dtype=np.int64)
         self._position = 0
+        self._start_next = False  # a document starts at the next chunk's first token (reset)
 
     def __repr__(self) -> str:
         where = f"boundary={self.boundary!r} position={self._position}"
@@ -150,11 +151,11 @@ class NgramHasher:
         ``boundary="reset"``. If hashing fails, the stream stays where it was, so the chunk can be
         given again.
         """
-        state = self._context, self._position
+        state = self._context, self._position, self._start_next
         try:
             return self.deferred(ids, doc_starts)()
         except BaseException:
-            self._context, self._position = state
+            self._context, self._position, self._start_next = state
             raise
 
     def deferred(self, ids: Any, doc_starts: Any = None, out: np.ndarray | None = None) -> Callable[[], Any]:
@@ -171,8 +172,12 @@ class NgramHasher:
         starts = _check_doc_starts(doc_starts, t_total)
         _check_range(ids, self.spec, self._position)
         resets = np.zeros(0, dtype=np.int64)
+        start_next = False
         if self.boundary == "reset":
             resets = np.unique(starts[starts < t_total])
+            if self._start_next and t_total:  # the previous chunk ended where a document starts
+                resets = np.union1d(0, resets)
+            start_next = bool(starts.size and starts[-1] == t_total) or (self._start_next and not t_total)
         if self.spec.reserved_first:  # each sequence's first token: the stream's and each document's
             ids = as_hashed(self.spec, ids, resets if self._position else np.union1d(0, resets))
         kernel = self._kernels(device_of(ids))
@@ -187,6 +192,7 @@ class NgramHasher:
         context = self._context
         self._context = self._next_context(ids, starts)
         self._position += t_total
+        self._start_next = start_next
         if out is None:
             return lambda: like(kernel.rows(chunk, context, resets), ids)
         if getattr(kernel, "fills", False):

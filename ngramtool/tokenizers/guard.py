@@ -42,9 +42,11 @@ CANARIES = (
 """One string for each divergence class found so far between fast tokenizers and their
 references, and the kinds of text behind them."""
 FIRST_CHECKED = 4
-"""The first pieces of a run are always checked."""
+"""The first pieces of a run are always checked: at least this many."""
 FIRST_CHECKED_CHARS = 1 << 16
-"""Of each of the first pieces, about this many characters are checked (:class:`RunCheck`)."""
+"""Of each of the first pieces, about this many characters are checked, and the first pieces go
+on until this many characters of the run have gone by (its first pieces are small:
+:func:`~ngramtool.util.chunks.ramp`) (:class:`RunCheck`)."""
 CHECK_EVERY = 256
 """About one character in this many is checked after the first pieces."""
 CHECK_SLICE_CHARS = 1 << 12
@@ -111,8 +113,9 @@ def startup_problem(
 class RunCheck:
     """Which pieces a run re-encodes with the reference, and the comparison (thread-safe).
 
-    Checked are the beginning of each of the first :data:`FIRST_CHECKED` pieces (about
-    :data:`FIRST_CHECKED_CHARS` characters) and, after them, the beginning (about
+    Checked are the beginning (about :data:`FIRST_CHECKED_CHARS` characters) of each of the
+    first pieces, at least :data:`FIRST_CHECKED` of them and until the run has passed
+    :data:`FIRST_CHECKED_CHARS` characters, and, after them, the beginning (about
     :data:`CHECK_SLICE_CHARS` characters) of each piece that takes the run past a multiple of
     ``every * CHECK_SLICE_CHARS`` characters: about one character in ``every``, spread evenly
     over the text whatever the size of its pieces. A beginning ends at a cut where cutting keeps
@@ -137,7 +140,7 @@ class RunCheck:
         with self._lock:
             for index, text in enumerate(texts):
                 before, self._chars = self._chars, self._chars + len(text)
-                if self._pieces < FIRST_CHECKED:
+                if self._pieces < FIRST_CHECKED or before < FIRST_CHECKED_CHARS:
                     found.append((index, FIRST_CHECKED_CHARS))
                 elif self._chars // step > before // step:
                     found.append((index, CHECK_SLICE_CHARS))

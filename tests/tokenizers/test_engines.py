@@ -209,6 +209,7 @@ def test_a_wrong_engine_is_caught_at_run_time_and_nothing_is_published(tmp_path)
 def test_the_sample_reaches_pieces_after_the_first_ones(tmp_path, monkeypatch):
     """A wrong piece far into a run is caught when it is sampled (here every piece is)."""
     monkeypatch.setattr(guard, "CHECK_SLICE_CHARS", 4)
+    monkeypatch.setattr(guard, "FIRST_CHECKED_CHARS", 40)  # the first pieces: the first 4
     texts = [f"document {i}" for i in range(300)] + ["the NEEDLE"]
     with pytest.raises(EngineMismatch, match="the text given"):
         hash_texts(texts, tmp_path / "x.ngidx", mapping=_mapping(_wrong_engine("NEEDLE", 1)))
@@ -247,13 +248,21 @@ def test_the_sample_is_about_one_character_in_every_spread_over_the_pieces(monke
     """After the first pieces, a piece is checked each time the run passes a multiple of
     every * CHECK_SLICE_CHARS characters: small pieces now and then, each long one."""
     monkeypatch.setattr(guard, "CHECK_SLICE_CHARS", 10)
+    monkeypatch.setattr(guard, "FIRST_CHECKED_CHARS", 50)  # passed within the first 4 pieces
     check = guard.RunCheck(every=4)
     chosen = check.chosen(["x" * 25] * 100)
-    assert chosen[: guard.FIRST_CHECKED] == [
-        (i, guard.FIRST_CHECKED_CHARS) for i in range(guard.FIRST_CHECKED)
-    ]
+    assert chosen[: guard.FIRST_CHECKED] == [(i, 50) for i in range(guard.FIRST_CHECKED)]
     assert len(chosen) - guard.FIRST_CHECKED == 2500 // 40 - 100 // 40  # multiples of 40 passed
     assert check.chosen(["y" * 1000] * 3) == [(0, 10), (1, 10), (2, 10)]
+
+
+def test_small_first_pieces_are_checked_until_the_first_characters_have_gone_by(monkeypatch):
+    """A run's first pieces are small (the stream's ramp): the first pieces go on past the fourth
+    until FIRST_CHECKED_CHARS characters of the run have gone by, then the sample takes over."""
+    monkeypatch.setattr(guard, "FIRST_CHECKED_CHARS", 100)
+    check = guard.RunCheck(every=1 << 20)
+    chosen = check.chosen(["x" * 10] * 30)
+    assert chosen == [(i, 100) for i in range(10)]  # 10 pieces of 10 characters reach 100
 
 
 def test_a_long_piece_without_a_cut_is_checked_by_its_beginning_encoded_twice():
