@@ -26,8 +26,8 @@ def ramp(full: int, steps: int = RAMP_STEPS) -> Iterator[int]:
     ``full`` on.
 
     A stream's first rows reach the disk once the first text has been read, tokenized, cut into
-    a chunk and hashed; at full size that took 0.13-0.18 s of a 60 MB run, during which the disk
-    waited (docs/performance.md). Starting small, it waits 0.06-0.09 s, and the stream runs at
+    a chunk and hashed; at full size that took 0.12-0.18 s of a 60 MB run, during which the disk
+    waited (docs/performance.md). Starting small, it waits 0.07-0.10 s, and the stream runs at
     full size after ``steps`` parts. The sizes never change the ids or the rows.
     """
     size = max(1, full >> steps)
