@@ -47,6 +47,38 @@ class _Utf8Stream:
         return text  # a UTF-8 byte-order mark stays: the tokenizers keep it (docs/inputs.md)
 
 
+class _ByteShares:
+    """The input bytes each piece accounts for (for progress): the bytes read so far in
+    proportion to the characters handed on, and all of them once every character read is.
+
+    A block of input bytes may become many pieces (the first ones are small:
+    :func:`~ngramtool.util.chunks.ramp`); giving the whole block to its first piece would count
+    the stream's first chunk as up to a block of input it has not tokenized. The shares add up to
+    the bytes read, whatever the rounding.
+    """
+
+    def __init__(self, consumed: Callable[[], int]) -> None:
+        self._consumed = consumed
+        self._chars = self._handed = self._given = 0
+
+    def read(self, chars: int) -> None:
+        """``chars`` more characters were decoded."""
+        self._chars += chars
+
+    def skip(self, chars: int) -> None:
+        """``chars`` characters are handed on in no piece (a separator)."""
+        self._handed += chars
+
+    def take(self, chars: int) -> int:
+        """The bytes of the next piece, of ``chars`` characters."""
+        self._handed += chars
+        read = self._consumed()
+        due = read if self._handed >= self._chars else read * self._handed // self._chars
+        share = max(due - self._given, 0)
+        self._given += share
+        return share
+
+
 def plain_pieces(
     stream: BinaryIO,
     name: str,
@@ -61,33 +93,36 @@ def plain_pieces(
     ``consumed()`` counts the source bytes read so far (compressed ones for a compressed input).
     Pieces aim at ``target`` characters, those of the first blocks read at fewer (:func:`ramp`)."""
     decoder = _Utf8Stream(name, errors)
+    shares = _ByteShares(consumed)
     buffer = ""
-    nbytes = seen = 0
     doc_start = True
     for size in ramp(target):
         block = stream.read(READ_BLOCK_BYTES)
         final = not block
-        buffer += decoder.decode(block, final)
-        nbytes, seen = nbytes + consumed() - seen, consumed()
+        decoded = decoder.decode(block, final)
+        shares.read(len(decoded))
+        buffer += decoded
         segments = buffer.split(doc_sep) if doc_sep else [buffer]
         buffer = segments.pop()
         for doc in segments:  # complete documents
             pieces = list(cut_pieces(doc, True, size, safe, whole)) or [("", False)]
             for text, hard in pieces:
-                yield TextPiece(text, doc_start, nbytes, hard)
-                nbytes, doc_start = 0, False
+                yield TextPiece(text, doc_start, shares.take(len(text)), hard)
+                doc_start = False
+            shares.skip(len(doc_sep or ""))
             doc_start = True
         emitted = 0
         # The last len(doc_sep)-1 characters may begin a separator that the next block completes.
         held = 0 if final or not doc_sep else len(doc_sep) - 1
         for text, hard in cut_pieces(buffer[: max(len(buffer) - held, 0)], final, size, safe, whole):
-            yield TextPiece(text, doc_start, nbytes, hard)
-            nbytes, doc_start = 0, False
+            yield TextPiece(text, doc_start, shares.take(len(text)), hard)
+            doc_start = False
             emitted += len(text)
         buffer = buffer[emitted:]
         if final:
-            if doc_start:  # the last document is empty
-                yield TextPiece("", True, nbytes)
+            rest = shares.take(0)  # bytes read after the last character (a compressed input's end)
+            if doc_start or rest:  # the last document is empty, or bytes are left to count
+                yield TextPiece("", doc_start, rest)
             return
 
 

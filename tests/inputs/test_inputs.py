@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -184,6 +185,34 @@ def test_doc_separators_split_documents_wherever_blocks_and_cuts_fall(tiny_piece
             found.append("")
         found[-1] += piece.text
     assert found == text.split(sep)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    docs=st.lists(texts, min_size=1, max_size=4),
+    sep=st.sampled_from([None, "\n\n", "END OF DOC"]),
+    gz=st.booleans(),
+)
+def test_pieces_count_the_bytes_they_were_read_from(tiny_pieces, tmp_path, docs, sep, gz):
+    """The pieces' byte counts add up to the input's bytes (compressed ones for a .gz), however
+    the blocks, separators and cuts fall."""
+    data = (sep or "").join(docs).encode("utf-8")
+    path = tmp_path / ("t.txt.gz" if gz else "t.txt")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    pieces = list(iter_text_pieces(str(path), doc_sep=sep))
+    assert sum(p.nbytes for p in pieces) == path.stat().st_size
+
+
+def test_a_read_block_is_counted_among_the_pieces_cut_from_it(tmp_path):
+    """A stream's first pieces are smaller than a read block: each counts about its own bytes (the
+    block's bytes shared by characters; the reader's look-ahead aside), not the whole block, so
+    the first chunks' progress is not ahead of the text tokenized."""
+    path = tmp_path / "t.txt"
+    path.write_text("words and more words.\n" * 150_000, encoding="ascii")  # 3.3 MB
+    pieces = list(iter_text_pieces(str(path)))
+    assert len(pieces[0].text) < text_input.READ_BLOCK_BYTES // 4  # the ramp's first piece
+    assert all(abs(p.nbytes - len(p.text)) <= text_input.HEAD_BYTES for p in pieces)
+    assert sum(p.nbytes for p in pieces) == path.stat().st_size
 
 
 def _jsonl(tmp_path, *lines: bytes):
