@@ -67,8 +67,9 @@ def split_chunk(chunk: TokenChunk, max_tokens: int, first: int | None = None) ->
     """``chunk`` in pieces of at most ``max_tokens`` tokens (the first of at most ``first``, by
     default ``max_tokens``), document starts kept in place.
 
-    The first piece carries the chunk's byte, cut and skipped-record counts; starts at the very end
-    of the chunk (empty trailing documents) go with the last piece.
+    The chunk's bytes are shared among the pieces by tokens (they add up to the chunk's: progress
+    moves with the tokens); the first piece carries its cut and skipped-record counts; starts at
+    the very end of the chunk (empty trailing documents) go with the last piece.
     """
     total = chunk.tokens.shape[0]
     first = max_tokens if first is None else first
@@ -82,7 +83,7 @@ def split_chunk(chunk: TokenChunk, max_tokens: int, first: int | None = None) ->
         yield TokenChunk(
             chunk.tokens[lo:hi],
             starts_within(starts, lo, hi, total),
-            chunk.nbytes if opening else 0,
+            chunk.nbytes * hi // total - chunk.nbytes * lo // total,
             chunk.hard_cuts if opening else 0,
             chunk.skipped_records if opening else 0,
         )

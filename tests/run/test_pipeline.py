@@ -38,6 +38,7 @@ def test_split_chunk_keeps_every_start_in_place(size, raw_starts, piece):
     rebuilt = np.concatenate([p.doc_starts + o for p, o in zip(pieces, offsets, strict=True)])
     assert rebuilt.tolist() == starts.tolist()
     assert sum(p.nbytes for p in pieces) == 123 and sum(p.hard_cuts for p in pieces) == 2
+    assert not size or all(abs(p.nbytes - 123 * p.tokens.shape[0] / size) < 1 for p in pieces)  # by tokens
     assert all(p.tokens.shape[0] <= piece for p in pieces)
 
 
