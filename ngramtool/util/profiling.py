@@ -65,35 +65,34 @@ class StageClock:
 
     def add(self, stage: str, seconds: float) -> None:
         """Count ``seconds`` of CPU time for ``stage`` (thread-safe)."""
-        with self._lock:
-            self._seconds[stage] = self._seconds.get(stage, 0.0) + seconds
+        self._count(self._seconds, stage, seconds)
 
     def timed(self, stage: str, fn: Callable[..., R]) -> Callable[..., R]:
         """``fn`` wrapped so that the CPU time of each call, on whatever thread, counts for ``stage``."""
-
-        def run(*args: Any, **kwargs: Any) -> R:
-            start = time.thread_time()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                self.add(stage, time.thread_time() - start)
-
-        return run
+        return self._measured(fn, time.thread_time, self._seconds, stage)
 
     def busy(self, name: str, fn: Callable[..., R]) -> Callable[..., R]:
         """``fn`` wrapped so that the wall time of each call counts as resource ``name`` in use
         (the disk: a run whose disk was busy most of its wall time was bound by it)."""
+        return self._measured(fn, time.perf_counter, self._busy, name)
+
+    def _measured(
+        self, fn: Callable[..., R], now: Callable[[], float], table: dict[str, float], name: str
+    ) -> Callable[..., R]:
+        """``fn`` wrapped so that the ``now`` seconds of each call count for ``name`` in ``table``."""
 
         def run(*args: Any, **kwargs: Any) -> R:
-            start = time.perf_counter()
+            start = now()
             try:
                 return fn(*args, **kwargs)
             finally:
-                elapsed = time.perf_counter() - start
-                with self._lock:
-                    self._busy[name] = self._busy.get(name, 0.0) + elapsed
+                self._count(table, name, now() - start)
 
         return run
+
+    def _count(self, table: dict[str, float], name: str, seconds: float) -> None:
+        with self._lock:
+            table[name] = table.get(name, 0.0) + seconds
 
     def report(self) -> dict[str, Any]:
         """Wall and process CPU seconds since the clock started, each stage's CPU seconds (in
