@@ -31,7 +31,7 @@ import numpy as np
 
 from ..hashing.backends import use_numba
 from ..hashing.backends.numpy_backend import lag_windows
-from ..hashing.hasher import as_hashed
+from ..hashing.hasher import as_hashed, start_carried
 from ..spec.hashspec import Boundary, HashSpec, check_boundary_policy
 from ..util.errors import NgramToolError, UsageError
 from .type_store import RUN_COUNT, ArrayStore, SortedRuns, TypeStore
@@ -453,8 +453,7 @@ class NgramTypeCounter:
             first_here = not self.tokens or (self._start_next and ids.shape[0] > 0)
             clean = as_hashed(self.spec, clean, np.union1d(0, firsts) if first_here else firsts)
         if self.boundary == "reset":  # a start at the chunk's end: the next chunk's first token
-            at_end = bool(reset_starts.size and reset_starts[-1] == ids.shape[0])
-            self._start_next = at_end or (self._start_next and not ids.shape[0])
+            self._start_next = start_carried(reset_starts, ids.shape[0], self._start_next)
         stop = self.spec.segment_stop
         if stop is not None:  # segments: one starts after each stop id (Qwen3.8's EOS, LongCat's stop)
             after_eos = np.flatnonzero(clean == stop) + 1

@@ -177,7 +177,7 @@ class NgramHasher:
             resets = np.unique(starts[starts < t_total])
             if self._start_next and t_total:  # the previous chunk ended where a document starts
                 resets = np.union1d(0, resets)
-            start_next = bool(starts.size and starts[-1] == t_total) or (self._start_next and not t_total)
+            start_next = start_carried(starts, t_total, self._start_next)
         if self.spec.reserved_first:  # each sequence's first token: the stream's and each document's
             ids = as_hashed(self.spec, ids, resets if self._position else np.union1d(0, resets))
         kernel = self._kernels(device_of(ids))
@@ -357,6 +357,12 @@ class SequenceHasher:
             parts = [to_tensor(lead, device), to_tensor(given, device), ids]
             return torch.cat([part.to(torch.int64) for part in parts], dim=1)
         return np.concatenate([lead, to_numpy(given).astype(np.int64), ids.astype(np.int64)], axis=1)
+
+
+def start_carried(starts: np.ndarray, length: int, carried: bool) -> bool:
+    """Whether the next chunk of a stream opens a document: a start of this chunk of ``length``
+    ids lies at its very end, or one ``carried`` into it passes on through it, empty."""
+    return bool(starts.size and starts[-1] == length) or (carried and not length)
 
 
 def as_hashed(spec: HashSpec, ids: Any, firsts: np.ndarray, *, axis: int = 0) -> Any:
