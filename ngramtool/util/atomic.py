@@ -18,7 +18,8 @@ and the free space.
 owner (pid, host, the process's start time). A second writer to the same destination is refused
 with :class:`OutputBusy` ("being written by pid N on HOST"). The writer that takes the lock knows
 that every other ``.NAME.*.partial`` (and ``.NAME.replaced-PID``) is a dead run's leftover and
-removes it first: leftovers are reclaimed by the next run that writes to the same place. Where the
+removes it first (an old ``NAME`` set aside by a run that died before its replacement took its
+place is put back): leftovers are reclaimed by the next run that writes to the same place. Where the
 file system cannot lock, the record decides: a process on this host is alive when a process with
 its pid and its start time runs (a reused pid has another start time).
 """
@@ -392,11 +393,22 @@ def reclaim_leftovers(directory: Path, suffix: str) -> list[Path]:
         except (OutputBusy, OSError):
             continue  # a live run's, or a directory this run cannot write
         try:
-            for leftover in leftovers_of(directory / name):
-                if remove_path(leftover):
-                    removed.append(leftover)
+            removed += _reclaim(directory / name)
         finally:
             lock.release()
+    return removed
+
+
+def _reclaim(dest: Path) -> list[Path]:
+    """Deal with what dead writers of ``dest`` left (the caller holds its lock): an old output set
+    aside while being replaced goes back to ``dest`` when ``dest`` is missing (the run died between
+    its two renames); everything else is removed. Returns what was removed."""
+    removed: list[Path] = []
+    for leftover in sorted(leftovers_of(dest), key=lambda path: _REPLACED not in path.name):
+        if _REPLACED in leftover.name and not os.path.lexists(dest):
+            os.replace(leftover, dest)
+        elif remove_path(leftover):
+            removed.append(leftover)
     return removed
 
 
@@ -432,8 +444,7 @@ class Staged:
         self._lock: OutputLock | None = None
         try:
             self._lock = OutputLock(self.dest, wait=wait)
-            for leftover in leftovers_of(self.dest):
-                remove_path(leftover)
+            _reclaim(self.dest)
             if directory:
                 os.mkdir(self.path, 0o777 & ~_umask())
             else:
@@ -448,8 +459,9 @@ class Staged:
     def publish(self) -> None:
         """Rename the finished output to ``dest`` and make the rename durable; the lock is released.
 
-        A directory replaces an old ``dest`` by setting it aside first (``.NAME.replaced-PID``)
-        and removing it last, so ``dest`` is never missing and never half-written.
+        A directory replaces an old ``dest`` in one step and removes it after (see
+        :func:`_publish_dir`), so ``dest`` is never half-written, and never missing where the file
+        system can swap two names.
         """
         try:
             with shielded():
@@ -693,19 +705,54 @@ def fsync_dir(path: Path) -> None:
 
 
 def _publish_dir(tmp: Path, dest: Path) -> None:
-    """Rename the finished ``tmp`` to ``dest``; an old ``dest`` is set aside first, removed last."""
-    old = dest.with_name(f".{dest.name}{_REPLACED}{os.getpid()}") if dest.exists() else None
-    if old is not None:
-        os.replace(dest, old)
+    """Rename the finished ``tmp`` to ``dest``. An old ``dest`` trades places with ``tmp`` in one
+    step (:func:`_exchanged`) and is removed after, so ``dest`` is never missing, however the run
+    dies; where the file system cannot trade places, the old ``dest`` is set aside first."""
+    replacing = dest.exists()
+    if replacing and _exchanged(tmp, dest):
+        fsync_dir(dest.parent)
+        remove_path(tmp)  # the old output, now under the temporary name (a dead run's is reclaimed)
+    elif replacing:
+        _set_aside_then_replace(tmp, dest)
+    else:
+        os.replace(tmp, dest)
+        fsync_dir(dest.parent)
+
+
+def _set_aside_then_replace(tmp: Path, dest: Path) -> None:
+    """Replace ``dest`` with ``tmp`` in two renames: the old ``dest`` goes to ``.NAME.replaced-PID``
+    first and is removed last. A run that dies between the renames leaves ``dest`` missing; the
+    next writer of ``dest`` puts the old one back (:class:`Staged`)."""
+    old = dest.with_name(f".{dest.name}{_REPLACED}{os.getpid()}")
+    os.replace(dest, old)
     try:
         os.replace(tmp, dest)
     except BaseException:
-        if old is not None:
-            os.replace(old, dest)
+        os.replace(old, dest)
         raise
     fsync_dir(dest.parent)
-    if old is not None:
-        remove_path(old)
+    remove_path(old)
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2  # renameat2's flag: swap the two names atomically
+
+
+def _exchanged(a: Path, b: Path) -> bool:
+    """Swap the names ``a`` and ``b`` in one atomic step (Linux's ``renameat2`` with
+    ``RENAME_EXCHANGE``); False where the C library or the file system cannot (then nothing moved)."""
+    import ctypes  # only a run that replaces a directory needs it
+
+    try:
+        rename = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    if rename(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
 
 
 def unfinished_destination(name: str) -> tuple[str, str] | None:

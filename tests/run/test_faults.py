@@ -656,9 +656,10 @@ def test_a_second_signal_exits_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_publishing_is_never_cut_in_half_by_a_signal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A signal between the two renames that replace a directory waits: the new output is in
-    place, the old one removed, and only then the run stops."""
+    """Where two names cannot be swapped, a signal between the two renames that replace a
+    directory waits: the new output is in place, the old one removed, and only then the run stops."""
     monkeypatch.setattr(interrupts, "_STATE", interrupts._State())
+    monkeypatch.setattr(atomic, "_exchanged", lambda a, b: False)
     dest = tmp_path / "out"
     dest.mkdir()
     (dest / "old").write_text("old")
@@ -675,6 +676,60 @@ def test_publishing_is_never_cut_in_half_by_a_signal(tmp_path: Path, monkeypatch
     with pytest.raises(interrupts.Interrupted):
         staged.publish()
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["new", "out"]
+
+
+def test_a_directory_is_replaced_in_one_step_and_a_run_dead_after_it_leaves_the_new_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The new output and the old trade names at once (no moment without ``out``, found by the
+    kill -9 test below); a run that dies before it removes the old one leaves it under the
+    temporary name, and the next writer removes it."""
+    dest = tmp_path / "out"
+    dest.mkdir()
+    (dest / "old").write_text("old")
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    if not atomic._exchanged(probe, dest):
+        pytest.skip("this file system cannot swap two names")
+    atomic._exchanged(probe, dest)  # back as they were
+    probe.rmdir()
+
+    def rename(src: Any, dst: Any) -> None:
+        raise AssertionError(f"renamed {src} to {dst}: not one step")
+
+    monkeypatch.setattr(os, "replace", rename)
+    monkeypatch.setattr(atomic, "remove_path", lambda path: False)  # the run dies before removing
+    staged = Staged(dest, directory=True)
+    (staged.path / "new").write_text("new")
+    staged.publish()
+    assert [p.name for p in dest.iterdir()] == ["new"]
+    assert [p.name for p in staged.path.iterdir()] == ["old"]  # the old output, under the temporary name
+    monkeypatch.undo()
+    Staged(dest, directory=True).discard()  # the next writer
+    assert [p.name for p in tmp_path.iterdir()] == ["out"] and [p.name for p in dest.iterdir()] == ["new"]
+
+
+def test_an_old_output_set_aside_by_a_run_that_died_before_replacing_it_is_put_back(
+    tmp_path: Path, text: Path
+) -> None:
+    """Where names cannot be swapped, a run killed between its two renames leaves ``NAME`` missing
+    and the old output as ``.NAME.replaced-PID``: the next writer puts it back, so a run without
+    ``--force`` refuses to replace it and one with ``--force`` replaces it."""
+    hash_files([text], tmp_path / "x.ngidx", mapping=NgramHashMapping.build(**SMALL))
+    os.replace(tmp_path / "x.ngidx", tmp_path / ".x.ngidx.replaced-999999")
+    result = run("hash", text, "-o", tmp_path / "x.ngidx", "-q")
+    assert_one_line_error(result, 2, "x.ngidx already exists")
+    assert [p.name for p in tmp_path.iterdir()] == ["x.ngidx"]
+    verify_path(tmp_path / "x.ngidx")
+    os.replace(tmp_path / "x.ngidx", tmp_path / ".x.ngidx.replaced-999999")
+    hash_files(
+        [text],
+        tmp_path / "x.ngidx",
+        mapping=NgramHashMapping.build(**SMALL),
+        outputs=OutputOptions(force=True),
+    )
+    assert [p.name for p in tmp_path.iterdir()] == ["x.ngidx"]
+    verify_path(tmp_path / "x.ngidx")
 
 
 # ------------------------------------------------------------------------------ two writers at once
