@@ -14,6 +14,7 @@ from conftest import assert_one_line_error, hash_corpus_shards, run
 from ngramtool import merge_shards, open_index
 from ngramtool.formats.dataset import DATASET, MergedIndex
 from ngramtool.tools.export import LAYOUT_FILE, export_per_layer
+from ngramtool.util import atomic
 from ngramtool.util.errors import NgramToolError
 
 
@@ -133,19 +134,24 @@ def test_export_force_replaces_the_old_export_only_once_the_new_one_is_in_place(
     export_per_layer(shard, out)
     layout = (out / LAYOUT_FILE).read_text()
     assert (out / LAYOUT_FILE).stat().st_ino in fsynced
-    real_replace = os.replace
+    real_replace, real_exchange = os.replace, atomic._exchanged
 
     def refuse_publishing(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
         if Path(src).name.endswith(".partial") and Path(dst) == out:
             raise PermissionError(13, "Permission denied")
         real_replace(src, dst)
 
+    def refuse_exchange(a: Path, b: Path) -> bool:
+        raise PermissionError(13, "Permission denied")
+
     monkeypatch.setattr(os, "replace", refuse_publishing)
+    monkeypatch.setattr(atomic, "_exchanged", refuse_exchange)  # the one-step replacement, refused too
     with pytest.raises(NgramToolError, match=f"cannot write {out}: permission denied"):
         export_per_layer(open_index(merged), out, force=True)
     assert (out / LAYOUT_FILE).read_text() == layout  # the old export is still whole
     assert sorted(p.name for p in tmp_path.iterdir()) == ["layers", "merged"]
     monkeypatch.setattr(os, "replace", real_replace)
+    monkeypatch.setattr(atomic, "_exchanged", real_exchange)
     record = export_per_layer(open_index(merged), out, force=True)
     assert record["layers"][0]["shape"][0] == len(_whole_rows(merged))
     assert json.loads((out / LAYOUT_FILE).read_text()) == record
