@@ -406,7 +406,8 @@ def _reclaim(dest: Path) -> list[Path]:
     removed: list[Path] = []
     for leftover in sorted(leftovers_of(dest), key=lambda path: _REPLACED not in path.name):
         if _REPLACED in leftover.name and not os.path.lexists(dest):
-            os.replace(leftover, dest)
+            with suppress(OSError):  # where it cannot go back, it stays: it is never removed
+                os.replace(leftover, dest)
         elif remove_path(leftover):
             removed.append(leftover)
     return removed
