@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import hypothesis
 import numpy as np
 import pytest
 
@@ -24,6 +25,11 @@ DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "examples" / "corpus.txt"
 NGRAMTOOL = (sys.executable, "-m", "ngramtool")
+
+# No property test has a deadline: on a shared machine one example can wait 250 ms for a CPU, and
+# hypothesis's default would fail it as "unreliable" (tests that set their own settings keep them).
+hypothesis.settings.register_profile("suite", deadline=None)
+hypothesis.settings.load_profile("suite")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -9,10 +9,12 @@ kernel compiled for each shape is checked on the same cases.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 from pathlib import Path
@@ -37,7 +39,7 @@ from ngramtool.hashing.hasher import NgramHasher, hash_ngrams
 from ngramtool.run.pipeline import TokenChunk, hash_chunks
 from ngramtool.spec.hashspec import HashSpec
 from ngramtool.tokenizers.vocab import identity_vocab
-from ngramtool.util.jit import compiled
+from ngramtool.util.jit import CACHE_LOCK, compiled
 
 TOP = 2**63 - 1  # the largest mix of canonical ids
 # The smallest prime the reciprocal path takes, the demo's first prime, 2^31 - 1 and 2^61 - 1
@@ -227,6 +229,39 @@ def test_a_read_only_install_without_a_cache_directory_hashes(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "True"
     assert not [p for p in tmp_path.rglob("*") if p.suffix in (".nbi", ".nbc")]
+
+
+def _plus_one(x):
+    return x + 1
+
+
+def test_two_processes_saving_to_one_kernels_cache_take_turns(tmp_path, monkeypatch):
+    """numba saves to its cache unlocked: it reads the index, takes the first free data file, and
+    writes both. Two saves that both read the index before either writes it take the same file,
+    and the index gives one signature the other's code (a clean CI run's two workers compiling
+    two specs at once). Saves take turns: here the first holds the lock while it waits (in vain) for
+    the second to read the index too. Without the lock both read an empty index and wait for each
+    other."""
+    import numba.core.config
+
+    monkeypatch.setattr(numba.core.config, "CACHE_DIR", str(tmp_path))
+    files = compiled(_plus_one)._cache._cache_file
+    read_index = files._load_index
+    both_read = threading.Barrier(2, timeout=1)
+
+    def read_then_wait_for_the_other():
+        index = read_index()
+        with contextlib.suppress(threading.BrokenBarrierError):
+            both_read.wait()
+        return index
+
+    monkeypatch.setattr(files, "_load_index", read_then_wait_for_the_other)
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(files.save, ["signature a", "signature b"], [b"code of a", b"code of b"]))
+    monkeypatch.setattr(files, "_load_index", read_index)
+    assert (files.load("signature a"), files.load("signature b")) == (b"code of a", b"code of b")
+    assert sorted(p.name for p in tmp_path.rglob("*.nbc"))[-1].endswith(".2.nbc")
+    assert any(tmp_path.rglob(CACHE_LOCK))
 
 
 # ----------------------------------------------------------------------------------- threads

@@ -34,9 +34,8 @@ if mode == "late signal":
     import os, signal
     from ngramtool.util import signals
     signals.install()
-    atexit.register(time.sleep, 0.6)  # runs first (last registered): the signal lands meanwhile
-    stop = lambda: (time.sleep(0.2), os.kill(os.getpid(), signal.SIGTERM))
-    threading.Thread(target=stop, daemon=True).start()
+    # Runs first (last registered), once the command has ended: the signal lands in the sleep.
+    atexit.register(lambda: (os.kill(os.getpid(), signal.SIGTERM), time.sleep(0.3)))
     leave(0)
 if mode == "full stdout":
     print("more than the device takes")
