@@ -27,7 +27,7 @@ CORPUS = REPO / "examples" / "corpus.txt"
 NGRAMTOOL = (sys.executable, "-m", "ngramtool")
 
 # No property test has a deadline: on a shared machine one example can wait 250 ms for a CPU, and
-# hypothesis's default would fail it as "unreliable" (tests that set their own settings keep them).
+# hypothesis's default would fail it as "unreliable". Tests' own settings build on this profile.
 hypothesis.settings.register_profile("suite", deadline=None)
 hypothesis.settings.load_profile("suite")
 

@@ -80,7 +80,7 @@ def test_spec_example_values():
 
 
 # ------------------------------------------------------------------------------ oracle
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(data=st.data(), n=st.integers(2, 4), k=st.integers(1, 3), vocab=st.integers(1, 3000))
 def test_matches_bigint_oracle(data, n, k, vocab):
     tables = tuple(data.draw(st.integers(2, 4000)) for _ in range(n - 1))
@@ -141,7 +141,7 @@ def stream_with_docs(draw):
 
 
 # ------------------------------------------------------------------ independent sequences
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, suppress_health_check=[HealthCheck.too_slow])
 @given(stream_with_docs(), st.data())
 def test_a_span_with_the_ids_before_it_equals_the_stream(small_spec, case, data):
     """Any span [lo, hi) of a stream, hashed alone with the ids before it (within its document
@@ -162,7 +162,7 @@ def test_a_span_with_the_ids_before_it_equals_the_stream(small_spec, case, data)
     assert np.array_equal(rows, stream[lo:hi])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(st.integers(1, 4), st.integers(0, 30), st.integers(0, 4), st.data())
 def test_a_batch_with_the_ids_before_each_row_equals_each_rows_stream(small_spec, batch, length, k, data):
     ids = np.asarray(
@@ -212,7 +212,7 @@ SPEEDRUN = HashSpec(
 """A family whose first token of each sequence reads as its start marker (``reserved_first``)."""
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, suppress_health_check=[HealthCheck.too_slow])
 @given(stream_with_docs(), st.sampled_from(["none", "reset"]), st.booleans(), st.data())
 def test_any_chunking_gives_identical_rows(small_spec, case, boundary, speedrun, data):
     """Whatever the cuts, and whichever chunk a start at a cut comes with (the end of the chunk
@@ -232,7 +232,7 @@ def test_any_chunking_gives_identical_rows(small_spec, case, boundary, speedrun,
     assert np.array_equal(np.concatenate(parts) if parts else whole, whole)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 @given(stream_with_docs())
 def test_reset_equals_hashing_each_document_alone(small_spec, case):
     ids, starts, _ = case
@@ -245,7 +245,7 @@ def test_reset_equals_hashing_each_document_alone(small_spec, case):
     assert np.array_equal(together, expected)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.lists(st.integers(0, 499), min_size=1, max_size=60), st.lists(st.integers(0, 499), max_size=20))
 def test_appending_never_changes_earlier_rows(small_spec, head, tail):
     before = hash_ngrams(np.asarray(head), small_spec)
@@ -253,7 +253,7 @@ def test_appending_never_changes_earlier_rows(small_spec, head, tail):
     assert np.array_equal(after[: len(head)], before)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.lists(st.integers(0, 499), min_size=2, max_size=60), st.data())
 def test_row_t_depends_only_on_the_last_n_tokens(small_spec, ids, data):
     t = data.draw(st.integers(0, len(ids) - 1))

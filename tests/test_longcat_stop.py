@@ -86,7 +86,7 @@ def test_every_backend_gives_sglangs_ids_on_streams_with_eos_and_ignored_tokens(
         assert np.asarray(rows)[:, 0].tolist() == expected
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), prompt=st.integers(0, 12), steps=st.integers(0, 12))
 def test_chunks_after_a_context_are_sglangs_extend_and_decode(seed, prompt, steps):
     """A request's context in the token table, then an extend chunk and decode steps (each a

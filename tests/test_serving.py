@@ -54,7 +54,7 @@ def spec_conventions(names: list[str]) -> list[tuple[str, str]]:
     return [(name, c) for name in names for c in CONVENTIONS if c != "hash" or SPECS[name].family == "engram"]
 
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 
 
 def one_shot(ids: list[int], spec: HashSpec, negative_ids: str) -> np.ndarray:

@@ -136,7 +136,7 @@ def test_largest_merge_group_is_whitespace(deepseek_vocab):
     st.lists(st.integers(0, 100_290) | st.integers(100_250, 100_290), max_size=60),
     st.sampled_from([np.uint32, np.uint16]),
 )
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80)
 def test_unsigned_ids_map_as_signed_ones_do(ids: list[int], dtype: type) -> None:
     """Token ids (unsigned) take a shorter path: same canonical ids, same error, same position."""
     vocab = _cl100k_vocab()
@@ -155,7 +155,7 @@ def test_unsigned_ids_map_as_signed_ones_do(ids: list[int], dtype: type) -> None
     st.sampled_from([np.uint32, np.uint16, np.int64]),
     st.integers(0, 1 << 40),
 )
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80)
 def test_checking_ids_raises_exactly_where_mapping_them_does(ids: list[int], dtype: type, first: int) -> None:
     """``check`` (a tokens-only index, ``verify``) takes no map: it accepts what ``canonicalize``
     maps and refuses what it refuses, with the same message and position."""

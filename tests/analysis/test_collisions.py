@@ -116,7 +116,7 @@ COUNTING = [pytest.param(False, id="numpy"), pytest.param(None, id="default")]
 
 
 @pytest.mark.parametrize("compiled", COUNTING)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     data=st.data(),
     vocab=st.sampled_from([2, 3, 5, 12, 62_330, 2**21]),
@@ -297,7 +297,7 @@ def test_empty_documents_and_a_start_at_the_chunk_end_reset_the_window():
     assert as_counters(counter.result()) == brute_types([5, 6, 7, 8, 9], spec, [0, 3])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(
     data=st.data(), vocab=st.sampled_from([2, 255, 65_536, 70_000, 98_627, 2**31 - 1]), n=st.integers(2, 6)
 )
@@ -335,7 +335,7 @@ def test_ids_outside_the_vocabulary_and_bad_starts_are_errors():
 
 
 # ---------------------------------------------------------------------- measured figures
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(
     ids=st.lists(st.integers(0, 8), min_size=1, max_size=300),
     starts=st.lists(st.integers(0, 300), max_size=4),

@@ -116,7 +116,7 @@ def row_streams(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray]:
     return np.array(rows, dtype=np.int64).reshape(tokens, width) * SPREAD, docs  # spread-out row ids
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120)
 @given(row_streams(), st.booleans(), st.integers(1, 4), st.lists(st.integers(0, 50), max_size=4))
 def test_figures_equal_an_ordered_dict_lru_and_a_sorted_frequency_list(stream, cold, blocks, extra):
     rows, docs = stream
@@ -132,7 +132,7 @@ def tally_of(budgets: list[int], width: int) -> Tally:
     return Tally(np.unique(np.array([*budgets, np.iinfo(np.int64).max], dtype=np.int64)), width)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(row_streams(), st.booleans(), st.lists(st.integers(0, 50), max_size=5))
 def test_each_read_misses_the_budgets_its_numpy_stack_distance_says(stream, cold, budgets):
     rows, docs = stream

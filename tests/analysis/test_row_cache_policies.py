@@ -123,7 +123,7 @@ def reads_of(rows: np.ndarray) -> list[list[int]]:
     return [[int(key) for key in token if key >= 0] for token in rows]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(row_streams(), st.booleans(), st.integers(1, 3), st.lists(st.integers(0, 50), min_size=1, max_size=4))
 def test_clock_and_direct_caches_equal_a_list_ring_and_a_dict_of_slots(stream, cold, blocks, extra):
     rows, docs = stream
@@ -165,7 +165,7 @@ def test_large_direct_caches_and_large_keys(space):
         assert compiled.hits.tolist() == plain.hits.tolist() == want
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(row_streams(), st.integers(1, 4), st.lists(st.integers(1, 12), min_size=1, max_size=3))
 def test_distinct_rows_per_batch_equal_a_set_per_batch(stream, blocks, sizes):
     rows, _ = stream
@@ -259,7 +259,7 @@ def corpora(draw: st.DrawFn):
     return heads, layers, tables, ids
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(
     corpora(),
     st.booleans(),

@@ -181,7 +181,7 @@ def test_different_bases_keep_their_own_chains():
     assert report.nominal_params == (1000 + 50_000) * 2 * 2 * 4
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15)
 @given(
     heads=st.integers(1, 4),
     layers=st.integers(1, 3),

@@ -47,7 +47,7 @@ def as_counter(types, order: int) -> Counter:
     )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(st.lists(st.lists(st.integers(0, 49), max_size=40), min_size=1, max_size=5))
 def test_merged_parts_equal_the_brute_force_union(streams):
     parts = [count_ngram_types(np.asarray(ids, dtype=np.int64), SPEC) for ids in streams]

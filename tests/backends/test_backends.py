@@ -284,7 +284,7 @@ def tutorial_multipliers_by_torch(spec: HashSpec) -> list[list[int]]:
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed: pip install 'ngramtool[torch]'")
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=family_specs(), data=st.data())
 def test_every_family_by_its_definition(spec, data):
     """rows_from_windows (the definition every backend is held to) equals FAMILIES.md in Python ints."""
@@ -329,7 +329,7 @@ def _stream_rows(variant, spec, ids, starts, cuts, **options):
 
 
 @each_backend
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 @given(case=streams(), boundary=st.sampled_from(["none", "reset"]))
 def test_streams_match_numpy(variant, case, boundary):
     spec, ids, starts, cuts = case
@@ -338,7 +338,7 @@ def test_streams_match_numpy(variant, case, boundary):
 
 
 @each_backend
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, suppress_health_check=[HealthCheck.too_slow])
 @given(case=streams(("engram",)), boundary=st.sampled_from(["none", "reset"]), offsets=st.booleans())
 def test_demo_negative_ids_and_hash_ids_match_numpy(variant, case, boundary, offsets):
     spec, ids, starts, cuts = case
@@ -383,7 +383,7 @@ def eos_rows_by_definition(spec: HashSpec, ids: list[int], starts: list[int]) ->
 
 
 @each_backend
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow])
 @given(
     spec=family_specs(("engram", "tutorial", "stored")),
     data=st.data(),
@@ -399,7 +399,7 @@ def test_eos_segments_are_filled_as_defined(variant, spec, data, boundary):
 
 
 @each_backend
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 @given(case=streams(), boundary=st.sampled_from(["none", "reset"]))
 def test_dead_tokens_are_barriers_as_defined(variant, case, boundary):
     spec, ids, starts, cuts = case
@@ -410,7 +410,7 @@ def test_dead_tokens_are_barriers_as_defined(variant, case, boundary):
 
 
 @each_backend
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, suppress_health_check=[HealthCheck.too_slow])
 @given(case=streams(), split=st.integers(0, 300), width=st.integers(1, 4))
 def test_dead_tokens_in_the_context_before_and_in_batches(variant, case, split, width):
     """A sequence after ``before`` (with DEAD ids in it) continues the stream; a batch's rows are

@@ -59,7 +59,7 @@ def mixes_and_primes(draw: st.DrawFn) -> tuple[int, int]:
     return draw(st.one_of(anywhere, near_multiple, near_top)), p
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(case=mixes_and_primes())
 def test_reciprocal_modulo_is_exact(case):
     x, p = case
@@ -121,7 +121,7 @@ SHAPES = [
 ]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     data=st.data(),
     spec=st.sampled_from(SHAPES),

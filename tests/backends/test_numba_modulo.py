@@ -54,7 +54,7 @@ def _reduced_apart(xs, columns, heads):
     return wide
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     p=st.one_of(
         st.sampled_from([VECTOR_MIN_PRIME, 646403, 2**31 - 1, 2**31 + 11, VECTOR_MAX_PRIME - 1]),
@@ -87,7 +87,7 @@ def test_vectorized_reduction_is_taken_only_where_exact():
     assert not vector_exact(np.array([646403, 2**51]), np.array([0, 2**52 + 2**51]))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(x=st.integers(0, 2**63 - 1), p=st.integers(FAST_MIN_PRIME, 2**61), near=st.integers(-2, 2))
 def test_signed_reciprocal_modulo_is_exact(x, p, near):
     x = min(max(x // p * p + near, 0), 2**63 - 1)  # next to a multiple of the prime

@@ -102,7 +102,7 @@ def _write(dest: Path, spec: HashSpec, ids: np.ndarray, starts: list[int], cuts:
     return open_index(dest)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), boundary=st.sampled_from(["none", "reset"]))
 def test_any_span_of_a_random_corpus_equals_the_stored_rows(
     small_spec, tmp_path, monkeypatch, data, boundary

@@ -494,14 +494,14 @@ def round_trip(fmt: str, vocab_size: int, stream) -> None:
 
 
 @pytest.mark.parametrize("fmt", TOKEN_FORMATS)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(stream=streams(65536))
 def test_round_trip_small_vocabulary(fmt, stream):
     round_trip(fmt, 65536, stream)
 
 
 @pytest.mark.parametrize("fmt", [fmt for fmt in TOKEN_FORMATS if fmt != "nanogpt"])
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(stream=streams(200_000))
 def test_round_trip_large_vocabulary(fmt, stream):
     round_trip(fmt, 200_000, stream)

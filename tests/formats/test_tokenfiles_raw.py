@@ -26,7 +26,7 @@ def _starts(chunks) -> list[int]:
     return starts
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     ids=st.lists(st.integers(0, 9), max_size=60),
     dtype=st.sampled_from(["uint16", "uint32"]),

@@ -33,7 +33,7 @@ characters = st.characters(blacklist_categories=("Cs",))
 # (tests/test_one_reading.py); in JSONL it is an escape like any other.
 file_characters = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
 documents = st.lists(st.text(characters, max_size=60), min_size=1, max_size=25)
-EXAMPLES = settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+EXAMPLES = settings(max_examples=20, suppress_health_check=list(HealthCheck))
 
 
 def ids_and_offsets(chunks) -> tuple[list[int], list[int]]:

@@ -44,7 +44,7 @@ def _chunked_ids(path, tokenizer) -> np.ndarray:
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "r50k", "deepseek", "bytes"])
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=60, suppress_health_check=list(HealthCheck))
 @given(text=texts)
 def test_chunked_ids_equal_whole_text_ids(
     tiny_pieces, tmp_path, name, text, r50k_path, deepseek_tokenizer_path
@@ -169,7 +169,7 @@ def test_byte_order_mark_and_lone_surrogates(tmp_path):
     assert [p.text for p in iter_text_pieces(str(jsonl), text_key="t", errors="replace")] == ["a\ufffdb"]
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=80, suppress_health_check=list(HealthCheck))
 @given(
     docs=st.lists(texts, min_size=1, max_size=6),
     sep=st.sampled_from(["\nEND\n", "<|sep|>", "\n\n", "END OF DOC"]),
@@ -187,7 +187,7 @@ def test_doc_separators_split_documents_wherever_blocks_and_cuts_fall(tiny_piece
     assert found == text.split(sep)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=80, suppress_health_check=list(HealthCheck))
 @given(
     docs=st.lists(texts, min_size=1, max_size=4),
     sep=st.sampled_from([None, "\n\n", "END OF DOC"]),
@@ -320,7 +320,7 @@ def _outcome(path: str, errors: str) -> tuple[list[tuple[str, bool, int]], int] 
     return told, sum(p.nbytes for p in pieces)  # (pieces of bytes alone come where reads end)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=150, suppress_health_check=list(HealthCheck))
 @given(
     lines=st.lists(st.sampled_from(JSONL_LINES), min_size=1, max_size=12),
     last_feed=st.booleans(),
@@ -373,7 +373,7 @@ def _one_piece_at_a_time(pieces, tok, eot: int | None, chunk_tokens: int) -> lis
 TEXTS = st.sampled_from(["", "a", "bc d", "ef\n", "<|x|>"])
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=100, suppress_health_check=list(HealthCheck))
 @given(
     pieces=st.lists(
         st.builds(TextPiece, TEXTS, st.booleans(), st.integers(0, 9), st.booleans(), st.integers(0, 2))

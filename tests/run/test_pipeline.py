@@ -67,7 +67,7 @@ def test_write_behind_runs_in_order_and_raises_errors():
         behind.drain()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     sizes=st.lists(st.integers(0, 60), min_size=1, max_size=8),
     raw_starts=st.lists(st.integers(0, 400), max_size=10),

@@ -100,7 +100,7 @@ adversarial = st.lists(
         ("splintr", "gpt2", None),
     ],
 )
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=60, suppress_health_check=list(HealthCheck))
 @given(text=adversarial, cut_at=st.floats(0, 1))
 def test_adversarial_text_and_its_cut_pieces_encode_alike(engine, name, special, text, cut_at):
     """Random Unicode, whitespace and digit runs, special-token look-alikes, known divergences:

@@ -243,7 +243,7 @@ def _check_pieces(tokenizer, text: str, folder: Path, reference: list[int]) -> N
 
 
 @pytest.mark.parametrize("which", ["deepseek", "qwen", "spaced", "templated"])
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(data=st.data())
 def test_pieces_equal_the_whole_document_for_hf(
     which, deepseek_dir, spaced_dir, templated_dir, scratch, data
@@ -255,7 +255,7 @@ def test_pieces_equal_the_whole_document_for_hf(
     _check_pieces(tok, text, scratch, library_ids(folder[which], text))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80)
 @given(text=_texts(["<|endoftext|>", "<|fim_prefix|>", "<|endofprompt|>"]))
 def test_pieces_equal_the_whole_document_for_tiktoken(scratch, text):
     import tiktoken

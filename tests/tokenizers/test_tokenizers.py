@@ -173,7 +173,7 @@ joined_texts = st.lists(
 
 
 @pytest.mark.parametrize("special", [None, "all", "<|fim_prefix|>", "<|endoftext|>"])
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=120, suppress_health_check=list(HealthCheck))
 @given(texts=joined_texts)
 def test_texts_encoded_in_one_call_give_each_texts_own_ids(special, texts):
     """``encode_joined`` (one tiktoken call for many texts) gives the ids of encoding each text on

@@ -275,7 +275,7 @@ def test_token_file_dataset_with_workers_and_random_windows(token_files, r50k_pa
     assert_same_items(serial, index_items)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_random_token_files_give_hash_ngrams_rows(tmp_path: Path, data) -> None:
     """Random byte-tokenizer ids, any window length: sequence padding hashes each window alone,

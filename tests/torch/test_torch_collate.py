@@ -53,7 +53,7 @@ def test_golden_vectors(hash_golden, deepseek_vocab):
             assert np.array_equal(torch.stack(columns["rows"]).numpy(), expected)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(
     lengths=st.lists(st.integers(0, 30), min_size=1, max_size=5),
     seed=st.integers(0, 2**31),

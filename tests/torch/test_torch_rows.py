@@ -63,7 +63,7 @@ def test_golden_vectors_from_raw_ids(hash_golden, deepseek_vocab, dtype):
                 assert rows[:, :, li].tolist() == layer["embedding_rows"], case["description"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     batch=st.integers(1, 4),
     length=st.integers(0, 40),
